@@ -1,0 +1,294 @@
+// choreo-sim: the headless front end. Runs a scenario, validates against published runs, writes a
+// report, or serves one simulation as the desktop program's worker (docs/protocol.md).
+
+#include "models/catalog.h"
+#include "models/jsonreader.h"
+#include "models/resolved.h"
+#include "models/result.h"
+#include "models/scenarioio.h"
+#include "models/validationcase.h"
+#include "sim/exitcodes.h"
+#include "sim/isolate.h"
+#include "sim/simulator.h"
+#include "sim/validate.h"
+#include "sim/worker.h"
+
+#ifdef CHOREO_HAVE_REPORT
+#include "ui/reports/reportcommand.h"
+#endif
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace choreo;
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = R"(Usage: choreo-sim COMMAND [OPTIONS]
+
+Commands:
+  run SCENARIO [--json] [--fidelity flow|packet]
+        Simulate one training step of SCENARIO (a choreo-scenario/1 JSON file) and print
+        step time, throughput, MFU, time to train, energy, power, cost and memory.
+  validate CSV [--json] [--fidelity flow|packet] [--jobs N]
+        Simulate each published run of CSV (format: shared/validation/README.md) and compare
+        the predicted with the measured step time. Cases using something not modelled yet are
+        listed as skipped, with the reason.
+  report SCENARIO -o REPORT.pdf
+        Simulate SCENARIO and a scaling sweep of it (in worker processes) and write a PDF report
+        and the sweep as CSV next to it.
+  worker
+        Serve one simulation over standard input/output (docs/protocol.md). Used by the
+        desktop program; logs go to standard error.
+
+Options:
+  --assets DIR   Choreo's assets folder (catalog, scenarios); default: $CHOREO_ASSETS, next to
+                 the executable, or the source tree
+  --json         Machine-readable output
+  --fidelity F   flow (default): collectives as concurrent flows; packet: every message
+  --jobs N       Simulations at once (validate; default: number of CPUs)
+  -h, --help     This help      --version   Print the version
+
+Exit codes: 0 ok, 1 usage, 2 invalid input, 3 simulation failed, 4 file error, 5 internal error,
+6 protocol error.
+)";
+
+struct Options {
+    std::string command;
+    std::vector<std::string> positional;
+    bool json = false;
+    sim::Fidelity fidelity = sim::Fidelity::Flow;
+    std::optional<std::string> assets;
+    std::optional<std::string> output;
+    int jobs = 0;
+};
+
+int usageError(const std::string& message) {
+    std::cerr << "choreo-sim: " << message << "\nTry 'choreo-sim --help'.\n";
+    return sim::kExitUsage;
+}
+
+std::optional<int> parse(int argc, char** argv, Options& o) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](const char* name) -> std::optional<std::string> {
+            if (i + 1 >= args.size())
+                return std::nullopt;
+            (void)name;
+            return args[++i];
+        };
+        if (a == "-h" || a == "--help") {
+            std::cout << kUsage;
+            return sim::kExitOk;
+        }
+        if (a == "--version") {
+            std::cout << "choreo-sim " << CHOREO_VERSION << "\n";
+            return sim::kExitOk;
+        }
+        if (a == "--json") {
+            o.json = true;
+        } else if (a == "--fidelity") {
+            auto v = value("--fidelity");
+            if (!v)
+                return usageError("--fidelity needs a value (flow or packet)");
+            if (*v == "flow")
+                o.fidelity = sim::Fidelity::Flow;
+            else if (*v == "packet")
+                o.fidelity = sim::Fidelity::Packet;
+            else
+                return usageError("--fidelity: unknown level \"" + *v + "\" (known: flow, packet)");
+        } else if (a == "--assets") {
+            o.assets = value("--assets");
+            if (!o.assets)
+                return usageError("--assets needs a folder");
+        } else if (a == "-o" || a == "--output") {
+            o.output = value("-o");
+            if (!o.output)
+                return usageError("-o needs a file name");
+        } else if (a == "--jobs") {
+            auto v = value("--jobs");
+            try {
+                o.jobs = v ? std::stoi(*v) : 0;
+            } catch (const std::exception&) {
+                o.jobs = 0;
+            }
+            if (o.jobs < 1)
+                return usageError("--jobs needs a positive number");
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usageError("unknown option " + a);
+        } else if (o.command.empty()) {
+            o.command = a;
+        } else {
+            o.positional.push_back(a);
+        }
+    }
+    if (o.command.empty()) {
+        std::cerr << kUsage;
+        return sim::kExitUsage;
+    }
+    return std::nullopt;
+}
+
+std::optional<models::Catalog> loadCatalog(const fs::path& assets, std::string& error) {
+    models::Diagnostics errors;
+    auto catalog = models::Catalog::load(assets / "catalog", errors);
+    if (!catalog)
+        error = models::joinDiagnostics(errors);
+    return catalog;
+}
+
+void printDiagnostics(const std::string& file, const models::Diagnostics& errors) {
+    for (const auto& d : errors)
+        std::cerr << file << ": " << d.text() << "\n";
+}
+
+std::string fmt(const char* format, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
+
+void printText(const models::RunResult& r) {
+    std::cout << "scenario            " << r.scenario << "\n"
+              << "devices             " << r.devices << " x " << r.device << "\n"
+              << "fidelity            " << r.fidelity << "\n"
+              << "calibration         " << r.calibration << "\n"
+              << "step time           " << fmt("%.3f s", r.step_time_s) << "  (compute "
+              << fmt("%.3f", r.breakdown.compute_s) << ", exposed communication "
+              << fmt("%.3f", r.breakdown.exposed_communication_s) << ", pipeline bubble "
+              << fmt("%.3f", r.breakdown.pipeline_bubble_s) << ")\n"
+              << "throughput          " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n"
+              << "MFU                 " << fmt("%.1f %%", 100.0 * r.mfu) << "  ("
+              << fmt("%.0f TFLOP/s per device", r.achieved_tflops_per_device) << ")\n"
+              << "time to train       " << fmt("%.1f days", r.time_to_train_s / 86400.0) << "  ("
+              << fmt("%.0f steps", r.steps) << ")\n"
+              << "energy              " << fmt("%.0f MWh", r.energy_kWh / 1000.0) << " at the facility\n"
+              << "average power       " << fmt("%.0f kW", r.average_power_kW) << " (IT "
+              << fmt("%.0f kW", r.it_power_kW) << ")\n"
+              << "cost                " << fmt("$%.0f", r.cost_usd) << " (" << r.cost_mode << ")\n"
+              << "memory per device   " << fmt("%.1f GB", r.memory_per_device_GB) << "  (" << r.memory.describe()
+              << ")\n";
+}
+
+int commandRun(const Options& o, const fs::path& assets) {
+    if (o.positional.size() != 1)
+        return usageError("run needs exactly one SCENARIO file");
+    std::string catalogError;
+    auto catalog = loadCatalog(assets, catalogError);
+    if (!catalog) {
+        std::cerr << "choreo-sim: the hardware catalog could not be loaded:\n" << catalogError << "\n";
+        return sim::kExitIo;
+    }
+    const std::string& file = o.positional[0];
+    models::Diagnostics errors;
+    auto scenario = models::loadScenarioFile(file, errors);
+    if (!scenario) {
+        printDiagnostics(file, errors);
+        return errors.size() == 1 && errors[0].path == "(file)" ? sim::kExitIo : sim::kExitInvalidInput;
+    }
+    auto resolved = models::resolveScenario(*scenario, *catalog, errors);
+    if (!resolved) {
+        printDiagnostics(file, errors);
+        return sim::kExitInvalidInput;
+    }
+    sim::SimulationOptions options;
+    options.fidelity = o.fidelity;
+    try {
+        const auto result = sim::runScenario(*resolved, options);
+        if (o.json)
+            std::cout << models::resultToJson(result).dump(2) << "\n";
+        else
+            printText(result);
+    } catch (const std::exception& e) {
+        std::cerr << "choreo-sim: simulation failed: " << e.what() << "\n";
+        return sim::kExitSimulationFailed;
+    }
+    return sim::kExitOk;
+}
+
+int commandValidate(const Options& o, const fs::path& assets) {
+    if (o.positional.size() != 1)
+        return usageError("validate needs exactly one CSV file");
+    std::string catalogError;
+    auto catalog = loadCatalog(assets, catalogError);
+    if (!catalog) {
+        std::cerr << "choreo-sim: the hardware catalog could not be loaded:\n" << catalogError << "\n";
+        return sim::kExitIo;
+    }
+    std::string text, error;
+    if (!models::readTextFile(o.positional[0], text, error)) {
+        std::cerr << "choreo-sim: " << error << "\n";
+        return sim::kExitIo;
+    }
+    models::Diagnostics errors;
+    const auto cases = models::parseValidationCsv(text, errors);
+    if (!errors.empty()) {
+        printDiagnostics(o.positional[0], errors);
+        return sim::kExitInvalidInput;
+    }
+    const auto report = sim::validateCases(cases, *catalog, o.fidelity, o.jobs > 0 ? o.jobs : sim::defaultJobs());
+    if (o.json)
+        std::cout << sim::validationToJson(report).dump(2) << "\n";
+    else
+        std::cout << sim::validationToText(report);
+    return sim::kExitOk;
+}
+
+int commandReport(int argc, char** argv, const Options& o, const fs::path& assets) {
+    if (o.positional.size() != 1 || !o.output)
+        return usageError("report needs a SCENARIO file and -o REPORT.pdf");
+#ifdef CHOREO_HAVE_REPORT
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec)
+        self = fs::absolute(argv[0]);
+    return ui::runReportCommand(argc, argv, o.positional[0], *o.output, self.string(), assets.string());
+#else
+    (void)argc;
+    (void)argv;
+    (void)assets;
+    std::cerr << "choreo-sim: this build has no report support (built without Qt)\n";
+    return sim::kExitUsage;
+#endif
+}
+
+int commandWorker(const Options& o, const fs::path& assets) {
+    if (!o.positional.empty())
+        return usageError("worker takes no arguments; it reads its request from standard input");
+    std::string catalogError;
+    auto catalog = loadCatalog(assets, catalogError);
+    return sim::runWorker(std::cin, std::cout, catalog ? &*catalog : nullptr, catalogError);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    if (auto exit = parse(argc, argv, o))
+        return *exit;
+    const fs::path assets = o.assets ? fs::path(*o.assets) : models::locateAssets(argv[0]);
+    try {
+        if (o.command == "run")
+            return commandRun(o, assets);
+        if (o.command == "validate")
+            return commandValidate(o, assets);
+        if (o.command == "report")
+            return commandReport(argc, argv, o, assets);
+        if (o.command == "worker")
+            return commandWorker(o, assets);
+        if (o.command == "help") {
+            std::cout << kUsage;
+            return sim::kExitOk;
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "choreo-sim: internal error: " << e.what() << "\n";
+        return sim::kExitInternal;
+    }
+    return usageError("unknown command \"" + o.command + "\"");
+}

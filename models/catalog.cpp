@@ -1,0 +1,280 @@
+#include "models/catalog.h"
+
+#include "models/jsonreader.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace choreo::models {
+
+std::string toString(DeviceKind kind) {
+    switch (kind) {
+    case DeviceKind::Gpu: return "gpu";
+    case DeviceKind::Cpu: return "cpu";
+    case DeviceKind::Accelerator: return "accelerator";
+    }
+    return "unknown";
+}
+
+std::optional<double> Device::peakFlops(Precision precision) const {
+    auto it = peak_tflops.find(precision);
+    if (it == peak_tflops.end() || it->second.value <= 0.0)
+        return std::nullopt;
+    return it->second.value * 1e12;
+}
+
+namespace {
+
+// Reads {"value": x, "source": "KEY", "note": "..."}; records which keys must resolve later.
+struct DeviceParser {
+    JsonReader& reader;
+    std::vector<std::pair<std::string, std::string>>& citations; // (path, key)
+
+    std::optional<Sourced> sourced(const Json& object, const std::string& path, const char* key, bool required,
+                                   bool allowZero = false) {
+        auto it = object.find(key);
+        const std::string here = JsonReader::join(path, key);
+        if (it == object.end()) {
+            if (required)
+                reader.error(here, "missing required field");
+            return std::nullopt;
+        }
+        if (!reader.expectObject(*it, here))
+            return std::nullopt;
+        reader.rejectUnknownKeys(*it, here, {"value", "source", "note"});
+        Sourced s;
+        auto value = reader.number(*it, here, "value", !allowZero);
+        auto source = reader.text(*it, here, "source");
+        auto note = reader.text(*it, here, "note", false);
+        if (!value || !source)
+            return std::nullopt;
+        s.value = *value;
+        s.source = *source;
+        s.note = note.value_or("");
+        citations.emplace_back(here, s.source);
+        return s;
+    }
+
+    std::optional<Device> device(const Json& d, const std::string& path) {
+        if (!reader.expectObject(d, path))
+            return std::nullopt;
+        reader.rejectUnknownKeys(d, path,
+                                 {"id", "aliases", "name", "vendor", "kind", "released", "peak_tflops", "memory_GB",
+                                  "memory_bandwidth_TBps", "tdp_W", "idle_W", "scale_up", "nic_Gbps", "price",
+                                  "efficiency"});
+        Device dev;
+        dev.id = reader.text(d, path, "id").value_or("");
+        dev.name = reader.text(d, path, "name").value_or("");
+        dev.vendor = reader.text(d, path, "vendor").value_or("");
+        dev.released = reader.text(d, path, "released", false).value_or("");
+        const auto kind = reader.text(d, path, "kind").value_or("");
+        if (kind == "gpu")
+            dev.kind = DeviceKind::Gpu;
+        else if (kind == "cpu")
+            dev.kind = DeviceKind::Cpu;
+        else if (kind == "accelerator")
+            dev.kind = DeviceKind::Accelerator;
+        else if (!kind.empty())
+            reader.error(JsonReader::join(path, "kind"), "expected gpu, cpu or accelerator, got \"" + kind + "\"");
+        if (auto it = d.find("aliases"); it != d.end()) {
+            if (!it->is_array())
+                reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
+            else
+                for (const auto& a : *it)
+                    if (a.is_string())
+                        dev.aliases.push_back(a.get<std::string>());
+                    else
+                        reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
+        }
+        const std::string peakPath = JsonReader::join(path, "peak_tflops");
+        if (auto it = d.find("peak_tflops"); it == d.end()) {
+            reader.error(peakPath, "missing required field");
+        } else if (reader.expectObject(*it, peakPath)) {
+            for (const auto& [name, value] : it->items()) {
+                auto precision = precisionFromString(name);
+                if (!precision) {
+                    reader.error(JsonReader::join(peakPath, name.c_str()), "unknown precision");
+                    continue;
+                }
+                if (auto s = sourced(*it, peakPath, name.c_str(), true))
+                    dev.peak_tflops[*precision] = *s;
+            }
+        }
+        auto take = [&](Sourced& into, const Json& obj, const std::string& p, const char* key, bool required) {
+            if (auto s = sourced(obj, p, key, required))
+                into = *s;
+        };
+        take(dev.memory_GB, d, path, "memory_GB", true);
+        take(dev.memory_bandwidth_TBps, d, path, "memory_bandwidth_TBps", true);
+        take(dev.tdp_W, d, path, "tdp_W", true);
+        take(dev.idle_W, d, path, "idle_W", true);
+        take(dev.nic_Gbps, d, path, "nic_Gbps", true);
+        if (auto it = d.find("scale_up"); it != d.end()) {
+            const std::string p = JsonReader::join(path, "scale_up");
+            if (reader.expectObject(*it, p)) {
+                reader.rejectUnknownKeys(*it, p, {"fabric", "bandwidth_GBps", "domain_size", "latency_us"});
+                ScaleUpFabric f;
+                f.fabric = reader.text(*it, p, "fabric").value_or("");
+                take(f.bandwidth_GBps, *it, p, "bandwidth_GBps", true);
+                take(f.domain_size, *it, p, "domain_size", true);
+                take(f.latency_us, *it, p, "latency_us", true);
+                dev.scale_up = f;
+            }
+        } else if (dev.kind != DeviceKind::Cpu) {
+            reader.error(JsonReader::join(path, "scale_up"), "missing required field (optional only for CPUs)");
+        }
+        if (auto it = d.find("price"); it != d.end()) {
+            const std::string p = JsonReader::join(path, "price");
+            if (reader.expectObject(*it, p)) {
+                reader.rejectUnknownKeys(*it, p, {"buy_usd", "rent_usd_per_hour"});
+                take(dev.buy_usd, *it, p, "buy_usd", false);
+                take(dev.rent_usd_per_hour, *it, p, "rent_usd_per_hour", false);
+            }
+        }
+        const std::string effPath = JsonReader::join(path, "efficiency");
+        if (auto it = d.find("efficiency"); it == d.end()) {
+            reader.error(effPath, "missing required field");
+        } else if (reader.expectObject(*it, effPath)) {
+            reader.rejectUnknownKeys(*it, effPath, {"gemm", "attention", "memory", "network", "kernel_overhead_us"});
+            take(dev.efficiency.gemm, *it, effPath, "gemm", true);
+            take(dev.efficiency.attention, *it, effPath, "attention", true);
+            take(dev.efficiency.memory, *it, effPath, "memory", true);
+            take(dev.efficiency.network, *it, effPath, "network", true);
+            take(dev.efficiency.kernel_overhead_us, *it, effPath, "kernel_overhead_us", true);
+            for (const auto* f : {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.memory,
+                                  &dev.efficiency.network})
+                if (f->present() && f->value > 1.0)
+                    reader.error(effPath, "efficiencies are fractions of peak and must not exceed 1, got " +
+                                              formatNumber(f->value));
+        }
+        return dev;
+    }
+};
+
+} // namespace
+
+std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Diagnostics& errors) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(directory, ec)) {
+        errors.push_back({"catalog", "folder not found: " + directory.string()});
+        return std::nullopt;
+    }
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(directory, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+            files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+        errors.push_back({"catalog", "no .json files in " + directory.string()});
+        return std::nullopt;
+    }
+
+    Catalog catalog;
+    std::vector<std::pair<std::string, std::string>> citations;
+    std::set<std::string> ids;
+    for (const auto& file : files) {
+        const std::string name = file.filename().string();
+        std::ifstream in(file);
+        std::stringstream buffer;
+        buffer << in.rdbuf();
+        Json doc;
+        try {
+            doc = Json::parse(buffer.str());
+        } catch (const Json::parse_error& e) {
+            errors.push_back({name, std::string("malformed JSON: ") + e.what()});
+            continue;
+        }
+        Diagnostics local;
+        JsonReader reader(local);
+        if (reader.expectObject(doc, "")) {
+            reader.rejectUnknownKeys(doc, "", {"format", "sources", "devices"});
+            auto format = reader.text(doc, "", "format");
+            if (format && *format != "choreo-catalog/1")
+                reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
+            if (auto it = doc.find("sources"); it != doc.end() && reader.expectObject(*it, "sources")) {
+                for (const auto& [key, value] : it->items()) {
+                    const std::string p = "sources." + key;
+                    if (!reader.expectObject(value, p))
+                        continue;
+                    reader.rejectUnknownKeys(value, p, {"title", "url", "as_of"});
+                    Source s{key, reader.text(value, p, "title").value_or(""), reader.text(value, p, "url").value_or(""),
+                             reader.text(value, p, "as_of").value_or("")};
+                    catalog.addSource(std::move(s));
+                }
+            }
+            if (auto it = doc.find("devices"); it != doc.end()) {
+                if (!it->is_array()) {
+                    reader.error("devices", "expected an array, got " + JsonReader::typeName(*it));
+                } else {
+                    DeviceParser parser{reader, citations};
+                    for (std::size_t i = 0; i < it->size(); ++i) {
+                        const std::string p = JsonReader::index("devices", i);
+                        auto dev = parser.device((*it)[i], p);
+                        if (!dev)
+                            continue;
+                        for (const auto& id : [&] {
+                                 auto all = dev->aliases;
+                                 all.push_back(dev->id);
+                                 return all;
+                             }())
+                            if (!ids.insert(id).second)
+                                reader.error(p, "id or alias \"" + id + "\" is defined twice");
+                        catalog.addDevice(std::move(*dev));
+                    }
+                }
+            }
+        }
+        for (auto& d : local)
+            errors.push_back({name + ": " + d.path, d.message});
+    }
+    for (const auto& [path, key] : citations)
+        if (!catalog.source(key))
+            errors.push_back({path, "source \"" + key + "\" is not in any catalog file's sources"});
+    if (!errors.empty())
+        return std::nullopt;
+    return catalog;
+}
+
+const Device* Catalog::find(const std::string& id) const {
+    for (const auto& d : devices_) {
+        if (d.id == id)
+            return &d;
+        if (std::find(d.aliases.begin(), d.aliases.end(), id) != d.aliases.end())
+            return &d;
+    }
+    return nullptr;
+}
+
+const Source* Catalog::source(const std::string& key) const {
+    auto it = sources_.find(key);
+    return it == sources_.end() ? nullptr : &it->second;
+}
+
+std::string Catalog::idList() const {
+    std::string out;
+    for (const auto& d : devices_)
+        out += (out.empty() ? "" : ", ") + d.id;
+    return out;
+}
+
+std::filesystem::path locateAssets(const std::filesystem::path& executable) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (const char* env = std::getenv("CHOREO_ASSETS"); env && *env)
+        return fs::path(env);
+    const fs::path dir = fs::weakly_canonical(executable, ec).parent_path();
+    for (const fs::path& candidate : {dir / "assets", dir.parent_path() / "assets",
+                                      dir.parent_path() / "share" / "choreo" / "assets"})
+        if (fs::is_directory(candidate / "catalog", ec))
+            return candidate;
+#ifdef CHOREO_SOURCE_ASSETS_DIR
+    return fs::path(CHOREO_SOURCE_ASSETS_DIR);
+#else
+    return dir / "assets";
+#endif
+}
+
+} // namespace choreo::models

@@ -1,0 +1,84 @@
+#pragma once
+
+#include "models/diagnostic.h"
+#include "models/precision.h"
+#include "models/sourced.h"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo::models {
+
+enum class DeviceKind { Gpu, Cpu, Accelerator };
+
+std::string toString(DeviceKind kind);
+
+// Achieved fractions of peak that the step model applies to a device (CHOREO-DEFAULT until calibrated).
+struct DeviceEfficiency {
+    Sourced gemm;               // fraction of dense peak on large matrix multiplies
+    Sourced attention;          // fraction of dense peak in fused attention
+    Sourced memory;             // fraction of peak DRAM bandwidth
+    Sourced network;            // fraction of NIC / fabric line rate on large transfers
+    Sourced kernel_overhead_us; // launch and scheduling cost per kernel
+};
+
+struct ScaleUpFabric {
+    std::string fabric;     // "nvlink4", "infinity-fabric", "pcie", "none", ...
+    Sourced bandwidth_GBps; // per device, one direction
+    Sourced domain_size;    // devices in one scale-up domain
+    Sourced latency_us;
+};
+
+// One catalog entry; every number carries its source.
+struct Device {
+    std::string id;
+    std::vector<std::string> aliases;
+    std::string name;
+    std::string vendor;
+    DeviceKind kind = DeviceKind::Gpu;
+    std::string released;
+    std::map<Precision, Sourced> peak_tflops; // dense; absent = unsupported
+    Sourced memory_GB;
+    Sourced memory_bandwidth_TBps;
+    Sourced tdp_W;
+    Sourced idle_W;
+    std::optional<ScaleUpFabric> scale_up;
+    Sourced nic_Gbps;
+    Sourced buy_usd;
+    Sourced rent_usd_per_hour;
+    DeviceEfficiency efficiency;
+
+    // Dense peak in FLOP/s for a precision, or nullopt when the device does not support it.
+    [[nodiscard]] std::optional<double> peakFlops(Precision precision) const;
+};
+
+class Catalog {
+public:
+    // Loads every *.json file of `directory` (sorted by name). Returns nullopt and fills `errors`
+    // when a file is malformed or a number lacks a resolvable source.
+    static std::optional<Catalog> load(const std::filesystem::path& directory, Diagnostics& errors);
+
+    // The device with this id or alias, or nullptr.
+    [[nodiscard]] const Device* find(const std::string& id) const;
+    [[nodiscard]] const std::vector<Device>& devices() const { return devices_; }
+    // The source a number cites, or nullptr.
+    [[nodiscard]] const Source* source(const std::string& key) const;
+    [[nodiscard]] const std::map<std::string, Source>& sources() const { return sources_; }
+    // Comma-separated ids, for "unknown device" messages.
+    [[nodiscard]] std::string idList() const;
+
+    void addDevice(Device device) { devices_.push_back(std::move(device)); }
+    void addSource(Source source) { sources_[source.key] = std::move(source); }
+
+private:
+    std::vector<Device> devices_;
+    std::map<std::string, Source> sources_;
+};
+
+// Finds the assets folder: $CHOREO_ASSETS, then next to / above the executable, then the source tree.
+std::filesystem::path locateAssets(const std::filesystem::path& executable);
+
+} // namespace choreo::models

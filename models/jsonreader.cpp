@@ -1,0 +1,161 @@
+#include "models/jsonreader.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace choreo::models {
+
+std::string joinDiagnostics(const Diagnostics& diagnostics) {
+    std::string out;
+    for (const auto& d : diagnostics) {
+        if (!out.empty())
+            out += '\n';
+        out += d.text();
+    }
+    return out;
+}
+
+std::string formatNumber(double value) {
+    char buffer[64];
+    if (std::fabs(value) >= 1e15 || (value != 0.0 && std::fabs(value) < 1e-3))
+        std::snprintf(buffer, sizeof buffer, "%.4g", value);
+    else if (value == std::floor(value))
+        std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.4g", value);
+    return buffer;
+}
+
+std::string JsonReader::typeName(const Json& value) {
+    switch (value.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
+    }
+}
+
+bool JsonReader::expectObject(const Json& value, const std::string& path) {
+    if (value.is_object())
+        return true;
+    error(path.empty() ? std::string("(document)") : path, "expected an object, got " + typeName(value));
+    return false;
+}
+
+void JsonReader::rejectUnknownKeys(const Json& object, const std::string& path,
+                                   std::initializer_list<std::string_view> allowed) {
+    if (!object.is_object())
+        return;
+    for (const auto& [key, value] : object.items()) {
+        bool known = false;
+        for (auto name : allowed)
+            known = known || name == key;
+        if (!known) {
+            std::string list;
+            for (auto name : allowed)
+                list += (list.empty() ? "" : ", ") + std::string(name);
+            error(join(path, key.c_str()), "unknown field (allowed here: " + list + ")");
+        }
+    }
+}
+
+const Json* JsonReader::field(const Json& object, const std::string& path, const char* key, bool required) {
+    if (!object.is_object())
+        return nullptr;
+    auto it = object.find(key);
+    if (it == object.end()) {
+        if (required)
+            error(join(path, key), "missing required field");
+        return nullptr;
+    }
+    return &*it;
+}
+
+std::optional<std::string> JsonReader::text(const Json& object, const std::string& path, const char* key,
+                                            bool required) {
+    const Json* value = field(object, path, key, required);
+    if (!value)
+        return std::nullopt;
+    if (!value->is_string()) {
+        error(join(path, key), "expected a string, got " + typeName(*value));
+        return std::nullopt;
+    }
+    return value->get<std::string>();
+}
+
+std::optional<std::int64_t> JsonReader::integer(const Json& object, const std::string& path, const char* key,
+                                                std::int64_t minimum, bool required) {
+    const Json* value = field(object, path, key, required);
+    if (!value)
+        return std::nullopt;
+    std::int64_t result = 0;
+    if (value->is_number_integer()) {
+        result = value->get<std::int64_t>();
+    } else if (value->is_number_unsigned()) {
+        if (value->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+            error(join(path, key), "value is too large");
+            return std::nullopt;
+        }
+        result = static_cast<std::int64_t>(value->get<std::uint64_t>());
+    } else if (value->is_number_float()) {
+        const double d = value->get<double>();
+        if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9e15) {
+            error(join(path, key), "expected an integer, got " + formatNumber(d));
+            return std::nullopt;
+        }
+        result = static_cast<std::int64_t>(d);
+    } else {
+        error(join(path, key), "expected an integer, got " + typeName(*value));
+        return std::nullopt;
+    }
+    if (result < minimum) {
+        error(join(path, key), "must be at least " + std::to_string(minimum) + ", got " + std::to_string(result));
+        return std::nullopt;
+    }
+    return result;
+}
+
+std::optional<double> JsonReader::number(const Json& object, const std::string& path, const char* key,
+                                         bool strictlyPositive, bool required) {
+    const Json* value = field(object, path, key, required);
+    if (!value)
+        return std::nullopt;
+    if (!value->is_number()) {
+        error(join(path, key), "expected a number, got " + typeName(*value));
+        return std::nullopt;
+    }
+    const double d = value->get<double>();
+    if (!std::isfinite(d)) {
+        error(join(path, key), "must be a finite number");
+        return std::nullopt;
+    }
+    if (strictlyPositive && d <= 0.0) {
+        error(join(path, key), "must be greater than 0, got " + formatNumber(d));
+        return std::nullopt;
+    }
+    if (!strictlyPositive && d < 0.0) {
+        error(join(path, key), "must not be negative, got " + formatNumber(d));
+        return std::nullopt;
+    }
+    return d;
+}
+
+std::optional<bool> JsonReader::boolean(const Json& object, const std::string& path, const char* key,
+                                        bool required) {
+    const Json* value = field(object, path, key, required);
+    if (!value)
+        return std::nullopt;
+    if (!value->is_boolean()) {
+        error(join(path, key), "expected true or false, got " + typeName(*value));
+        return std::nullopt;
+    }
+    return value->get<bool>();
+}
+
+} // namespace choreo::models

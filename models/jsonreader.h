@@ -1,0 +1,61 @@
+#pragma once
+
+#include "models/diagnostic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace choreo::models {
+
+using Json = nlohmann::ordered_json;
+
+// Reads typed fields out of parsed JSON and records one Diagnostic per problem (missing field,
+// wrong type, out-of-range value, unknown field), so that a file is checked in one pass.
+class JsonReader {
+public:
+    explicit JsonReader(Diagnostics& out) : out_(out) {}
+
+    // Records an error and returns false unless `value` is an object.
+    bool expectObject(const Json& value, const std::string& path);
+    // Records an error for every key of `object` not in `allowed`.
+    void rejectUnknownKeys(const Json& object, const std::string& path,
+                           std::initializer_list<std::string_view> allowed);
+
+    std::optional<std::string> text(const Json& object, const std::string& path, const char* key,
+                                    bool required = true);
+    // An integer >= minimum. Floats with a fractional part, strings and booleans are type errors.
+    std::optional<std::int64_t> integer(const Json& object, const std::string& path, const char* key,
+                                        std::int64_t minimum = 1, bool required = true);
+    // A finite number; `strictlyPositive` rejects zero and negatives, otherwise negatives only.
+    std::optional<double> number(const Json& object, const std::string& path, const char* key,
+                                 bool strictlyPositive = true, bool required = true);
+    std::optional<bool> boolean(const Json& object, const std::string& path, const char* key,
+                                bool required = true);
+
+    void error(const std::string& path, const std::string& message) { out_.push_back({path, message}); }
+    [[nodiscard]] bool failed() const { return !out_.empty(); }
+
+    static std::string join(const std::string& path, const char* key) {
+        return path.empty() ? std::string(key) : path + "." + key;
+    }
+    static std::string index(const std::string& path, std::size_t i) {
+        return path + "[" + std::to_string(i) + "]";
+    }
+    // The JSON type of a value in words ("a string", "an array", ...), for messages.
+    static std::string typeName(const Json& value);
+
+private:
+    const Json* field(const Json& object, const std::string& path, const char* key, bool required);
+
+    Diagnostics& out_;
+};
+
+// Formats a double the way messages show it: up to 4 significant digits, no trailing zeros.
+std::string formatNumber(double value);
+
+} // namespace choreo::models

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "models/scenario.h"
+
+#include <string>
+
+namespace choreo::models {
+
+// Bytes per parameter of mixed-precision training with Adam (Megatron's layout).
+struct TrainingStateBytes {
+    double weights = 2.0;    // bf16/fp16 working copy (fp8 training keeps it too)
+    double gradients = 4.0;  // fp32 main gradients (fp16 training: 2)
+    double optimizer = 12.0; // fp32 master weights, Adam m and v
+};
+TrainingStateBytes trainingStateBytes(Precision precision);
+
+// Memory one device needs, in GB (1e9 bytes).
+struct MemoryBreakdown {
+    double weights_GB = 0;
+    double gradients_GB = 0;
+    double optimizer_GB = 0;
+    double activations_GB = 0;
+    double buffers_GB = 0; // runtime, communication buffers and workspace
+    std::int64_t stage = 0;
+
+    [[nodiscard]] double total() const {
+        return weights_GB + gradients_GB + optimizer_GB + activations_GB + buffers_GB;
+    }
+    // "weights 8.9 GB, gradients 17.8 GB, ..." for messages and reports.
+    [[nodiscard]] std::string describe() const;
+};
+
+// Activation bytes one device stores for one micro-batch of one layer, by recomputation policy,
+// after Korthikanti et al. 2022 (with flash attention: no s^2 term), generalised to GQA and gated FFN.
+double layerActivationBytes(const Workload& workload);
+
+// Memory of one device of pipeline stage `stage` under the 1F1B schedule.
+MemoryBreakdown memoryForStage(const Workload& workload, std::int64_t stage);
+// The stage that needs the most memory (what must fit).
+MemoryBreakdown peakMemory(const Workload& workload);
+
+} // namespace choreo::models

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace choreo::models {
+
+enum class Precision { Fp64, Fp32, Tf32, Bf16, Fp16, Fp8, Fp4 };
+
+std::string toString(Precision precision);
+std::optional<Precision> precisionFromString(std::string_view text);
+// Bytes per element of weights and activations for training in this precision (fp8 keeps bf16 copies).
+double activationBytes(Precision precision);
+
+} // namespace choreo::models

@@ -1,0 +1,147 @@
+#include "models/resolved.h"
+
+#include "models/jsonreader.h"
+
+#include <set>
+
+namespace choreo::models {
+
+namespace {
+
+std::string divides(std::int64_t a, const char* what, std::int64_t b) {
+    return std::to_string(a) + " does not divide " + what + "=" + std::to_string(b);
+}
+
+void checkModel(const Workload& w, Diagnostics& errors) {
+    const auto& m = w.model;
+    const auto& p = w.parallel;
+    if (m.hidden % m.heads != 0)
+        errors.push_back({"workload.model.heads", divides(m.heads, "hidden", m.hidden)});
+    if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+        errors.push_back({"workload.model.kv_heads", "must divide heads=" + std::to_string(m.heads) + ", got " +
+                                                         std::to_string(m.kv_heads)});
+    if (m.heads % p.tp != 0)
+        errors.push_back({"workload.parallel.tp", divides(p.tp, "heads", m.heads)});
+    else if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+        errors.push_back({"workload.parallel.tp", std::to_string(p.tp) + " and kv_heads=" +
+                                                      std::to_string(m.kv_heads) + " must divide one another"});
+    if (m.ffn_hidden % p.tp != 0)
+        errors.push_back({"workload.parallel.tp", divides(p.tp, "ffn_hidden", m.ffn_hidden)});
+    if (m.layers % p.pp != 0)
+        errors.push_back({"workload.parallel.pp", divides(p.pp, "layers", m.layers)});
+    if (w.global_batch % (w.micro_batch * p.dp) != 0)
+        errors.push_back({"workload.global_batch",
+                          std::to_string(w.global_batch) + " is not a multiple of micro_batch*dp = " +
+                              std::to_string(w.micro_batch * p.dp)});
+    if (p.sequence_parallel && p.tp > 1 && m.seq_len % p.tp != 0)
+        errors.push_back({"workload.parallel.sequence_parallel", divides(p.tp, "seq_len", m.seq_len)});
+    if (w.tokens_to_train < static_cast<double>(w.global_batch * m.seq_len))
+        errors.push_back({"workload.tokens_to_train", formatNumber(w.tokens_to_train) +
+                                                          " is less than one step of global_batch*seq_len = " +
+                                                          std::to_string(w.global_batch * m.seq_len) + " tokens"});
+}
+
+} // namespace
+
+std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog& catalog, Diagnostics& errors,
+                                                bool checkMemory) {
+    const std::size_t before = errors.size();
+    ResolvedScenario r;
+    r.scenario = s;
+
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < s.cluster.pools.size(); ++i) {
+        const auto& pool = s.cluster.pools[i];
+        const std::string path = "cluster.pools[" + std::to_string(i) + "]";
+        if (!names.insert(pool.name).second)
+            errors.push_back({path + ".name", "pool name \"" + pool.name + "\" is used twice"});
+        const Device* dev = catalog.find(pool.device);
+        if (!dev)
+            errors.push_back({path + ".device", "unknown device \"" + pool.device + "\" (known: " + catalog.idList() + ")"});
+        if (pool.devices_per_node > 0 && pool.count % pool.devices_per_node != 0)
+            errors.push_back({path + ".devices_per_node",
+                              std::to_string(pool.devices_per_node) + " does not divide count=" +
+                                  std::to_string(pool.count)});
+        r.pools.push_back({pool, dev});
+    }
+    if (s.workload.pool) {
+        bool found = false;
+        for (std::size_t i = 0; i < s.cluster.pools.size(); ++i)
+            if (s.cluster.pools[i].name == *s.workload.pool) {
+                r.training_pool = i;
+                found = true;
+            }
+        if (!found)
+            errors.push_back({"workload.pool", "no pool is named \"" + *s.workload.pool + "\""});
+    }
+    if (r.pools.empty()) {
+        errors.push_back({"cluster.pools", "at least one pool is needed"});
+        return std::nullopt;
+    }
+    if (errors.size() != before)
+        return std::nullopt;
+
+    const Device& dev = *r.pools[r.training_pool].device;
+    const Pool& pool = r.pools[r.training_pool].pool;
+    const auto& w = s.workload;
+    const auto& p = w.parallel;
+    checkModel(w, errors);
+    const std::int64_t layout = p.tp * p.pp * p.dp;
+    if (layout != pool.count)
+        errors.push_back({"cluster", "tp*pp*dp = " + std::to_string(layout) + " but the pool has " +
+                                         std::to_string(pool.count) + " devices"});
+    if (!dev.peakFlops(w.precision))
+        errors.push_back({"workload.precision", toString(w.precision) + " is not supported by " + dev.id});
+    if (p.tp > pool.devices_per_node)
+        errors.push_back({"workload.parallel.tp", std::to_string(p.tp) + " exceeds devices_per_node=" +
+                                                      std::to_string(pool.devices_per_node) +
+                                                      " (tensor parallelism must stay inside a node)"});
+    else if (pool.devices_per_node % p.tp != 0)
+        errors.push_back({"workload.parallel.tp", divides(p.tp, "devices_per_node", pool.devices_per_node)});
+
+    // Network figures.
+    const auto& net = s.cluster.network;
+    if (dev.scale_up) {
+        r.scale_up_fabric = net.scale_up.fabric.value_or(dev.scale_up->fabric);
+        r.scale_up_Bps = net.scale_up.bandwidth_GBps.value_or(dev.scale_up->bandwidth_GBps.value) * 1e9;
+        r.scale_up_latency_s = net.scale_up.latency_us.value_or(dev.scale_up->latency_us.value) * 1e-6;
+    } else {
+        r.scale_up_fabric = net.scale_up.fabric.value_or("none");
+        if (!net.scale_up.bandwidth_GBps && pool.devices_per_node > 1 && p.tp > 1)
+            errors.push_back({"cluster.network.scale_up.bandwidth_GBps",
+                              dev.id + " has no scale-up fabric in the catalog; set the bandwidth"});
+        r.scale_up_Bps = net.scale_up.bandwidth_GBps.value_or(64.0) * 1e9;
+        r.scale_up_latency_s = net.scale_up.latency_us.value_or(2.0) * 1e-6;
+    }
+    r.nic_Bps = net.nic_Gbps.value_or(dev.nic_Gbps.value) * 1e9 / 8.0;
+    r.switch_latency_s = net.topology.latency_us.value_or(kDefaultSwitchLatencyUs) * 1e-6;
+    r.nodes_per_leaf = net.topology.nodes_per_leaf.value_or(kDefaultNodesPerLeaf);
+
+    // Prices.
+    r.rent_usd_per_device_hour = s.costs.rent_usd_per_device_hour.value_or(dev.rent_usd_per_hour.value);
+    r.buy_usd_per_device = s.costs.buy_usd_per_device.value_or(dev.buy_usd.value);
+    for (const auto& rp : r.pools) {
+        const double rent = s.costs.rent_usd_per_device_hour ? *s.costs.rent_usd_per_device_hour
+                                                             : rp.device->rent_usd_per_hour.value;
+        const double buy = s.costs.buy_usd_per_device ? *s.costs.buy_usd_per_device : rp.device->buy_usd.value;
+        if (s.costs.mode == CostMode::Rent && rent <= 0.0)
+            errors.push_back({"costs.rent_usd_per_device_hour",
+                              "the catalog has no rent price for " + rp.device->id + "; set one"});
+        if (s.costs.mode == CostMode::Buy && buy <= 0.0)
+            errors.push_back({"costs.buy_usd_per_device",
+                              "the catalog has no purchase price for " + rp.device->id + "; set one"});
+    }
+    if (errors.size() != before)
+        return std::nullopt;
+
+    r.memory = peakMemory(w);
+    if (checkMemory && r.memory.total() > dev.memory_GB.value)
+        errors.push_back({"memory", formatNumber(r.memory.total()) + " GB per device needed, " + dev.id + " has " +
+                                        formatNumber(dev.memory_GB.value) + " GB (" + r.memory.describe() +
+                                        "; pipeline stage " + std::to_string(r.memory.stage) + ")"});
+    if (errors.size() != before)
+        return std::nullopt;
+    return r;
+}
+
+} // namespace choreo::models

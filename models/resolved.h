@@ -1,0 +1,53 @@
+#pragma once
+
+#include "models/catalog.h"
+#include "models/diagnostic.h"
+#include "models/memory.h"
+#include "models/scenario.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo::models {
+
+// A pool with its catalog device looked up.
+struct ResolvedPool {
+    Pool pool;
+    const Device* device = nullptr;
+};
+
+// A scenario checked against the catalog, with every default filled in: what the simulator runs.
+// Holds pointers into the Catalog, which must outlive it.
+struct ResolvedScenario {
+    Scenario scenario;
+    std::vector<ResolvedPool> pools;
+    std::size_t training_pool = 0;
+
+    // Effective network figures (scenario override, else catalog), in SI units.
+    double scale_up_Bps = 0;      // per device, one direction, line rate
+    double scale_up_latency_s = 0;
+    std::string scale_up_fabric;
+    double nic_Bps = 0;           // per device, one direction, line rate
+    double switch_latency_s = 0;  // per switch hop
+    std::int64_t nodes_per_leaf = 0;
+    double rent_usd_per_device_hour = 0; // 0 when unknown
+    double buy_usd_per_device = 0;       // 0 when unknown
+    MemoryBreakdown memory;              // per device, worst stage
+
+    [[nodiscard]] const Device& device() const { return *pools[training_pool].device; }
+    [[nodiscard]] const Pool& pool() const { return pools[training_pool].pool; }
+    [[nodiscard]] const Workload& workload() const { return scenario.workload; }
+};
+
+// Checks everything the file format cannot (divisibility, device counts, memory, catalog ids) and fills
+// defaults. On failure returns nullopt; `errors` names the JSON path of each problem. With
+// `checkMemory` false a layout that does not fit is still resolved (validation of published runs).
+std::optional<ResolvedScenario> resolveScenario(const Scenario& scenario, const Catalog& catalog,
+                                                Diagnostics& errors, bool checkMemory = true);
+
+// Default switch-hop latency and leaf size when the scenario does not set them (CHOREO-DEFAULT).
+inline constexpr double kDefaultSwitchLatencyUs = 1.0;
+inline constexpr std::int64_t kDefaultNodesPerLeaf = 4;
+
+} // namespace choreo::models

@@ -1,0 +1,145 @@
+#include "models/result.h"
+
+#include "models/transformer.h"
+
+namespace choreo::models {
+
+RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) {
+    const auto& w = rs.workload();
+    const auto& costs = rs.scenario.costs;
+    RunResult r;
+    r.scenario = rs.scenario.name;
+    r.device = rs.device().id;
+    r.devices = rs.pool().count;
+    r.fidelity = step.fidelity;
+    r.calibration = step.calibration;
+    r.step_time_s = step.step_time_s;
+    const double tokensPerStep = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
+    r.tokens_per_s = tokensPerStep / step.step_time_s;
+    r.steps = w.tokens_to_train / tokensPerStep;
+    r.time_to_train_s = r.steps * step.step_time_s;
+    r.model_flops_per_step = stepFlops(w).model();
+    const double peak = rs.device().peakFlops(w.precision).value_or(0.0);
+    r.achieved_tflops_per_device = r.model_flops_per_step / step.step_time_s / static_cast<double>(r.devices) / 1e12;
+    r.mfu = peak > 0 ? r.achieved_tflops_per_device * 1e12 / peak : 0.0;
+
+    // Energy: the simulated devices of every pool, then the facility overhead (PUE).
+    const double itEnergyJ = step.it_energy_per_step_J * r.steps;
+    r.it_power_kW = step.it_energy_per_step_J / step.step_time_s / 1e3;
+    r.average_power_kW = r.it_power_kW * costs.pue;
+    r.energy_kWh = itEnergyJ * costs.pue / 3.6e6;
+
+    double rentPerHour = 0.0, buyTotal = 0.0;
+    for (const auto& p : rs.pools) {
+        const double rent = costs.rent_usd_per_device_hour.value_or(p.device->rent_usd_per_hour.value);
+        const double buy = costs.buy_usd_per_device.value_or(p.device->buy_usd.value);
+        rentPerHour += rent * static_cast<double>(p.pool.count);
+        buyTotal += buy * static_cast<double>(p.pool.count);
+    }
+    const double hours = r.time_to_train_s / 3600.0;
+    r.cost_mode = toString(costs.mode);
+    if (costs.mode == CostMode::Rent) {
+        // Rented capacity: power and cooling are in the hourly price.
+        r.cost_hardware_usd = rentPerHour * hours;
+        r.cost_electricity_usd = 0.0;
+    } else {
+        // Owned capacity: straight-line depreciation over the amortisation period, plus electricity.
+        r.cost_hardware_usd = buyTotal * hours / (costs.amortisation_years * 8766.0);
+        r.cost_electricity_usd = r.energy_kWh * costs.electricity_usd_per_kWh;
+    }
+    r.cost_usd = r.cost_hardware_usd + r.cost_electricity_usd;
+    r.memory = rs.memory;
+    r.memory_per_device_GB = rs.memory.total();
+    r.breakdown = step.breakdown;
+    r.simulated_activities = step.simulated_activities;
+    return r;
+}
+
+Json resultToJson(const RunResult& r) {
+    Json j;
+    j["scenario"] = r.scenario;
+    j["device"] = r.device;
+    j["devices"] = r.devices;
+    j["fidelity"] = r.fidelity;
+    j["calibration"] = r.calibration;
+    j["step_time_s"] = r.step_time_s;
+    j["tokens_per_s"] = r.tokens_per_s;
+    j["mfu"] = r.mfu;
+    j["achieved_tflops_per_device"] = r.achieved_tflops_per_device;
+    j["model_flops_per_step"] = r.model_flops_per_step;
+    j["steps"] = r.steps;
+    j["time_to_train_s"] = r.time_to_train_s;
+    j["time_to_train_days"] = r.time_to_train_s / 86400.0;
+    j["energy_kWh"] = r.energy_kWh;
+    j["average_power_kW"] = r.average_power_kW;
+    j["it_power_kW"] = r.it_power_kW;
+    j["cost_usd"] = r.cost_usd;
+    j["cost_breakdown_usd"] = Json{{"mode", r.cost_mode},
+                                   {"hardware", r.cost_hardware_usd},
+                                   {"electricity", r.cost_electricity_usd}};
+    j["memory_per_device_GB"] = r.memory_per_device_GB;
+    j["memory_breakdown_GB"] = Json{{"weights", r.memory.weights_GB},       {"gradients", r.memory.gradients_GB},
+                                    {"optimizer", r.memory.optimizer_GB},   {"activations", r.memory.activations_GB},
+                                    {"buffers", r.memory.buffers_GB},       {"stage", r.memory.stage}};
+    j["breakdown_s"] = Json{{"compute", r.breakdown.compute_s},
+                            {"exposed_communication", r.breakdown.exposed_communication_s},
+                            {"pipeline_bubble", r.breakdown.pipeline_bubble_s}};
+    j["simulated_activities"] = r.simulated_activities;
+    return j;
+}
+
+std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
+    const std::size_t before = errors.size();
+    JsonReader rd(errors);
+    if (!rd.expectObject(j, "result"))
+        return std::nullopt;
+    RunResult r;
+    const std::string p = "result";
+    r.scenario = rd.text(j, p, "scenario").value_or("");
+    r.device = rd.text(j, p, "device").value_or("");
+    r.devices = rd.integer(j, p, "devices").value_or(0);
+    r.fidelity = rd.text(j, p, "fidelity").value_or("");
+    r.calibration = rd.text(j, p, "calibration").value_or("");
+    auto num = [&](const Json& o, const std::string& path, const char* key) {
+        return rd.number(o, path, key, false).value_or(0.0);
+    };
+    r.step_time_s = num(j, p, "step_time_s");
+    r.tokens_per_s = num(j, p, "tokens_per_s");
+    r.mfu = num(j, p, "mfu");
+    r.achieved_tflops_per_device = num(j, p, "achieved_tflops_per_device");
+    r.model_flops_per_step = num(j, p, "model_flops_per_step");
+    r.steps = num(j, p, "steps");
+    r.time_to_train_s = num(j, p, "time_to_train_s");
+    r.energy_kWh = num(j, p, "energy_kWh");
+    r.average_power_kW = num(j, p, "average_power_kW");
+    r.it_power_kW = num(j, p, "it_power_kW");
+    r.cost_usd = num(j, p, "cost_usd");
+    r.memory_per_device_GB = num(j, p, "memory_per_device_GB");
+    r.simulated_activities = rd.integer(j, p, "simulated_activities", 0).value_or(0);
+    if (auto it = j.find("cost_breakdown_usd"); it != j.end() && rd.expectObject(*it, p + ".cost_breakdown_usd")) {
+        r.cost_mode = rd.text(*it, p + ".cost_breakdown_usd", "mode").value_or("");
+        r.cost_hardware_usd = num(*it, p + ".cost_breakdown_usd", "hardware");
+        r.cost_electricity_usd = num(*it, p + ".cost_breakdown_usd", "electricity");
+    }
+    if (auto it = j.find("memory_breakdown_GB"); it != j.end() && rd.expectObject(*it, p + ".memory_breakdown_GB")) {
+        const std::string mp = p + ".memory_breakdown_GB";
+        r.memory.weights_GB = num(*it, mp, "weights");
+        r.memory.gradients_GB = num(*it, mp, "gradients");
+        r.memory.optimizer_GB = num(*it, mp, "optimizer");
+        r.memory.activations_GB = num(*it, mp, "activations");
+        r.memory.buffers_GB = num(*it, mp, "buffers");
+        r.memory.stage = rd.integer(*it, mp, "stage", 0).value_or(0);
+    }
+    if (auto it = j.find("breakdown_s"); it == j.end()) {
+        rd.error(p + ".breakdown_s", "missing required field");
+    } else if (rd.expectObject(*it, p + ".breakdown_s")) {
+        r.breakdown.compute_s = num(*it, p + ".breakdown_s", "compute");
+        r.breakdown.exposed_communication_s = num(*it, p + ".breakdown_s", "exposed_communication");
+        r.breakdown.pipeline_bubble_s = num(*it, p + ".breakdown_s", "pipeline_bubble");
+    }
+    if (errors.size() != before)
+        return std::nullopt;
+    return r;
+}
+
+} // namespace choreo::models

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "models/diagnostic.h"
+#include "models/memory.h"
+#include "models/jsonreader.h"
+#include "models/resolved.h"
+
+#include <optional>
+#include <string>
+
+namespace choreo::models {
+
+// Where one step's wall time goes on the device that finishes last; the three parts add up to the step.
+struct StepBreakdown {
+    double compute_s = 0;
+    double exposed_communication_s = 0;
+    double pipeline_bubble_s = 0;
+};
+
+// What the simulator measured for one step; the input of finishResult().
+struct StepMeasurement {
+    double step_time_s = 0;
+    double it_energy_per_step_J = 0; // all devices of the cluster, one step
+    StepBreakdown breakdown;
+    std::string fidelity;    // "flow", "packet", "analytical"
+    std::string calibration; // "none (catalog spec sheet)" or a profile name
+    std::int64_t simulated_activities = 0;
+};
+
+// Everything a run reports. Serialised by resultToJson; the same scenario gives the same JSON.
+struct RunResult {
+    std::string scenario;
+    std::string device;
+    std::int64_t devices = 0;
+    std::string fidelity;
+    std::string calibration;
+    double step_time_s = 0;
+    double tokens_per_s = 0;
+    double mfu = 0;
+    double steps = 0;
+    double time_to_train_s = 0;
+    double energy_kWh = 0;        // whole training, at the facility (PUE included)
+    double average_power_kW = 0;  // at the facility (PUE included)
+    double it_power_kW = 0;       // devices only
+    double cost_usd = 0;
+    double cost_hardware_usd = 0;
+    double cost_electricity_usd = 0;
+    std::string cost_mode;
+    double memory_per_device_GB = 0;
+    MemoryBreakdown memory;
+    StepBreakdown breakdown;
+    double model_flops_per_step = 0;
+    double achieved_tflops_per_device = 0;
+    std::int64_t simulated_activities = 0;
+};
+
+// Turns a simulated step into time-to-train, throughput, MFU, energy and cost.
+RunResult finishResult(const ResolvedScenario& scenario, const StepMeasurement& step);
+
+Json resultToJson(const RunResult& result);
+// Reads what resultToJson wrote; nullopt (with diagnostics) when fields are missing or mistyped.
+std::optional<RunResult> resultFromJson(const Json& json, Diagnostics& errors);
+
+} // namespace choreo::models

@@ -1,0 +1,125 @@
+#pragma once
+
+#include "models/precision.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo::models {
+
+inline constexpr const char* kScenarioFormat = "choreo-scenario/1";
+
+// A group of identical devices: `count` of catalog device `device`, `devices_per_node` per server.
+struct Pool {
+    std::string name;
+    std::string device;
+    std::int64_t count = 0;
+    std::int64_t devices_per_node = 0;
+    bool operator==(const Pool&) const = default;
+};
+
+// The fabric inside a node (NVLink/NVSwitch, Infinity Fabric, PCIe). Unset numbers come from the catalog.
+struct ScaleUpNetwork {
+    std::optional<std::string> fabric;
+    std::optional<double> bandwidth_GBps; // per device, one direction
+    std::optional<double> latency_us;
+    bool operator==(const ScaleUpNetwork&) const = default;
+};
+
+enum class TopologyKind { FatTree, SingleSwitch };
+std::string toString(TopologyKind kind);
+
+// The switched network between nodes.
+struct Topology {
+    TopologyKind kind = TopologyKind::FatTree;
+    double oversubscription = 1.0;             // leaf downlink : uplink bandwidth, >= 1
+    std::optional<std::int64_t> nodes_per_leaf; // servers under one leaf switch (fat tree); default 4
+    std::optional<double> latency_us;           // one switch hop
+    bool operator==(const Topology&) const = default;
+};
+
+struct Network {
+    ScaleUpNetwork scale_up;
+    std::optional<double> nic_Gbps; // per device, one direction; default from the catalog
+    Topology topology;
+    bool operator==(const Network&) const = default;
+};
+
+struct Cluster {
+    std::vector<Pool> pools;
+    Network network;
+    bool operator==(const Cluster&) const = default;
+};
+
+// A decoder-only transformer.
+struct ModelShape {
+    std::string name;
+    std::int64_t layers = 0;
+    std::int64_t hidden = 0;
+    std::int64_t heads = 0;
+    std::int64_t kv_heads = 0;
+    std::int64_t ffn_hidden = 0;
+    bool ffn_gated = false;
+    std::int64_t vocab = 0;
+    std::int64_t seq_len = 0;
+    bool operator==(const ModelShape&) const = default;
+};
+
+struct ParallelLayout {
+    std::int64_t tp = 1;
+    std::int64_t pp = 1;
+    std::int64_t dp = 1;
+    bool sequence_parallel = false;
+    int zero = 0; // 0: none, 1: optimizer states sharded over dp (distributed optimizer)
+    bool operator==(const ParallelLayout&) const = default;
+};
+
+enum class Recompute { None, Selective, Full };
+std::string toString(Recompute recompute);
+
+struct Workload {
+    ModelShape model;
+    std::int64_t global_batch = 0; // sequences per optimizer step
+    std::int64_t micro_batch = 0;  // sequences per micro-batch
+    double tokens_to_train = 0.0;
+    Precision precision = Precision::Bf16;
+    ParallelLayout parallel;
+    Recompute recompute = Recompute::None;
+    std::optional<std::string> pool; // which pool trains; default: the first
+    bool operator==(const Workload&) const = default;
+
+    // Micro-batches each pipeline processes per step: global / (dp * micro).
+    [[nodiscard]] std::int64_t microBatchesPerStep() const {
+        return global_batch / (parallel.dp * micro_batch);
+    }
+};
+
+enum class CostMode { Rent, Buy };
+std::string toString(CostMode mode);
+
+struct Costs {
+    CostMode mode = CostMode::Rent;
+    std::optional<double> rent_usd_per_device_hour; // default: the catalog's rent price
+    std::optional<double> buy_usd_per_device;       // default: the catalog's buy price
+    double amortisation_years = 4.0;
+    double electricity_usd_per_kWh = 0.08;
+    double pue = 1.3;
+    bool operator==(const Costs&) const = default;
+};
+
+struct Scenario {
+    std::string name;
+    std::optional<std::string> description;
+    Cluster cluster;
+    Workload workload;
+    Costs costs;
+    bool operator==(const Scenario&) const = default;
+
+    // The pool that runs the workload (by name, else the first), or nullptr when there is none.
+    [[nodiscard]] const Pool* trainingPool() const;
+    [[nodiscard]] Pool* trainingPool();
+};
+
+} // namespace choreo::models

@@ -1,0 +1,379 @@
+#include "models/scenarioio.h"
+
+#include "models/jsonreader.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace choreo::models {
+
+std::string toString(TopologyKind kind) { return kind == TopologyKind::FatTree ? "fat-tree" : "single-switch"; }
+
+std::string toString(Recompute recompute) {
+    switch (recompute) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+    }
+    return "none";
+}
+
+std::string toString(CostMode mode) { return mode == CostMode::Rent ? "rent" : "buy"; }
+
+const Pool* Scenario::trainingPool() const {
+    if (cluster.pools.empty())
+        return nullptr;
+    if (!workload.pool)
+        return &cluster.pools.front();
+    for (const auto& p : cluster.pools)
+        if (p.name == *workload.pool)
+            return &p;
+    return nullptr;
+}
+
+Pool* Scenario::trainingPool() {
+    return const_cast<Pool*>(static_cast<const Scenario*>(this)->trainingPool());
+}
+
+namespace {
+
+Pool readPool(JsonReader& r, const Json& j, const std::string& path) {
+    Pool p;
+    if (!r.expectObject(j, path))
+        return p;
+    r.rejectUnknownKeys(j, path, {"name", "device", "count", "devices_per_node"});
+    p.name = r.text(j, path, "name").value_or("");
+    p.device = r.text(j, path, "device").value_or("");
+    p.count = r.integer(j, path, "count").value_or(0);
+    p.devices_per_node = r.integer(j, path, "devices_per_node").value_or(0);
+    if (p.name.empty() && j.contains("name") && j["name"].is_string())
+        r.error(JsonReader::join(path, "name"), "must not be empty");
+    return p;
+}
+
+Cluster readCluster(JsonReader& r, const Json& j, const std::string& path) {
+    Cluster c;
+    if (!r.expectObject(j, path))
+        return c;
+    r.rejectUnknownKeys(j, path, {"pools", "network"});
+    const std::string poolsPath = JsonReader::join(path, "pools");
+    if (auto it = j.find("pools"); it == j.end()) {
+        r.error(poolsPath, "missing required field");
+    } else if (!it->is_array()) {
+        r.error(poolsPath, "expected an array, got " + JsonReader::typeName(*it));
+    } else if (it->empty()) {
+        r.error(poolsPath, "at least one pool is needed");
+    } else {
+        for (std::size_t i = 0; i < it->size(); ++i)
+            c.pools.push_back(readPool(r, (*it)[i], JsonReader::index(poolsPath, i)));
+    }
+    const std::string netPath = JsonReader::join(path, "network");
+    auto net = j.find("network");
+    if (net == j.end()) {
+        r.error(netPath, "missing required field");
+        return c;
+    }
+    if (!r.expectObject(*net, netPath))
+        return c;
+    r.rejectUnknownKeys(*net, netPath, {"scale_up", "nic_Gbps", "topology"});
+    c.network.nic_Gbps = r.number(*net, netPath, "nic_Gbps", true, false);
+    if (auto su = net->find("scale_up"); su != net->end()) {
+        const std::string p = JsonReader::join(netPath, "scale_up");
+        if (r.expectObject(*su, p)) {
+            r.rejectUnknownKeys(*su, p, {"fabric", "bandwidth_GBps", "latency_us"});
+            c.network.scale_up.fabric = r.text(*su, p, "fabric", false);
+            c.network.scale_up.bandwidth_GBps = r.number(*su, p, "bandwidth_GBps", true, false);
+            c.network.scale_up.latency_us = r.number(*su, p, "latency_us", false, false);
+        }
+    }
+    const std::string topoPath = JsonReader::join(netPath, "topology");
+    auto topo = net->find("topology");
+    if (topo == net->end()) {
+        r.error(topoPath, "missing required field");
+        return c;
+    }
+    if (!r.expectObject(*topo, topoPath))
+        return c;
+    r.rejectUnknownKeys(*topo, topoPath, {"kind", "oversubscription", "nodes_per_leaf", "latency_us"});
+    if (auto kind = r.text(*topo, topoPath, "kind")) {
+        if (*kind == "fat-tree")
+            c.network.topology.kind = TopologyKind::FatTree;
+        else if (*kind == "single-switch")
+            c.network.topology.kind = TopologyKind::SingleSwitch;
+        else
+            r.error(JsonReader::join(topoPath, "kind"),
+                    "unknown topology \"" + *kind + "\" (known: fat-tree, single-switch)");
+    }
+    if (auto o = r.number(*topo, topoPath, "oversubscription", true, false)) {
+        if (*o < 1.0)
+            r.error(JsonReader::join(topoPath, "oversubscription"),
+                    "must be at least 1 (1 = non-blocking), got " + formatNumber(*o));
+        else
+            c.network.topology.oversubscription = *o;
+    }
+    c.network.topology.nodes_per_leaf = r.integer(*topo, topoPath, "nodes_per_leaf", 1, false);
+    c.network.topology.latency_us = r.number(*topo, topoPath, "latency_us", false, false);
+    return c;
+}
+
+ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
+    ModelShape m;
+    if (!r.expectObject(j, path))
+        return m;
+    r.rejectUnknownKeys(j, path,
+                        {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab", "seq_len"});
+    m.name = r.text(j, path, "name").value_or("");
+    m.layers = r.integer(j, path, "layers").value_or(0);
+    m.hidden = r.integer(j, path, "hidden").value_or(0);
+    m.heads = r.integer(j, path, "heads").value_or(0);
+    m.kv_heads = r.integer(j, path, "kv_heads").value_or(0);
+    m.ffn_hidden = r.integer(j, path, "ffn_hidden").value_or(0);
+    m.ffn_gated = r.boolean(j, path, "ffn_gated").value_or(false);
+    m.vocab = r.integer(j, path, "vocab").value_or(0);
+    m.seq_len = r.integer(j, path, "seq_len").value_or(0);
+    return m;
+}
+
+Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
+    Workload w;
+    if (!r.expectObject(j, path))
+        return w;
+    r.rejectUnknownKeys(j, path,
+                        {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
+                         "recompute", "pool"});
+    if (auto it = j.find("model"); it != j.end())
+        w.model = readModel(r, *it, JsonReader::join(path, "model"));
+    else
+        r.error(JsonReader::join(path, "model"), "missing required field");
+    w.global_batch = r.integer(j, path, "global_batch").value_or(0);
+    w.micro_batch = r.integer(j, path, "micro_batch").value_or(0);
+    w.tokens_to_train = r.number(j, path, "tokens_to_train").value_or(0.0);
+    if (auto p = r.text(j, path, "precision")) {
+        if (auto precision = precisionFromString(*p);
+            precision && (*precision == Precision::Bf16 || *precision == Precision::Fp16 || *precision == Precision::Fp8))
+            w.precision = *precision;
+        else
+            r.error(JsonReader::join(path, "precision"),
+                    "unsupported training precision \"" + *p + "\" (known: bf16, fp16, fp8)");
+    }
+    if (auto rc = r.text(j, path, "recompute")) {
+        if (*rc == "none")
+            w.recompute = Recompute::None;
+        else if (*rc == "selective")
+            w.recompute = Recompute::Selective;
+        else if (*rc == "full")
+            w.recompute = Recompute::Full;
+        else
+            r.error(JsonReader::join(path, "recompute"), "unknown policy \"" + *rc + "\" (known: none, selective, full)");
+    }
+    w.pool = r.text(j, path, "pool", false);
+    const std::string pp = JsonReader::join(path, "parallel");
+    if (auto it = j.find("parallel"); it == j.end()) {
+        r.error(pp, "missing required field");
+    } else if (r.expectObject(*it, pp)) {
+        r.rejectUnknownKeys(*it, pp, {"tp", "pp", "dp", "sequence_parallel", "zero"});
+        w.parallel.tp = r.integer(*it, pp, "tp").value_or(0);
+        w.parallel.pp = r.integer(*it, pp, "pp").value_or(0);
+        w.parallel.dp = r.integer(*it, pp, "dp").value_or(0);
+        w.parallel.sequence_parallel = r.boolean(*it, pp, "sequence_parallel", false).value_or(false);
+        if (auto z = r.integer(*it, pp, "zero", 0, false)) {
+            if (*z > 1)
+                r.error(JsonReader::join(pp, "zero"),
+                        "ZeRO stage " + std::to_string(*z) + " is not modelled yet (supported: 0, 1)");
+            else
+                w.parallel.zero = static_cast<int>(*z);
+        }
+    }
+    return w;
+}
+
+Costs readCosts(JsonReader& r, const Json& j, const std::string& path) {
+    Costs c;
+    if (!r.expectObject(j, path))
+        return c;
+    r.rejectUnknownKeys(j, path,
+                        {"mode", "rent_usd_per_device_hour", "buy_usd_per_device", "amortisation_years",
+                         "electricity_usd_per_kWh", "pue"});
+    if (auto m = r.text(j, path, "mode")) {
+        if (*m == "rent")
+            c.mode = CostMode::Rent;
+        else if (*m == "buy")
+            c.mode = CostMode::Buy;
+        else
+            r.error(JsonReader::join(path, "mode"), "expected \"rent\" or \"buy\", got \"" + *m + "\"");
+    }
+    c.rent_usd_per_device_hour = r.number(j, path, "rent_usd_per_device_hour", true, false);
+    c.buy_usd_per_device = r.number(j, path, "buy_usd_per_device", true, false);
+    c.amortisation_years = r.number(j, path, "amortisation_years").value_or(c.amortisation_years);
+    c.electricity_usd_per_kWh = r.number(j, path, "electricity_usd_per_kWh", false).value_or(c.electricity_usd_per_kWh);
+    if (auto pue = r.number(j, path, "pue")) {
+        if (*pue < 1.0)
+            r.error(JsonReader::join(path, "pue"), "must be at least 1.0, got " + formatNumber(*pue));
+        else
+            c.pue = *pue;
+    }
+    return c;
+}
+
+template <typename T>
+void putOptional(Json& j, const char* key, const std::optional<T>& value) {
+    if (value)
+        j[key] = *value;
+}
+
+} // namespace
+
+std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& errors) {
+    Json doc;
+    try {
+        doc = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        // nlohmann's message carries line and column; keep it, minus the exception id prefix.
+        std::string what = e.what();
+        if (auto pos = what.find("] "); pos != std::string::npos)
+            what = what.substr(pos + 2);
+        errors.push_back({"(document)", "malformed JSON: " + what});
+        return std::nullopt;
+    }
+    const std::size_t before = errors.size();
+    JsonReader r(errors);
+    if (!r.expectObject(doc, ""))
+        return std::nullopt;
+    r.rejectUnknownKeys(doc, "", {"format", "name", "description", "cluster", "workload", "costs"});
+    Scenario s;
+    if (auto format = r.text(doc, "", "format"); format && *format != kScenarioFormat)
+        r.error("format", "unsupported format \"" + *format + "\" (this version reads \"" + kScenarioFormat + "\")");
+    s.name = r.text(doc, "", "name").value_or("");
+    s.description = r.text(doc, "", "description", false);
+    if (auto it = doc.find("cluster"); it != doc.end())
+        s.cluster = readCluster(r, *it, "cluster");
+    else
+        r.error("cluster", "missing required field");
+    if (auto it = doc.find("workload"); it != doc.end())
+        s.workload = readWorkload(r, *it, "workload");
+    else
+        r.error("workload", "missing required field");
+    if (auto it = doc.find("costs"); it != doc.end())
+        s.costs = readCosts(r, *it, "costs");
+    else
+        r.error("costs", "missing required field");
+    if (errors.size() != before)
+        return std::nullopt;
+    return s;
+}
+
+std::string serializeScenario(const Scenario& s) {
+    Json doc;
+    doc["format"] = kScenarioFormat;
+    doc["name"] = s.name;
+    putOptional(doc, "description", s.description);
+
+    Json pools = Json::array();
+    for (const auto& p : s.cluster.pools)
+        pools.push_back(Json{{"name", p.name}, {"device", p.device}, {"count", p.count},
+                             {"devices_per_node", p.devices_per_node}});
+    Json scaleUp = Json::object();
+    putOptional(scaleUp, "fabric", s.cluster.network.scale_up.fabric);
+    putOptional(scaleUp, "bandwidth_GBps", s.cluster.network.scale_up.bandwidth_GBps);
+    putOptional(scaleUp, "latency_us", s.cluster.network.scale_up.latency_us);
+    Json topology;
+    topology["kind"] = toString(s.cluster.network.topology.kind);
+    topology["oversubscription"] = s.cluster.network.topology.oversubscription;
+    putOptional(topology, "nodes_per_leaf", s.cluster.network.topology.nodes_per_leaf);
+    putOptional(topology, "latency_us", s.cluster.network.topology.latency_us);
+    Json network;
+    if (!scaleUp.empty())
+        network["scale_up"] = scaleUp;
+    putOptional(network, "nic_Gbps", s.cluster.network.nic_Gbps);
+    network["topology"] = topology;
+    doc["cluster"] = Json{{"pools", pools}, {"network", network}};
+
+    const auto& w = s.workload;
+    const auto& m = w.model;
+    Json workload;
+    workload["model"] = Json{{"name", m.name},         {"layers", m.layers},   {"hidden", m.hidden},
+                             {"heads", m.heads},       {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden},
+                             {"ffn_gated", m.ffn_gated}, {"vocab", m.vocab},     {"seq_len", m.seq_len}};
+    workload["global_batch"] = w.global_batch;
+    workload["micro_batch"] = w.micro_batch;
+    workload["tokens_to_train"] = w.tokens_to_train;
+    workload["precision"] = toString(w.precision);
+    workload["parallel"] = Json{{"tp", w.parallel.tp},
+                                {"pp", w.parallel.pp},
+                                {"dp", w.parallel.dp},
+                                {"sequence_parallel", w.parallel.sequence_parallel},
+                                {"zero", w.parallel.zero}};
+    workload["recompute"] = toString(w.recompute);
+    putOptional(workload, "pool", w.pool);
+    doc["workload"] = workload;
+
+    Json costs;
+    costs["mode"] = toString(s.costs.mode);
+    putOptional(costs, "rent_usd_per_device_hour", s.costs.rent_usd_per_device_hour);
+    putOptional(costs, "buy_usd_per_device", s.costs.buy_usd_per_device);
+    costs["amortisation_years"] = s.costs.amortisation_years;
+    costs["electricity_usd_per_kWh"] = s.costs.electricity_usd_per_kWh;
+    costs["pue"] = s.costs.pue;
+    doc["costs"] = costs;
+    return doc.dump(2) + "\n";
+}
+
+bool readTextFile(const std::filesystem::path& path, std::string& out, std::string& error) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = "cannot open " + path.string() + ": " + std::generic_category().message(errno);
+        return false;
+    }
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) {
+        error = "cannot read " + path.string();
+        return false;
+    }
+    out = buffer.str();
+    return true;
+}
+
+bool writeTextFileAtomically(const std::filesystem::path& path, const std::string& text, std::string& error) {
+    const std::filesystem::path tmp = path.string() + ".tmp-choreo";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            error = "cannot write " + tmp.string() + ": " + std::generic_category().message(errno);
+            return false;
+        }
+        out << text;
+        out.flush();
+        if (!out) {
+            error = "writing " + tmp.string() + " failed (disk full?)";
+            std::error_code ignored;
+            std::filesystem::remove(tmp, ignored);
+            return false;
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        error = "cannot replace " + path.string() + ": " + ec.message();
+        std::filesystem::remove(tmp, ec);
+        return false;
+    }
+    return true;
+}
+
+std::optional<Scenario> loadScenarioFile(const std::filesystem::path& path, Diagnostics& errors) {
+    std::string text, error;
+    if (!readTextFile(path, text, error)) {
+        errors.push_back({"(file)", error});
+        return std::nullopt;
+    }
+    return parseScenario(text, errors);
+}
+
+bool saveScenarioFile(const std::filesystem::path& path, const Scenario& scenario, std::string& error) {
+    return writeTextFileAtomically(path, serializeScenario(scenario), error);
+}
+
+} // namespace choreo::models

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "models/diagnostic.h"
+#include "models/scenario.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace choreo::models {
+
+// Parses a scenario document. On failure returns nullopt and appends one diagnostic per problem
+// (malformed JSON, unknown or missing fields, wrong types, zero or negative sizes, bad enum values).
+std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& errors);
+
+// Serialises a scenario; parseScenario(serializeScenario(s)) == s, and serialising again gives the same text.
+std::string serializeScenario(const Scenario& scenario);
+
+// Reads and parses a file; a missing or unreadable file is a diagnostic, not an exception.
+std::optional<Scenario> loadScenarioFile(const std::filesystem::path& path, Diagnostics& errors);
+
+// Writes atomically (temporary file, then rename), so a failed save never destroys the old file.
+bool saveScenarioFile(const std::filesystem::path& path, const Scenario& scenario, std::string& error);
+
+// Reads a whole file into `out`; false with a message when it cannot.
+bool readTextFile(const std::filesystem::path& path, std::string& out, std::string& error);
+// Writes a whole file atomically.
+bool writeTextFileAtomically(const std::filesystem::path& path, const std::string& text, std::string& error);
+
+} // namespace choreo::models

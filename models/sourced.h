@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+
+namespace choreo::models {
+
+// A catalog number with the source it was taken from (a key of the catalog's source table).
+struct Sourced {
+    double value = 0.0;
+    std::string source;
+    std::string note;
+
+    [[nodiscard]] bool present() const { return !source.empty(); }
+    bool operator==(const Sourced&) const = default;
+};
+
+// Where a number comes from: a key of the catalog's source table, resolved to a title and a date.
+struct Source {
+    std::string key;
+    std::string title;
+    std::string url;
+    std::string as_of;
+    bool operator==(const Source&) const = default;
+};
+
+} // namespace choreo::models

@@ -1,0 +1,143 @@
+#include "models/stepcost.h"
+
+#include "models/transformer.h"
+
+#include <algorithm>
+
+namespace choreo::models {
+
+double Roofline::time(double flops, double bytes) const {
+    const double compute = peak_flops > 0 ? flops / (peak_flops * compute_eff) : 0.0;
+    const double memory = bandwidth_Bps > 0 ? bytes / (bandwidth_Bps * memory_eff) : 0.0;
+    return std::max(compute, memory) + overhead_s;
+}
+
+namespace {
+
+Roofline rooflineFor(const Device& d, Precision precision, double computeEff) {
+    Roofline r;
+    r.peak_flops = d.peakFlops(precision).value_or(d.peakFlops(Precision::Bf16).value_or(0.0));
+    r.compute_eff = computeEff;
+    r.bandwidth_Bps = d.memory_bandwidth_TBps.value * 1e12;
+    r.memory_eff = d.efficiency.memory.value;
+    r.overhead_s = d.efficiency.kernel_overhead_us.value * 1e-6;
+    return r;
+}
+
+double elementBytes(Precision p) {
+    switch (p) {
+    case Precision::Fp8: return 1.0;
+    case Precision::Fp4: return 0.5;
+    default: return activationBytes(p);
+    }
+}
+
+} // namespace
+
+double gemmTime(const Device& device, Precision precision, double m, double n, double k) {
+    const Roofline r = rooflineFor(device, precision, device.efficiency.gemm.value);
+    const double bytes = (m * k + k * n + m * n) * elementBytes(precision);
+    return r.time(2.0 * m * n * k, bytes);
+}
+
+double gradientReduceBytes(Precision precision) { return precision == Precision::Fp16 ? 2.0 : 4.0; }
+
+StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
+    const Device& dev = rs.device();
+    const Workload& w = rs.workload();
+    const ModelShape& m = w.model;
+    const Precision prec = w.precision;
+    // Attention and element-wise work stay in 16-bit even in fp8 training.
+    const Precision attnPrec = prec == Precision::Fp8 ? Precision::Bf16 : prec;
+    const double t = static_cast<double>(w.parallel.tp);
+    const double tokens = static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len);
+    const double h = static_cast<double>(m.hidden);
+    const double f = static_cast<double>(m.ffn_hidden);
+    const double headDim = h / static_cast<double>(m.heads);
+    const double kvWidth = static_cast<double>(m.kv_heads) * headDim;
+    const double act = activationBytes(attnPrec);
+    const double layers = static_cast<double>(m.layers) / static_cast<double>(w.parallel.pp);
+    const bool first = stage == 0;
+    const bool last = stage == w.parallel.pp - 1;
+
+    // GEMMs of one layer, forward, one tensor rank.
+    const double qkv = gemmTime(dev, prec, tokens, (h + 2.0 * kvWidth) / t, h);
+    const double proj = gemmTime(dev, prec, tokens, h, h / t);
+    const double up = gemmTime(dev, prec, tokens, (m.ffn_gated ? 2.0 : 1.0) * f / t, h);
+    const double down = gemmTime(dev, prec, tokens, h, f / t);
+    const double gemmFwd = qkv + proj + up + down;
+
+    // Fused causal attention: half of the 4*tokens*seq*h FLOPs are computed; backward does 2.5x forward.
+    const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attention.value);
+    const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * h / t;
+    const double attnBytes = (2.0 * h + 2.0 * kvWidth) / t * tokens * act;
+    const double attnFwd = attn.time(attnFlops, attnBytes);
+    const double attnBwd = attn.time(2.5 * attnFlops, 2.5 * attnBytes);
+
+    // Memory-bound kernels: 2 norms and 2 residual adds (10 passes over tokens x h, split by tensor
+    // rank only with sequence parallelism), rotary embedding on Q and K, the FFN activation.
+    const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
+    const double replicated = 10.0 * tokens * h * act / (w.parallel.sequence_parallel ? t : 1.0);
+    const double rotary = 2.0 * tokens * (h + kvWidth) / t * act;
+    const double activation = (m.ffn_gated ? 3.0 : 2.0) * tokens * f / t * act;
+    const double elementwiseKernels = 7.0;
+    const double memFwd = mem.time(0.0, replicated + rotary + activation) +
+                          (elementwiseKernels - 1.0) * mem.overhead_s;
+
+    const double layerFwd = gemmFwd + attnFwd + memFwd;
+    const double layerBwd = 2.0 * gemmFwd + attnBwd + 2.0 * memFwd;
+    double recompute = 0.0;
+    if (w.recompute == Recompute::Full)
+        recompute = layerFwd;
+    else if (w.recompute == Recompute::Selective)
+        recompute = attnFwd;
+
+    StageCost c;
+    c.forward_s = layers * layerFwd;
+    c.backward_s = layers * (layerBwd + recompute);
+    c.gemm_s = layers * 3.0 * gemmFwd;
+    c.attention_s = layers * (attnFwd + attnBwd);
+    c.memory_bound_s = layers * 3.0 * memFwd;
+    if (w.recompute == Recompute::Full) {
+        c.gemm_s += layers * gemmFwd;
+        c.attention_s += layers * attnFwd;
+        c.memory_bound_s += layers * memFwd;
+    } else if (w.recompute == Recompute::Selective) {
+        c.attention_s += layers * attnFwd;
+    }
+
+    if (first) { // embedding gather
+        const double bytes = 2.0 * tokens * h * act;
+        c.forward_s += mem.time(0.0, bytes);
+        c.backward_s += mem.time(0.0, 2.0 * bytes);
+        c.memory_bound_s += mem.time(0.0, 3.0 * bytes);
+    }
+    if (last) { // final norm, logits GEMM (vocabulary split over tensor ranks), fp32 cross-entropy
+        const double V = static_cast<double>(m.vocab);
+        const double logits = gemmTime(dev, prec == Precision::Fp8 ? Precision::Bf16 : prec, tokens, V / t, h);
+        const double xent = mem.time(0.0, 4.0 * tokens * V / t * 4.0);
+        c.forward_s += logits + xent;
+        c.backward_s += 2.0 * logits + xent;
+        c.gemm_s += 3.0 * logits;
+        c.memory_bound_s += 2.0 * xent;
+    }
+
+    // Optimizer: Adam reads and writes fp32 master, m and v, reads the gradient, writes the weights.
+    const double params = parametersPerDevice(w, stage);
+    const double shard = w.parallel.zero >= 1 ? static_cast<double>(w.parallel.dp) : 1.0;
+    c.optimizer_s = mem.time(0.0, params / shard * (24.0 + gradientReduceBytes(prec) + 2.0)) + 4.0 * mem.overhead_s;
+
+    if (w.parallel.tp > 1) {
+        c.tp_bytes = tokens * h * act;
+        const int perLayer = 2;
+        c.tp_collectives_forward = perLayer * static_cast<int>(layers) + (last ? 1 : 0);
+        c.tp_collectives_backward = perLayer * static_cast<int>(layers) + (last ? 1 : 0) +
+                                    (w.recompute == Recompute::Full ? perLayer * static_cast<int>(layers) : 0);
+    }
+    c.pp_bytes = tokens * h * act / t;
+    c.grad_bytes = params * gradientReduceBytes(prec);
+    c.param_bytes = w.parallel.zero >= 1 ? params * activationBytes(prec) : 0.0;
+    return c;
+}
+
+} // namespace choreo::models

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "models/resolved.h"
+
+namespace choreo::models {
+
+// Time of one kernel on one device by a roofline: the larger of compute at the achieved fraction of
+// peak and memory traffic at the achieved fraction of bandwidth, plus the launch overhead.
+struct Roofline {
+    double peak_flops = 0;     // FLOP/s at the kernel's precision
+    double compute_eff = 1;    // achieved fraction of peak
+    double bandwidth_Bps = 0;  // peak DRAM bandwidth
+    double memory_eff = 1;
+    double overhead_s = 0;
+
+    [[nodiscard]] double time(double flops, double bytes) const;
+};
+
+// Time of C = A(m x k) * B(k x n) in `precision` on `device` (operand bytes included in the roofline).
+double gemmTime(const Device& device, Precision precision, double m, double n, double k);
+
+// The work of one pipeline stage on one device for one micro-batch, and what it sends.
+struct StageCost {
+    // Compute time (s) on one device.
+    double forward_s = 0;
+    double backward_s = 0;   // includes recomputation
+    double optimizer_s = 0;  // once per step
+    // Tensor-parallel traffic, as all-reduce equivalents of `tp_bytes` each (sequence parallelism's
+    // all-gather + reduce-scatter pairs move the same bytes as one all-reduce).
+    double tp_bytes = 0;
+    int tp_collectives_forward = 0;
+    int tp_collectives_backward = 0;
+    // Pipeline point-to-point: bytes each tensor rank sends to the next stage per micro-batch.
+    double pp_bytes = 0;
+    // Data-parallel traffic per device per step.
+    double grad_bytes = 0;  // gradients to reduce
+    double param_bytes = 0; // parameters to all-gather after the optimizer (ZeRO-1)
+    // Compute split for reports (forward + backward, s).
+    double gemm_s = 0;
+    double attention_s = 0;
+    double memory_bound_s = 0;
+};
+
+StageCost stageCost(const ResolvedScenario& scenario, std::int64_t stage);
+
+// Bytes per gradient element in the data-parallel reduction (fp32 main grads except in fp16 training).
+double gradientReduceBytes(Precision precision);
+
+} // namespace choreo::models

@@ -1,0 +1,60 @@
+#include "models/transformer.h"
+
+namespace choreo::models {
+
+ParameterCount countParameters(const ModelShape& m) {
+    const double h = static_cast<double>(m.hidden);
+    const double headDim = m.heads > 0 ? h / static_cast<double>(m.heads) : 0.0;
+    const double kvWidth = static_cast<double>(m.kv_heads) * headDim;
+    ParameterCount p;
+    p.attention_per_layer = h * (h + 2.0 * kvWidth) + h * h;
+    p.ffn_per_layer = (m.ffn_gated ? 3.0 : 2.0) * h * static_cast<double>(m.ffn_hidden);
+    p.norms_per_layer = 2.0 * h;
+    p.embedding = static_cast<double>(m.vocab) * h;
+    p.final_norm = h;
+    return p;
+}
+
+double parametersPerDevice(const Workload& w, std::int64_t stage) {
+    const auto p = countParameters(w.model);
+    const double layersPerStage = static_cast<double>(w.model.layers) / static_cast<double>(w.parallel.pp);
+    const double tp = static_cast<double>(w.parallel.tp);
+    // Norm weights are replicated across tensor-parallel ranks; matrices are split.
+    double params = layersPerStage * ((p.attention_per_layer + p.ffn_per_layer) / tp + p.norms_per_layer);
+    if (stage == 0)
+        params += p.embedding / tp;
+    if (stage == w.parallel.pp - 1)
+        params += p.embedding / tp + p.final_norm;
+    return params;
+}
+
+LayerFlops layerForwardFlops(const ModelShape& m, double tokens) {
+    const auto p = countParameters(m);
+    LayerFlops f;
+    // Every weight is used in one multiply-add per token.
+    f.gemm = 2.0 * tokens * (p.attention_per_layer + p.ffn_per_layer);
+    // QK^T and AV: 2 * 2 * tokens * seq * hidden.
+    f.attention = 4.0 * tokens * static_cast<double>(m.seq_len) * static_cast<double>(m.hidden);
+    return f;
+}
+
+double logitsForwardFlops(const ModelShape& m, double tokens) {
+    return 2.0 * tokens * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
+}
+
+StepFlops stepFlops(const Workload& w) {
+    const double tokens = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
+    const auto layer = layerForwardFlops(w.model, tokens);
+    const double layers = static_cast<double>(w.model.layers);
+    StepFlops f;
+    f.forward = layers * layer.total() + logitsForwardFlops(w.model, tokens);
+    f.backward = 2.0 * f.forward;
+    switch (w.recompute) {
+    case Recompute::Full: f.recompute = layers * layer.total(); break;
+    case Recompute::Selective: f.recompute = layers * layer.attention; break;
+    case Recompute::None: break;
+    }
+    return f;
+}
+
+} // namespace choreo::models

@@ -1,0 +1,183 @@
+#include "models/validationcase.h"
+
+#include <charconv>
+#include <map>
+#include <sstream>
+
+namespace choreo::models {
+
+namespace {
+
+// Splits one CSV record (RFC 4180 quoting).
+std::vector<std::string> splitCsvLine(const std::string& line) {
+    std::vector<std::string> fields;
+    std::string field;
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            fields.push_back(field);
+            field.clear();
+        } else if (c != '\r') {
+            field += c;
+        }
+    }
+    fields.push_back(field);
+    return fields;
+}
+
+class Row {
+public:
+    Row(const std::map<std::string, std::size_t>& columns, std::vector<std::string> fields, std::string where,
+        Diagnostics& errors)
+        : columns_(columns), fields_(std::move(fields)), where_(std::move(where)), errors_(errors) {}
+
+    std::string text(const std::string& name) const {
+        auto it = columns_.find(name);
+        if (it == columns_.end() || it->second >= fields_.size())
+            return {};
+        return fields_[it->second];
+    }
+    std::int64_t integer(const std::string& name, std::int64_t fallback, bool required = true) {
+        const std::string t = text(name);
+        if (t.empty()) {
+            if (required)
+                errors_.push_back({where_ + "." + name, "missing value"});
+            return fallback;
+        }
+        std::int64_t v = 0;
+        auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+        if (ec != std::errc() || ptr != t.data() + t.size()) {
+            errors_.push_back({where_ + "." + name, "expected an integer, got \"" + t + "\""});
+            return fallback;
+        }
+        return v;
+    }
+    double number(const std::string& name) {
+        const std::string t = text(name);
+        try {
+            std::size_t used = 0;
+            const double v = std::stod(t, &used);
+            if (used == t.size())
+                return v;
+        } catch (const std::exception&) {
+        }
+        errors_.push_back({where_ + "." + name, "expected a number, got \"" + t + "\""});
+        return 0.0;
+    }
+
+private:
+    const std::map<std::string, std::size_t>& columns_;
+    std::vector<std::string> fields_;
+    std::string where_;
+    Diagnostics& errors_;
+};
+
+} // namespace
+
+std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors) {
+    std::vector<ValidationCase> cases;
+    std::istringstream in(text);
+    std::string line;
+    std::map<std::string, std::size_t> columns;
+    if (!std::getline(in, line)) {
+        errors.push_back({"line 1", "empty file: a header row is needed"});
+        return cases;
+    }
+    const auto header = splitCsvLine(line);
+    for (std::size_t i = 0; i < header.size(); ++i)
+        columns[header[i]] = i;
+    for (const char* needed : {"id", "model", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated",
+                               "vocab", "seq_len", "accelerator", "n_accel", "accel_per_node", "tp", "pp", "dp",
+                               "micro_batch", "global_batch", "recompute", "precision", "step_time_s"})
+        if (!columns.count(needed))
+            errors.push_back({"header", std::string("missing column \"") + needed + "\""});
+    if (!errors.empty())
+        return cases;
+
+    int lineNo = 1;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.empty() || line == "\r")
+            continue;
+        const std::size_t before = errors.size();
+        Row row(columns, splitCsvLine(line), "line " + std::to_string(lineNo), errors);
+        ValidationCase c;
+        c.id = row.text("id");
+        c.source = row.text("source");
+        c.reliability = row.text("reliability");
+        c.model = row.text("model");
+        c.accelerator = row.text("accelerator");
+        c.basis = row.text("basis");
+        c.devices = row.integer("n_accel", 0);
+        c.measured_step_time_s = row.number("step_time_s");
+
+        Scenario& s = c.scenario;
+        s.name = "validation case " + c.id + ": " + c.model;
+        s.cluster.pools.push_back({"accelerators", c.accelerator, c.devices, row.integer("accel_per_node", 8)});
+        s.cluster.network.topology.kind = TopologyKind::FatTree;
+        s.cluster.network.topology.oversubscription = 1.0;
+        Workload& w = s.workload;
+        w.model.name = c.model;
+        w.model.layers = row.integer("layers", 0);
+        w.model.hidden = row.integer("hidden", 0);
+        w.model.heads = row.integer("heads", 0);
+        w.model.kv_heads = row.integer("kv_heads", 0);
+        w.model.ffn_hidden = row.integer("ffn_hidden", 0);
+        w.model.ffn_gated = row.integer("ffn_gated", 0) != 0;
+        w.model.vocab = row.integer("vocab", 0);
+        w.model.seq_len = row.integer("seq_len", 0);
+        w.global_batch = row.integer("global_batch", 0);
+        w.micro_batch = row.integer("micro_batch", 1);
+        w.tokens_to_train = static_cast<double>(w.global_batch * w.model.seq_len) * 1000.0;
+        w.parallel.tp = row.integer("tp", 1);
+        w.parallel.pp = row.integer("pp", 1);
+        w.parallel.dp = row.integer("dp", 1);
+        w.parallel.sequence_parallel = row.integer("sp", 0, false) != 0;
+        const std::int64_t zero = row.integer("zero", 0, false);
+        const std::int64_t vp = row.integer("vp", 1, false);
+        const std::int64_t cp = row.integer("cp", 1, false);
+        const std::int64_t ep = row.integer("ep", 1, false);
+        const std::int64_t experts = row.integer("moe_experts", 0, false);
+        w.parallel.zero = zero == 1 ? 1 : 0;
+        const std::string recompute = row.text("recompute");
+        w.recompute = recompute == "full" ? Recompute::Full
+                      : recompute == "selective" ? Recompute::Selective
+                                                 : Recompute::None;
+        if (auto p = precisionFromString(row.text("precision")))
+            w.precision = *p;
+        else
+            errors.push_back({"line " + std::to_string(lineNo) + ".precision",
+                              "unknown precision \"" + row.text("precision") + "\""});
+        s.costs.mode = CostMode::Rent;
+        s.costs.rent_usd_per_device_hour = 1.0; // cost is not validated; avoid depending on a catalog price
+
+        if (zero >= 2)
+            c.skip = "ZeRO stage " + std::to_string(zero) + " (sharded gradients/parameters) is not modelled yet";
+        else if (vp > 1)
+            c.skip = "interleaved 1F1B (vp=" + std::to_string(vp) + ") is not modelled yet";
+        else if (cp > 1)
+            c.skip = "context parallelism (cp=" + std::to_string(cp) + ") is not modelled yet";
+        else if (ep > 1 || experts > 0)
+            c.skip = "Mixture-of-Experts / expert parallelism is not modelled yet";
+        else if (!row.text("finetune").empty())
+            c.skip = "fine-tuning runs are not modelled yet";
+        if (errors.size() != before)
+            continue;
+        cases.push_back(std::move(c));
+    }
+    return cases;
+}
+
+} // namespace choreo::models

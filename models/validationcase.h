@@ -1,0 +1,29 @@
+#pragma once
+
+#include "models/diagnostic.h"
+#include "models/scenario.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo::models {
+
+// One published training run (a row of ../shared/validation/published-runs.csv).
+struct ValidationCase {
+    std::string id;
+    std::string source;
+    std::string reliability;
+    std::string model;
+    std::string accelerator;
+    std::int64_t devices = 0;
+    double measured_step_time_s = 0;
+    std::string basis;
+    Scenario scenario;              // the run as a Choreo scenario
+    std::optional<std::string> skip; // why the case cannot be simulated yet, if so
+};
+
+// Parses the CSV (header row required). Malformed rows become diagnostics naming the line and column.
+std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors);
+
+} // namespace choreo::models

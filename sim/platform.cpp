@@ -1,0 +1,129 @@
+#include "sim/platform.h"
+
+#include <simgrid/plugins/energy.h>
+
+#include <algorithm>
+#include <string>
+
+namespace choreo::sim {
+
+PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
+    const auto& dev = rs.device();
+    const auto& pool = rs.pool();
+    const auto& topo = rs.scenario.cluster.network.topology;
+    const double netEff = dev.efficiency.network.value;
+    PlatformSpec s;
+    s.devices = pool.count;
+    s.devices_per_node = pool.devices_per_node;
+    s.nodes_per_leaf = topo.kind == models::TopologyKind::SingleSwitch
+                           ? std::max<std::int64_t>(1, pool.count / pool.devices_per_node)
+                           : rs.nodes_per_leaf;
+    s.device_speed_flops = dev.peakFlops(rs.workload().precision).value_or(1e12);
+    s.idle_W = dev.idle_W.value;
+    s.busy_W = dev.tdp_W.value;
+    s.scale_up_Bps = rs.scale_up_Bps * netEff;
+    s.scale_up_latency_s = rs.scale_up_latency_s / 2.0; // per link: a route crosses two
+    s.nic_Bps = rs.nic_Bps * netEff;
+    s.switch_latency_s = rs.switch_latency_s;
+    s.nic_latency_s = rs.switch_latency_s; // NIC to leaf: one switch traversal
+    const double leafDown = static_cast<double>(s.nodes_per_leaf * s.devices_per_node) * s.nic_Bps;
+    s.leaf_uplink_Bps = topo.kind == models::TopologyKind::SingleSwitch ? leafDown
+                                                                        : leafDown / topo.oversubscription;
+    return s;
+}
+
+namespace {
+
+sg4::NetZone* starZone(const std::string& name, sg4::NetZone* parent) {
+    sg4::NetZone* z = sg4::create_star_zone(name);
+    z->set_parent(parent);
+    return z;
+}
+
+sg4::SplitDuplexLink* duplex(sg4::NetZone* zone, const std::string& name, double bandwidth, double latency) {
+    sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name, bandwidth);
+    link->set_latency(latency);
+    link->seal();
+    return link;
+}
+
+} // namespace
+
+Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec) : spec_(spec) {
+    (void)engine;
+    sg4::NetZone* root = sg4::create_full_zone("choreo");
+
+    // Scale-up: one star per cluster holding every device; each device reaches its node's switch
+    // over its own link. Only devices of one node ever exchange traffic through this zone.
+    sg4::NetZone* scaleUp = starZone("scale-up", root);
+    devices_.reserve(static_cast<std::size_t>(spec.devices));
+    const std::string wattage = std::to_string(spec.idle_W) + ":" + std::to_string(spec.busy_W) + ":" +
+                                std::to_string(spec.busy_W);
+    for (std::int64_t i = 0; i < spec.devices; ++i) {
+        const std::string name = "dev" + std::to_string(i);
+        sg4::Host* h = scaleUp->create_host(name, spec.device_speed_flops);
+        h->set_property("wattage_per_state", wattage);
+        h->set_property("wattage_off", "0");
+        h->seal();
+        auto* link = duplex(scaleUp, name + "-scaleup", spec.scale_up_Bps, spec.scale_up_latency_s);
+        scaleUp->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
+                           {{link, sg4::LinkInRoute::Direction::UP}}, true);
+        devices_.push_back(h);
+    }
+    scaleUp->seal();
+
+    // Scale-out: a spine (star) of leaf switches (stars); each NIC has its own link to its leaf, each
+    // leaf one aggregate uplink whose capacity carries the oversubscription.
+    sg4::NetZone* spine = starZone("scale-out", root);
+    nics_.reserve(static_cast<std::size_t>(spec.devices));
+    const std::int64_t perLeaf = spec.nodes_per_leaf * spec.devices_per_node;
+    const std::int64_t leaves = (spec.devices + perLeaf - 1) / perLeaf;
+    for (std::int64_t l = 0; l < leaves; ++l) {
+        const std::string leafName = "leaf" + std::to_string(l);
+        sg4::NetZone* leaf = starZone(leafName, spine);
+        simgrid::kernel::routing::NetPoint* gateway = leaf->create_router(leafName + "-gw");
+        leaf->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
+        for (std::int64_t i = l * perLeaf; i < std::min(spec.devices, (l + 1) * perLeaf); ++i) {
+            const std::string name = "nic" + std::to_string(i);
+            sg4::Host* h = leaf->create_host(name, 1.0);
+            h->set_property("wattage_per_state", "0:0:0");
+            h->set_property("wattage_off", "0");
+            h->seal();
+            auto* link = duplex(leaf, name + "-link", spec.nic_Bps, spec.nic_latency_s);
+            leaf->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}},
+                            true);
+            nics_.push_back(h);
+        }
+        leaf->seal();
+        auto* uplink = duplex(spine, leafName + "-uplink", spec.leaf_uplink_Bps, spec.switch_latency_s);
+        spine->add_route(leaf->get_netpoint(), nullptr, gateway, nullptr, {{uplink, sg4::LinkInRoute::Direction::UP}},
+                         true);
+    }
+    spine->seal();
+
+    // A host with very many cores runs delays (latency terms) side by side without slowing one another.
+    sg4::NetZone* timerZone = starZone("timer", root);
+    timer_ = timerZone->create_host("timer", kTimerSpeed);
+    timer_->set_core_count(1 << 20);
+    timer_->set_property("wattage_per_state", "0:0:0");
+    timer_->set_property("wattage_off", "0");
+    timer_->seal();
+    timerZone->seal();
+    root->seal();
+}
+
+std::pair<sg4::Host*, sg4::Host*> Platform::endpoints(std::int64_t a, std::int64_t b) const {
+    if (sameNode(a, b))
+        return {device(a), device(b)};
+    return {nic(a), nic(b)};
+}
+
+double Platform::latency(std::int64_t a, std::int64_t b) const {
+    if (sameNode(a, b))
+        return 2.0 * spec_.scale_up_latency_s;
+    const std::int64_t perLeaf = spec_.nodes_per_leaf * spec_.devices_per_node;
+    const bool sameLeaf = a / perLeaf == b / perLeaf;
+    return 2.0 * spec_.nic_latency_s + (sameLeaf ? 0.0 : 2.0 * spec_.switch_latency_s);
+}
+
+} // namespace choreo::sim

@@ -1,0 +1,62 @@
+#include "sim/probes.h"
+
+#include "sim/collectives.h"
+#include "sim/engine.h"
+#include "sim/platform.h"
+#include "sim/taskgraph.h"
+
+#include <numeric>
+
+namespace choreo::sim {
+
+namespace {
+
+PlatformSpec probeSpec(std::int64_t devices, std::int64_t perNode, const ProbeLinks& links) {
+    PlatformSpec s;
+    s.devices = devices;
+    s.devices_per_node = perNode;
+    s.nodes_per_leaf = devices; // one leaf: the route is NIC up, NIC down
+    s.device_speed_flops = 1e12;
+    s.idle_W = 100;
+    s.busy_W = 500;
+    s.scale_up_Bps = links.bandwidth_Bps;
+    s.scale_up_latency_s = links.latency_s;
+    s.nic_Bps = links.bandwidth_Bps;
+    s.nic_latency_s = links.latency_s;
+    s.leaf_uplink_Bps = links.bandwidth_Bps * static_cast<double>(devices);
+    s.switch_latency_s = links.latency_s;
+    return s;
+}
+
+} // namespace
+
+double probeCompute(double flops, double speed_flops) {
+    auto engine = makeEngine();
+    PlatformSpec spec = probeSpec(1, 1, {});
+    spec.device_speed_flops = speed_flops;
+    Platform platform(*engine, spec);
+    TaskGraph graph(platform);
+    graph.compute(0, flops / speed_flops);
+    return graph.run(*engine);
+}
+
+double probeSharedLink(int flows, double bytes, const ProbeLinks& links) {
+    auto engine = makeEngine();
+    Platform platform(*engine, probeSpec(2, 1, links));
+    TaskGraph graph(platform);
+    for (int i = 0; i < flows; ++i)
+        graph.transfer(0, 1, bytes);
+    return graph.run(*engine);
+}
+
+double probeRingAllReduce(int devices, double bytes, const ProbeLinks& links, Fidelity fidelity) {
+    auto engine = makeEngine();
+    Platform platform(*engine, probeSpec(devices, 1, links));
+    TaskGraph graph(platform);
+    std::vector<std::int64_t> ranks(static_cast<std::size_t>(devices));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    ringCollective(graph, platform, fidelity, Collective::AllReduce, ranks, bytes, 1, graph.join());
+    return graph.run(*engine);
+}
+
+} // namespace choreo::sim

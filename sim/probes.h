@@ -1,0 +1,25 @@
+#pragma once
+// Small, exactly known simulations used by the tests to check the engine against closed forms.
+// Each call builds its own SimGrid engine: call one per process (see DESIGN.md).
+
+#include "sim/simulator.h"
+
+namespace choreo::sim {
+
+struct ProbeLinks {
+    double bandwidth_Bps = 1e9; // every link
+    double latency_s = 0;       // every link
+};
+
+// Simulated time of `flops` on one device of speed `speed_flops`.
+double probeCompute(double flops, double speed_flops);
+
+// Simulated time of `flows` equal transfers of `bytes` between two devices on two nodes (sharing the
+// same NIC links) started together.
+double probeSharedLink(int flows, double bytes, const ProbeLinks& links);
+
+// Simulated time of a ring all-reduce of `bytes` per rank over `devices` devices placed one per node,
+// so that every ring edge crosses its NIC links.
+double probeRingAllReduce(int devices, double bytes, const ProbeLinks& links, Fidelity fidelity);
+
+} // namespace choreo::sim

@@ -1,0 +1,41 @@
+#pragma once
+// Public API of the simulation layer: no SimGrid types.
+
+#include "models/resolved.h"
+#include "models/result.h"
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace choreo::sim {
+
+enum class Fidelity {
+    Flow,   // each collective phase as concurrent flows over the real links, latency terms added
+    Packet, // every message of every ring step
+};
+std::string toString(Fidelity fidelity);
+
+struct SimulationOptions {
+    Fidelity fidelity = Fidelity::Flow;
+    // Called with the fraction done and what is being done; may be empty.
+    std::function<void(double fraction, const std::string& stage)> progress;
+};
+
+// Thrown when a simulation cannot run (never for invalid input, which resolveScenario rejects).
+class SimulationError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Simulates one training step of a resolved scenario in SimGrid. One simulation per process: SimGrid
+// keeps process-wide state, so callers run this in a worker process (see DESIGN.md).
+models::StepMeasurement simulateStep(const models::ResolvedScenario& scenario, const SimulationOptions& options);
+
+// simulateStep, then time-to-train, energy and cost.
+models::RunResult runScenario(const models::ResolvedScenario& scenario, const SimulationOptions& options);
+
+// The calibration a result names when the catalog's spec-sheet figures were used.
+inline constexpr const char* kSpecSheetCalibration = "none (catalog spec sheet and CHOREO-DEFAULT efficiencies)";
+
+} // namespace choreo::sim

@@ -1,0 +1,136 @@
+#include "sim/validate.h"
+
+#include "models/resolved.h"
+#include "sim/isolate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace choreo::sim {
+
+ValidationReport validateCases(const std::vector<models::ValidationCase>& cases, const models::Catalog& catalog,
+                               Fidelity fidelity, int jobs) {
+    ValidationReport report;
+    report.fidelity = toString(fidelity);
+    std::vector<std::function<std::string()>> work;
+    std::vector<std::size_t> workRow;
+    for (const auto& c : cases) {
+        ValidationRow row;
+        row.source = c;
+        if (c.skip) {
+            row.skipped = *c.skip;
+        } else {
+            models::Diagnostics errors;
+            auto resolved = models::resolveScenario(c.scenario, catalog, errors, /*checkMemory=*/false);
+            if (!resolved) {
+                row.skipped = "invalid for the catalog: " + models::joinDiagnostics(errors);
+            } else {
+                workRow.push_back(report.rows.size());
+                work.emplace_back([rs = *resolved, fidelity] {
+                    SimulationOptions options;
+                    options.fidelity = fidelity;
+                    const auto m = simulateStep(rs, options);
+                    return models::Json{{"step_time_s", m.step_time_s},
+                                        {"memory_GB", rs.memory.total()},
+                                        {"fits", rs.memory.total() <= rs.device().memory_GB.value}}
+                        .dump();
+                });
+            }
+        }
+        report.rows.push_back(std::move(row));
+    }
+    const auto outcomes = runIsolated(work, jobs);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        ValidationRow& row = report.rows[workRow[i]];
+        if (!outcomes[i].ok) {
+            row.skipped = "simulation failed: " + outcomes[i].output;
+            continue;
+        }
+        try {
+            const auto j = models::Json::parse(outcomes[i].output);
+            row.predicted_step_time_s = j.at("step_time_s").get<double>();
+            row.memory_GB = j.at("memory_GB").get<double>();
+            row.fits = j.at("fits").get<bool>();
+            row.simulated = true;
+            row.error_pct = (row.predicted_step_time_s - row.source.measured_step_time_s) /
+                            row.source.measured_step_time_s * 100.0;
+        } catch (const std::exception& e) {
+            row.skipped = std::string("unreadable simulation output: ") + e.what();
+        }
+    }
+    std::vector<double> errors;
+    for (const auto& row : report.rows) {
+        if (row.simulated)
+            errors.push_back(std::fabs(row.error_pct));
+        else
+            report.summary.skipped++;
+    }
+    std::sort(errors.begin(), errors.end());
+    report.summary.n = static_cast<int>(errors.size());
+    if (!errors.empty()) {
+        const std::size_t n = errors.size();
+        report.summary.median_abs_error_pct = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
+        const auto p90 = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1;
+        report.summary.p90_abs_error_pct = errors[std::min(p90, n - 1)];
+        report.summary.max_abs_error_pct = errors.back();
+    }
+    return report;
+}
+
+models::Json validationToJson(const ValidationReport& report) {
+    models::Json cases = models::Json::array();
+    models::Json skipped = models::Json::array();
+    for (const auto& row : report.rows) {
+        const auto& c = row.source;
+        if (row.simulated)
+            cases.push_back(models::Json{{"id", c.id},
+                                         {"model", c.model},
+                                         {"accelerator", c.accelerator},
+                                         {"devices", c.devices},
+                                         {"predicted_step_time_s", row.predicted_step_time_s},
+                                         {"measured_step_time_s", c.measured_step_time_s},
+                                         {"error_pct", row.error_pct},
+                                         {"memory_per_device_GB", row.memory_GB},
+                                         {"fits_in_memory", row.fits}});
+        else
+            skipped.push_back(models::Json{{"id", c.id}, {"model", c.model}, {"reason", row.skipped}});
+    }
+    return models::Json{{"fidelity", report.fidelity},
+                        {"cases", cases},
+                        {"skipped", skipped},
+                        {"summary",
+                         {{"n", report.summary.n},
+                          {"skipped", report.summary.skipped},
+                          {"median_abs_error_pct", report.summary.median_abs_error_pct},
+                          {"p90_abs_error_pct", report.summary.p90_abs_error_pct},
+                          {"max_abs_error_pct", report.summary.max_abs_error_pct}}}};
+}
+
+std::string validationToText(const ValidationReport& report) {
+    std::string out;
+    char line[512];
+    std::snprintf(line, sizeof line, "%-4s %-34s %-14s %6s %12s %12s %8s\n", "id", "model", "accelerator", "devs",
+                  "predicted_s", "measured_s", "error%");
+    out += line;
+    for (const auto& row : report.rows) {
+        const auto& c = row.source;
+        if (row.simulated)
+            std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld %12.3f %12.3f %+8.1f%s\n", c.id.c_str(),
+                          c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
+                          row.predicted_step_time_s, c.measured_step_time_s, row.error_pct,
+                          row.fits ? "" : "  (memory model: does not fit)");
+        else
+            std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld  skipped: %s\n", c.id.c_str(), c.model.c_str(),
+                          c.accelerator.c_str(), static_cast<long long>(c.devices), row.skipped.c_str());
+        out += line;
+    }
+    std::snprintf(line, sizeof line,
+                  "\nsummary (%s fidelity): %d simulated, %d skipped; |error| median %.1f%%, p90 %.1f%%, max %.1f%%\n",
+                  report.fidelity.c_str(), report.summary.n, report.summary.skipped, report.summary.median_abs_error_pct,
+                  report.summary.p90_abs_error_pct, report.summary.max_abs_error_pct);
+    out += line;
+    return out;
+}
+
+} // namespace choreo::sim

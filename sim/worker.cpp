@@ -1,0 +1,90 @@
+#include "sim/worker.h"
+
+#include "models/jsonreader.h"
+#include "models/resolved.h"
+#include "models/result.h"
+#include "models/scenarioio.h"
+#include "sim/exitcodes.h"
+#include "sim/simulator.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace choreo::sim {
+
+namespace {
+
+void send(std::ostream& out, const models::Json& message) {
+    out << message.dump() << '\n';
+    out.flush();
+}
+
+int sendError(std::ostream& out, int exitCode, const std::string& message, const models::Diagnostics& diagnostics = {}) {
+    models::Json list = models::Json::array();
+    for (const auto& d : diagnostics)
+        list.push_back(models::Json{{"path", d.path}, {"message", d.message}});
+    send(out, models::Json{{"type", "error"},
+                           {"code", exitCodeName(exitCode)},
+                           {"exit_code", exitCode},
+                           {"message", message},
+                           {"diagnostics", list}});
+    return exitCode;
+}
+
+} // namespace
+
+int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalog, const std::string& catalogError) {
+    send(out, models::Json{{"type", "hello"},
+                           {"protocol", kWorkerProtocol},
+                           {"version", CHOREO_VERSION},
+                           {"pid", static_cast<long>(::getpid())}});
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!catalog)
+        return sendError(out, kExitIo, "the hardware catalog could not be loaded: " + catalogError);
+
+    models::Json request;
+    try {
+        request = models::Json::parse(text);
+    } catch (const models::Json::parse_error& e) {
+        return sendError(out, kExitProtocol, std::string("the request is not valid JSON: ") + e.what());
+    }
+    models::Diagnostics problems;
+    models::JsonReader reader(problems);
+    if (!reader.expectObject(request, "request"))
+        return sendError(out, kExitProtocol, "the request must be a JSON object", problems);
+    reader.rejectUnknownKeys(request, "request", {"type", "scenario", "fidelity"});
+    const auto type = reader.text(request, "request", "type");
+    auto fidelityText = reader.text(request, "request", "fidelity", false);
+    if (!problems.empty() || !type || *type != "run" || !request.contains("scenario"))
+        return sendError(out, kExitProtocol, "expected {\"type\":\"run\",\"scenario\":{...}}", problems);
+    SimulationOptions options;
+    if (fidelityText && *fidelityText == "packet")
+        options.fidelity = Fidelity::Packet;
+    else if (fidelityText && *fidelityText != "flow")
+        return sendError(out, kExitInvalidInput, "request.fidelity: unknown fidelity \"" + *fidelityText +
+                                                     "\" (known: flow, packet)");
+
+    models::Diagnostics errors;
+    auto scenario = models::parseScenario(request["scenario"].dump(), errors);
+    if (!scenario)
+        return sendError(out, kExitInvalidInput, "the scenario is invalid", errors);
+    auto resolved = models::resolveScenario(*scenario, *catalog, errors);
+    if (!resolved)
+        return sendError(out, kExitInvalidInput, errors.empty() ? "the scenario is invalid" : errors.front().text(),
+                         errors);
+    options.progress = [&out](double fraction, const std::string& stage) {
+        send(out, models::Json{{"type", "progress"}, {"fraction", fraction}, {"stage", stage}});
+    };
+    try {
+        const auto result = runScenario(*resolved, options);
+        send(out, models::Json{{"type", "result"}, {"result", models::resultToJson(result)}});
+    } catch (const std::exception& e) {
+        return sendError(out, kExitSimulationFailed, e.what());
+    }
+    return kExitOk;
+}
+
+} // namespace choreo::sim
