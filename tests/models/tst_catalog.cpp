@@ -1,0 +1,129 @@
+#include "models/catalog.h"
+#include "models/jsonreader.h"
+#include "models/scenarioio.h"
+
+#include <QTest>
+
+#include <filesystem>
+
+using namespace choreo::models;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kCatalog = fs::path(CHOREO_TEST_ASSETS) / "catalog";
+
+// A scratch catalog folder with one device file written from `device` plus the real sources.
+fs::path scratchCatalog(const Json& device) {
+    const fs::path dir = fs::temp_directory_path() / "choreo-tst-catalog";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy_file(kCatalog / "sources.json", dir / "sources.json");
+    std::string error;
+    writeTextFileAtomically(dir / "test.json",
+                            Json{{"format", "choreo-catalog/1"}, {"devices", Json::array({device})}}.dump(2), error);
+    return dir;
+}
+
+Json h100() {
+    std::string text, error;
+    readTextFile(kCatalog / "nvidia.json", text, error);
+    const Json doc = Json::parse(text);
+    for (const auto& d : doc["devices"])
+        if (d["id"] == "h100-sxm")
+            return d;
+    return {};
+}
+
+} // namespace
+
+class TestCatalog : public QObject {
+    Q_OBJECT
+private slots:
+    void loadsAndKnowsRequiredDevices() {
+        Diagnostics errors;
+        auto catalog = Catalog::load(kCatalog, errors);
+        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        for (const char* id : {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x", "gaudi3", "tpu-v5p",
+                               "a100-sxm-40gb", "h800-sxm", "gb200", "gb300", "tpu-v4", "tpu-v5e", "gaudi2", "mi325x",
+                               "mi355x", "trainium2", "b300", "l40s", "rtx-4090"})
+            QVERIFY2(catalog->find(id), id);
+        bool cpu = false;
+        for (const auto& d : catalog->devices())
+            cpu = cpu || d.kind == DeviceKind::Cpu;
+        QVERIFY2(cpu, "the catalog needs at least one server CPU");
+    }
+
+    void everyNumberHasADatedSource() {
+        Diagnostics errors;
+        auto catalog = Catalog::load(kCatalog, errors);
+        QVERIFY(catalog);
+        for (const auto& d : catalog->devices()) {
+            std::vector<const Sourced*> numbers = {&d.memory_GB,           &d.memory_bandwidth_TBps, &d.tdp_W,
+                                                   &d.idle_W,              &d.nic_Gbps,              &d.efficiency.gemm,
+                                                   &d.efficiency.attention, &d.efficiency.memory,   &d.efficiency.network,
+                                                   &d.efficiency.kernel_overhead_us};
+            for (const auto& [p, v] : d.peak_tflops)
+                numbers.push_back(&v);
+            for (const Sourced* n : numbers) {
+                QVERIFY2(n->present(), d.id.c_str());
+                const Source* s = catalog->source(n->source);
+                QVERIFY2(s, (d.id + ": " + n->source).c_str());
+                QVERIFY2(!s->as_of.empty(), (d.id + ": source " + n->source + " has no date").c_str());
+            }
+        }
+    }
+
+    void h100Figures() {
+        Diagnostics errors;
+        auto catalog = Catalog::load(kCatalog, errors);
+        const Device* d = catalog->find("h100-sxm");
+        QCOMPARE(d->peakFlops(Precision::Bf16).value_or(0), 989.4e12);
+        QCOMPARE(d->memory_GB.value, 80.0);
+        QVERIFY(!catalog->find("a100-sxm-80gb")->peakFlops(Precision::Fp8));
+    }
+
+    void numberWithoutSourceIsRejected() {
+        Json d = h100();
+        d["id"] = "test-gpu";
+        d["aliases"] = Json::array();
+        d["tdp_W"].erase("source");
+        Diagnostics errors;
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY2(joinDiagnostics(errors).find("test.json: devices[0].tdp_W.source: missing required field") !=
+                     std::string::npos,
+                 joinDiagnostics(errors).c_str());
+    }
+
+    void unknownSourceIsRejected() {
+        Json d = h100();
+        d["id"] = "test-gpu";
+        d["aliases"] = Json::array();
+        d["memory_GB"]["source"] = "S999";
+        Diagnostics errors;
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY2(joinDiagnostics(errors).find("source \"S999\" is not in any catalog file's sources") !=
+                     std::string::npos,
+                 joinDiagnostics(errors).c_str());
+    }
+
+    void duplicateIdIsRejected() {
+        Json d = h100(); // same id as nvidia.json's, but the scratch folder has only this file: add it twice
+        const fs::path dir = scratchCatalog(d);
+        std::string error;
+        writeTextFileAtomically(dir / "again.json",
+                                Json{{"format", "choreo-catalog/1"}, {"devices", Json::array({d})}}.dump(), error);
+        Diagnostics errors;
+        QVERIFY(!Catalog::load(dir, errors));
+        QVERIFY(joinDiagnostics(errors).find("\"h100-sxm\" is defined twice") != std::string::npos);
+    }
+
+    void missingFolder() {
+        Diagnostics errors;
+        QVERIFY(!Catalog::load("/nonexistent/catalog", errors));
+        QCOMPARE(errors[0].text(), std::string("catalog: folder not found: /nonexistent/catalog"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCatalog)
+#include "tst_catalog.moc"

@@ -1,0 +1,194 @@
+#include "models/catalog.h"
+#include "models/jsonreader.h"
+#include "models/resolved.h"
+#include "models/scenarioio.h"
+
+#include <QTest>
+
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+using namespace choreo::models;
+
+namespace {
+
+std::string defaultText() {
+    std::string text, error;
+    if (!readTextFile(std::filesystem::path(CHOREO_TEST_ASSETS) / "scenarios" / "default.json", text, error))
+        qFatal("%s", error.c_str());
+    return text;
+}
+
+const Catalog& catalog() {
+    static const Catalog c = [] {
+        Diagnostics errors;
+        auto loaded = Catalog::load(std::filesystem::path(CHOREO_TEST_ASSETS) / "catalog", errors);
+        if (!loaded)
+            qFatal("catalog: %s", joinDiagnostics(errors).c_str());
+        return *loaded;
+    }();
+    return c;
+}
+
+// Applies `edit` to the default scenario's JSON and returns every diagnostic, structural then semantic.
+std::string problemsAfter(const std::function<void(Json&)>& edit) {
+    Json doc = Json::parse(defaultText());
+    edit(doc);
+    Diagnostics errors;
+    auto scenario = parseScenario(doc.dump(), errors);
+    if (scenario)
+        resolveScenario(*scenario, catalog(), errors);
+    return joinDiagnostics(errors);
+}
+
+// Edits of the data-driven error test, by row index (QTest data columns hold plain values).
+std::vector<std::function<void(Json&)>>& edits() {
+    static std::vector<std::function<void(Json&)>> all;
+    return all;
+}
+
+} // namespace
+
+class TestScenario : public QObject {
+    Q_OBJECT
+private slots:
+    void defaultRoundTripsExactly() {
+        const std::string text = defaultText();
+        Diagnostics errors;
+        auto scenario = parseScenario(text, errors);
+        QVERIFY2(scenario, joinDiagnostics(errors).c_str());
+        QCOMPARE(serializeScenario(*scenario), text); // the file is in canonical form
+        auto again = parseScenario(serializeScenario(*scenario), errors);
+        QVERIFY(again);
+        QVERIFY(*again == *scenario);
+    }
+
+    void optionalFieldsStayAbsent() {
+        Json doc = Json::parse(defaultText());
+        doc["cluster"]["network"]["scale_up"] = Json{{"bandwidth_GBps", 300.0}};
+        doc["workload"]["pool"] = "gpus";
+        doc["costs"]["rent_usd_per_device_hour"] = 2.5;
+        Diagnostics errors;
+        auto scenario = parseScenario(doc.dump(), errors);
+        QVERIFY2(scenario, joinDiagnostics(errors).c_str());
+        QCOMPARE(scenario->cluster.network.scale_up.bandwidth_GBps.value_or(0), 300.0);
+        QVERIFY(!scenario->cluster.network.scale_up.fabric);
+        const Json out = Json::parse(serializeScenario(*scenario));
+        QVERIFY(nlohmann::json::parse(out.dump()) == nlohmann::json::parse(doc.dump())); // same fields, any order
+    }
+
+    void defaultIsValid() {
+        Diagnostics errors;
+        auto scenario = parseScenario(defaultText(), errors);
+        QVERIFY(scenario);
+        auto resolved = resolveScenario(*scenario, catalog(), errors);
+        QVERIFY2(resolved, joinDiagnostics(errors).c_str());
+        QCOMPARE(resolved->pool().count, 128);
+        QCOMPARE(resolved->device().id, std::string("h100-sxm"));
+        QCOMPARE(resolved->nic_Bps, 400e9 / 8);
+    }
+
+    void errors_data() {
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<qulonglong>("edit");
+        edits().clear();
+        auto row = [](const char* name, const char* expected, std::function<void(Json&)> edit) {
+            edits().push_back(std::move(edit));
+            QTest::newRow(name) << QString::fromUtf8(expected) << static_cast<qulonglong>(edits().size() - 1);
+        };
+        row("tp does not divide heads", "workload.parallel.tp: 6 does not divide heads=64", [](Json& d) {
+            d["workload"]["parallel"]["tp"] = 6;
+        });
+        row("layout vs pool", "cluster: tp*pp*dp = 96 but the pool has 128 devices",
+            [](Json& d) { d["workload"]["parallel"]["dp"] = 6; });
+        row("memory", "memory: 84.71 GB per device needed, h100-sxm has 80 GB (weights 9.082 GB, gradients 18.16 GB,",
+            [](Json& d) { d["workload"]["recompute"] = "selective"; });
+        row("unknown field", "workload.model.experts: unknown field",
+            [](Json& d) { d["workload"]["model"]["experts"] = 8; });
+        row("unknown top-level field", "colour: unknown field", [](Json& d) { d["colour"] = "blue"; });
+        row("wrong type", "workload.model.layers: expected an integer, got a string",
+            [](Json& d) { d["workload"]["model"]["layers"] = "80"; });
+        row("fractional integer", "workload.global_batch: expected an integer, got 128.5",
+            [](Json& d) { d["workload"]["global_batch"] = 128.5; });
+        row("zero size", "workload.model.layers: must be at least 1, got 0",
+            [](Json& d) { d["workload"]["model"]["layers"] = 0; });
+        row("negative size", "cluster.pools[0].count: must be at least 1, got -8",
+            [](Json& d) { d["cluster"]["pools"][0]["count"] = -8; });
+        row("negative bandwidth", "cluster.network.nic_Gbps: must be greater than 0, got -400",
+            [](Json& d) { d["cluster"]["network"]["nic_Gbps"] = -400; });
+        row("unknown device", "cluster.pools[0].device: unknown device \"h1000\"",
+            [](Json& d) { d["cluster"]["pools"][0]["device"] = "h1000"; });
+        row("missing field", "workload.micro_batch: missing required field",
+            [](Json& d) { d["workload"].erase("micro_batch"); });
+        row("bad precision", "workload.precision: unsupported training precision \"fp7\"",
+            [](Json& d) { d["workload"]["precision"] = "fp7"; });
+        row("unsupported precision", "workload.precision: fp8 is not supported by a100-sxm-80gb", [](Json& d) {
+            d["workload"]["precision"] = "fp8";
+            d["cluster"]["pools"][0]["device"] = "a100-sxm-80gb";
+        });
+        row("wrong format", "format: unsupported format \"choreo-scenario/9\"",
+            [](Json& d) { d["format"] = "choreo-scenario/9"; });
+        row("pp does not divide layers", "workload.parallel.pp: 3 does not divide layers=80", [](Json& d) {
+            d["workload"]["parallel"]["pp"] = 3;
+        });
+        row("batch split", "workload.global_batch: 100 is not a multiple of micro_batch*dp = 8",
+            [](Json& d) { d["workload"]["global_batch"] = 100; });
+        row("pue below one", "costs.pue: must be at least 1.0, got 0.9", [](Json& d) { d["costs"]["pue"] = 0.9; });
+        row("pools not an array", "cluster.pools: expected an array, got an object",
+            [](Json& d) { d["cluster"]["pools"] = Json::object(); });
+        row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
+            [](Json& d) { d["cluster"]["network"]["topology"]["kind"] = "ring"; });
+        row("tp beyond node", "workload.parallel.tp: 16 exceeds devices_per_node=8", [](Json& d) {
+            d["workload"]["parallel"]["tp"] = 16;
+            d["workload"]["parallel"]["dp"] = 2;
+        });
+    }
+
+    void errors() {
+        QFETCH(QString, expected);
+        QFETCH(qulonglong, edit);
+        const std::string got = problemsAfter(edits().at(edit));
+        QVERIFY2(QString::fromStdString(got).contains(expected),
+                 qPrintable(QStringLiteral("expected \"%1\" in:\n%2").arg(expected, QString::fromStdString(got))));
+    }
+
+    void malformedJson() {
+        Diagnostics errors;
+        QVERIFY(!parseScenario("{\"format\": \"choreo-scenario/1\", \"name\": ", errors));
+        QCOMPARE(errors.size(), std::size_t(1));
+        QVERIFY(errors[0].text().starts_with("(document): malformed JSON:"));
+        errors.clear();
+        QVERIFY(!parseScenario("[1, 2]", errors));
+        QCOMPARE(errors[0].text(), std::string("(document): expected an object, got an array"));
+    }
+
+    void missingFileIsADiagnostic() {
+        Diagnostics errors;
+        QVERIFY(!loadScenarioFile("/nonexistent/choreo.json", errors));
+        QCOMPARE(errors.size(), std::size_t(1));
+        QVERIFY(errors[0].text().starts_with("(file): cannot open /nonexistent/choreo.json"));
+    }
+
+    void saveIsAtomicAndLossless() {
+        Diagnostics errors;
+        auto scenario = parseScenario(defaultText(), errors);
+        QVERIFY(scenario);
+        const auto dir = std::filesystem::temp_directory_path() / "choreo-tst-scenario";
+        std::filesystem::create_directories(dir);
+        const auto file = dir / "s.json";
+        std::string error;
+        QVERIFY2(saveScenarioFile(file, *scenario, error), error.c_str());
+        auto back = loadScenarioFile(file, errors);
+        QVERIFY(back && *back == *scenario);
+        QVERIFY(!std::filesystem::exists(file.string() + ".tmp-choreo"));
+        // A save into a folder that does not exist fails with a message and touches nothing.
+        QVERIFY(!saveScenarioFile(dir / "missing" / "s.json", *scenario, error));
+        QVERIFY(error.find("cannot write") != std::string::npos);
+        std::filesystem::remove_all(dir);
+    }
+
+};
+
+QTEST_APPLESS_MAIN(TestScenario)
+#include "tst_scenario.moc"

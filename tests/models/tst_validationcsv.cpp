@@ -1,0 +1,67 @@
+#include "models/scenarioio.h"
+#include "models/validationcase.h"
+
+#include <QTest>
+
+using namespace choreo::models;
+
+class TestValidationCsv : public QObject {
+    Q_OBJECT
+private slots:
+    void parsesThePublishedRuns() {
+        std::string text, error;
+        if (!readTextFile(CHOREO_TEST_VALIDATION_CSV, text, error))
+            QSKIP("shared/validation/published-runs.csv is not beside the checkout");
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(text, errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(43));
+        const auto& first = cases.front();
+        QCOMPARE(first.id, std::string("1"));
+        QCOMPARE(first.scenario.workload.model.hidden, 2304);
+        QVERIFY(first.scenario.workload.recompute == Recompute::Full);
+        QCOMPARE(first.measured_step_time_s, 3.528);
+        QVERIFY(!first.skip);
+        int skipped = 0;
+        for (const auto& c : cases)
+            skipped += c.skip ? 1 : 0;
+        QVERIFY(skipped > 0); // ZeRO-3, interleaving and context parallelism rows say why
+    }
+
+    void skipReasons() {
+        const std::string csv =
+            "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,n_accel,"
+            "accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,precision,step_time_s\n"
+            "a,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,2,8,1,1,0,0,1,8,none,bf16,1.0\n"
+            "b,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,1,8,1,1,0,3,1,8,none,bf16,1.0\n"
+            "c,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,1,4,2,1,0,0,1,8,none,bf16,1.0\n";
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(csv, errors);
+        QCOMPARE(cases.size(), std::size_t(3));
+        QVERIFY(cases[0].skip->find("interleaved 1F1B (vp=2)") != std::string::npos);
+        QVERIFY(cases[1].skip->find("ZeRO stage 3") != std::string::npos);
+        QVERIFY(cases[2].skip->find("context parallelism") != std::string::npos);
+    }
+
+    void malformedRowsNameTheLine() {
+        const std::string csv = "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
+                                "n_accel,accel_per_node,tp,pp,dp,micro_batch,global_batch,recompute,precision,"
+                                "step_time_s\n"
+                                "x,m,two,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,fast\n";
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(csv, errors);
+        QVERIFY(cases.empty());
+        const std::string all = joinDiagnostics(errors);
+        QVERIFY2(all.find("line 2.layers: expected an integer, got \"two\"") != std::string::npos, all.c_str());
+        QVERIFY2(all.find("line 2.step_time_s: expected a number, got \"fast\"") != std::string::npos, all.c_str());
+    }
+
+    void missingColumn() {
+        Diagnostics errors;
+        parseValidationCsv("id,model\n1,x\n", errors);
+        QVERIFY(joinDiagnostics(errors).find("header: missing column \"layers\"") != std::string::npos);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestValidationCsv)
+#include "tst_validationcsv.moc"

@@ -1,0 +1,94 @@
+// Parameter, FLOP and memory counts against values computed by hand (python, in the comments).
+#include "models/memory.h"
+#include "models/transformer.h"
+
+#include <QTest>
+
+using namespace choreo::models;
+
+namespace {
+
+// GPT-style: 2 layers, hidden 1024, 16 heads (MHA), FFN 4096 plain, vocab 32000, seq 2048.
+Workload small() {
+    Workload w;
+    w.model = {"small", 2, 1024, 16, 16, 4096, false, 32000, 2048};
+    w.global_batch = 8;
+    w.micro_batch = 1;
+    w.tokens_to_train = 1e9;
+    w.precision = Precision::Bf16;
+    w.parallel = {1, 1, 1, false, 0};
+    w.recompute = Recompute::None;
+    return w;
+}
+
+} // namespace
+
+class TestWorkloadMath : public QObject {
+    Q_OBJECT
+private slots:
+    void parameters() {
+        const auto p = countParameters(small().model);
+        // per layer: 4h^2 + 2hf + 2h = 4*1024^2 + 2*1024*4096 + 2*1024
+        QCOMPARE(p.perLayer(), 12584960.0);
+        // total: 2 layers + untied embeddings 2*V*h + final norm h
+        QCOMPARE(p.total(2), 90706944.0);
+    }
+
+    void groupedQueryAttentionShrinksKv() {
+        ModelShape m{"gqa", 1, 8192, 64, 8, 28672, true, 128256, 8192};
+        const auto p = countParameters(m);
+        // Q and O: 2h^2; K and V: 2 * h * (8 * 128)
+        QCOMPARE(p.attention_per_layer, 2.0 * 8192 * 8192 + 2.0 * 8192 * 1024);
+        QCOMPARE(p.ffn_per_layer, 3.0 * 8192 * 28672);
+    }
+
+    void stepFlops() {
+        Workload w = small();
+        const auto f = choreo::models::stepFlops(w);
+        // tokens T = 8*2048; forward = L*(2T*(4h^2+2hf) + 4T*s*h) + 2T*h*V
+        QCOMPARE(f.forward, 2173253451776.0);
+        QCOMPARE(f.backward, 2.0 * 2173253451776.0);
+        QCOMPARE(f.recompute, 0.0);
+        QCOMPARE(f.model(), 6519760355328.0);
+        w.recompute = Recompute::Full; // one more forward of the layers (not the logits)
+        QCOMPARE(choreo::models::stepFlops(w).recompute, 1099511627776.0);
+        QCOMPARE(choreo::models::stepFlops(w).hardware(), 6519760355328.0 + 1099511627776.0);
+    }
+
+    void memoryOfOneDevice() {
+        const Workload w = small();
+        const auto m = memoryForStage(w, 0);
+        const double params = 90706944.0;
+        QCOMPARE(m.weights_GB, params * 2 / 1e9);
+        QCOMPARE(m.gradients_GB, params * 4 / 1e9);
+        QCOMPARE(m.optimizer_GB, params * 12 / 1e9);
+        // Korthikanti et al.: 34*s*b*h bytes per layer for GPT shapes, plus fp32 logits and gradient (8*s*b*V)
+        QCOMPARE(m.activations_GB, (34.0 * 2048 * 1024 * 2 + 8.0 * 2048 * 32000) / 1e9);
+    }
+
+    void parallelismSplitsMemory() {
+        Workload w = small();
+        w.parallel = {2, 2, 4, true, 1};
+        w.global_batch = 16;
+        // Stage 0 of 2: 1 layer split over 2 tensor ranks (norms replicated) + the input embedding / 2.
+        const double params = (4.0 * 1024 * 1024 + 2.0 * 1024 * 4096) / 2 + 2 * 1024 + 32000.0 * 1024 / 2;
+        QCOMPARE(parametersPerDevice(w, 0), params);
+        const auto m = memoryForStage(w, 0);
+        QCOMPARE(m.optimizer_GB, params * 12 / 4 / 1e9); // ZeRO-1 over dp=4
+        // 2 micro-batches in flight on stage 0 of 2; with sequence parallelism everything splits by tp.
+        QCOMPARE(m.activations_GB, 2.0 * 34.0 * 2048 * 1024 / 2 / 1e9);
+        w.recompute = Recompute::Full; // inputs only (2sbh/t), plus one layer's full set while recomputing
+        QCOMPARE(memoryForStage(w, 0).activations_GB, (2.0 * 2.0 * 2048 * 1024 / 2 + 34.0 * 2048 * 1024 / 2) / 1e9);
+    }
+
+    void peakIsTheWorstStage() {
+        Workload w = small();
+        w.parallel = {1, 2, 1, false, 0};
+        const auto peak = peakMemory(w);
+        QVERIFY(peak.total() >= memoryForStage(w, 0).total());
+        QVERIFY(peak.total() >= memoryForStage(w, 1).total());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestWorkloadMath)
+#include "tst_workloadmath.moc"

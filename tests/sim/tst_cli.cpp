@@ -1,0 +1,145 @@
+// choreo-sim end to end: run, validate and the worker protocol, as separate processes.
+#include "models/jsonreader.h"
+#include "models/scenarioio.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using choreo::models::Json;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+Run choreoSim(const QStringList& args, const QByteArray& input = {}) {
+    QProcess p;
+    p.setProgram(QStringLiteral(CHOREO_SIM_EXE));
+    p.setArguments(QStringList{} << args << QStringLiteral("--assets") << QStringLiteral(CHOREO_TEST_ASSETS));
+    p.start();
+    p.waitForStarted();
+    p.write(input);
+    p.closeWriteChannel();
+    if (!p.waitForFinished(240000))
+        p.kill();
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+QString defaultScenario() { return QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/default.json"); }
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void runPrintsEveryFieldAndIsDeterministic() {
+        const Run a = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--json")});
+        QCOMPARE(a.exitCode, 0);
+        const Json j = Json::parse(a.out.toStdString());
+        for (const char* key : {"step_time_s", "tokens_per_s", "mfu", "time_to_train_s", "energy_kWh",
+                                "average_power_kW", "cost_usd", "memory_per_device_GB", "breakdown_s", "fidelity",
+                                "calibration"})
+            QVERIFY2(j.contains(key), key);
+        const auto& b = j["breakdown_s"];
+        const double sum = b["compute"].get<double>() + b["exposed_communication"].get<double>() +
+                           b["pipeline_bubble"].get<double>();
+        QVERIFY(std::fabs(sum - j["step_time_s"].get<double>()) < 1e-6 * j["step_time_s"].get<double>());
+        QCOMPARE(j["fidelity"].get<std::string>(), std::string("flow"));
+        QVERIFY(j["mfu"].get<double>() > 0.05 && j["mfu"].get<double>() < 0.9);
+        const Run b2 = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--json")});
+        QCOMPARE(b2.out, a.out); // identical JSON, byte for byte
+    }
+
+    void invalidScenarioExitsTwoWithThePath() {
+        QTemporaryDir dir;
+        std::string text, error;
+        choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+        Json doc = Json::parse(text);
+        doc["workload"]["parallel"]["tp"] = 6;
+        const QString file = dir.filePath(QStringLiteral("bad.json"));
+        choreo::models::writeTextFileAtomically(file.toStdString(), doc.dump(), error);
+        const Run r = choreoSim({QStringLiteral("run"), file});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("workload.parallel.tp: 6 does not divide heads=64"), r.err.constData());
+    }
+
+    void missingFileExitsFour() {
+        const Run r = choreoSim({QStringLiteral("run"), QStringLiteral("/nonexistent.json")});
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY(r.err.contains("cannot open /nonexistent.json"));
+    }
+
+    void usageErrors() {
+        QCOMPARE(choreoSim({QStringLiteral("fly")}).exitCode, 1);
+        QCOMPARE(choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                            QStringLiteral("quantum")})
+                     .exitCode,
+                 1);
+    }
+
+    void workerSpeaksTheProtocol() {
+        std::string text, error;
+        choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+        const Json request{{"type", "run"}, {"scenario", Json::parse(text)}};
+        const Run r = choreoSim({QStringLiteral("worker")}, QByteArray::fromStdString(request.dump()));
+        QCOMPARE(r.exitCode, 0);
+        const auto lines = r.out.trimmed().split('\n');
+        QVERIFY(lines.size() >= 3);
+        const Json hello = Json::parse(lines.first().toStdString());
+        QCOMPARE(hello["type"].get<std::string>(), std::string("hello"));
+        QCOMPARE(hello["protocol"].get<std::string>(), std::string("choreo-worker/1"));
+        double last = -1;
+        for (int i = 1; i + 1 < lines.size(); ++i) {
+            const Json p = Json::parse(lines[i].toStdString());
+            QCOMPARE(p["type"].get<std::string>(), std::string("progress"));
+            QVERIFY(p["fraction"].get<double>() >= last);
+            last = p["fraction"].get<double>();
+        }
+        const Json result = Json::parse(lines.last().toStdString());
+        QCOMPARE(result["type"].get<std::string>(), std::string("result"));
+        QVERIFY(result["result"]["step_time_s"].get<double>() > 0);
+    }
+
+    void workerReportsInvalidInput() {
+        std::string text, error;
+        choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+        Json scenario = Json::parse(text);
+        scenario["cluster"]["pools"][0]["device"] = "h1000";
+        const Run r = choreoSim({QStringLiteral("worker")},
+                                QByteArray::fromStdString(Json{{"type", "run"}, {"scenario", scenario}}.dump()));
+        QCOMPARE(r.exitCode, 2);
+        const Json e = Json::parse(r.out.trimmed().split('\n').last().toStdString());
+        QCOMPARE(e["type"].get<std::string>(), std::string("error"));
+        QCOMPARE(e["code"].get<std::string>(), std::string("invalid-input"));
+        QCOMPARE(e["diagnostics"][0]["path"].get<std::string>(), std::string("cluster.pools[0].device"));
+        const Run garbage = choreoSim({QStringLiteral("worker")}, "not json");
+        QCOMPARE(garbage.exitCode, 6);
+    }
+
+    void validateCoversEveryRow() {
+        if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
+            QSKIP("shared/validation/published-runs.csv is not beside the checkout");
+        const Run r = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV),
+                                 QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const Json j = Json::parse(r.out.toStdString());
+        const auto n = j["summary"]["n"].get<int>();
+        QCOMPARE(static_cast<std::size_t>(n), j["cases"].size());
+        QCOMPARE(j["cases"].size() + j["skipped"].size(), std::size_t(43)); // every row: simulated or skipped
+        for (const auto& s : j["skipped"])
+            QVERIFY(!s["reason"].get<std::string>().empty());
+        for (const auto& c : j["cases"])
+            for (const char* key : {"id", "predicted_step_time_s", "measured_step_time_s", "error_pct"})
+                QVERIFY(c.contains(key));
+        QVERIFY(n >= 25);
+        for (const char* key : {"n", "median_abs_error_pct", "p90_abs_error_pct", "max_abs_error_pct"})
+            QVERIFY(j["summary"].contains(key));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCli)
+#include "tst_cli.moc"
