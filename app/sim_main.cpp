@@ -35,7 +35,7 @@ Commands:
   run SCENARIO [--json] [--fidelity flow|packet]
         Simulate one training step of SCENARIO (a choreo-scenario/1 JSON file) and print
         step time, throughput, MFU, time to train, energy, power, cost and memory.
-  validate CSV [--json] [--fidelity flow|packet] [--jobs N]
+  validate CSV [--json|--markdown] [--fidelity flow|packet] [--jobs N]
         Simulate each published run of CSV (format: shared/validation/README.md) and compare
         the predicted with the measured step time. Cases using something not modelled yet are
         listed as skipped, with the reason.
@@ -50,6 +50,7 @@ Options:
   --assets DIR   Choreo's assets folder (catalog, scenarios); default: $CHOREO_ASSETS, next to
                  the executable, or the source tree
   --json         Machine-readable output
+  --markdown     validate: a Markdown table (docs/validation.md)
   --fidelity F   flow (default): collectives as concurrent flows; packet: every message
   --jobs N       Simulations at once (validate; default: number of CPUs)
   -h, --help     This help      --version   Print the version
@@ -62,6 +63,7 @@ struct Options {
     std::string command;
     std::vector<std::string> positional;
     bool json = false;
+    bool markdown = false;
     sim::Fidelity fidelity = sim::Fidelity::Flow;
     std::optional<std::string> assets;
     std::optional<std::string> output;
@@ -93,6 +95,8 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
         }
         if (a == "--json") {
             o.json = true;
+        } else if (a == "--markdown") {
+            o.markdown = true;
         } else if (a == "--fidelity") {
             auto v = value("--fidelity");
             if (!v)
@@ -235,6 +239,8 @@ int commandValidate(const Options& o, const fs::path& assets) {
     const auto report = sim::validateCases(cases, *catalog, o.fidelity, o.jobs > 0 ? o.jobs : sim::defaultJobs());
     if (o.json)
         std::cout << sim::validationToJson(report).dump(2) << "\n";
+    else if (o.markdown)
+        std::cout << sim::validationToMarkdown(report);
     else
         std::cout << sim::validationToText(report);
     return sim::kExitOk;

@@ -133,4 +133,31 @@ std::string validationToText(const ValidationReport& report) {
     return out;
 }
 
+std::string validationToMarkdown(const ValidationReport& report) {
+    std::string out = "| id | model | accelerator | devices | predicted (s) | measured (s) | error |\n"
+                      "| --- | --- | --- | ---: | ---: | ---: | ---: |\n";
+    char line[768];
+    for (const auto& row : report.rows) {
+        const auto& c = row.source;
+        if (row.simulated)
+            std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | %.3f | %.3f | %+.1f%%%s |\n", c.id.c_str(),
+                          c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
+                          row.predicted_step_time_s, c.measured_step_time_s, row.error_pct,
+                          row.fits ? "" : " (memory model: does not fit)");
+        else
+            std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | skipped | %.3f | %s |\n", c.id.c_str(),
+                          c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
+                          c.measured_step_time_s, row.skipped.c_str());
+        out += line;
+    }
+    std::snprintf(line, sizeof line,
+                  "\n**Summary (%s fidelity):** %d cases simulated, %d skipped; absolute error median %.1f%%, "
+                  "p90 %.1f%%, max %.1f%%.\n",
+                  report.fidelity.c_str(), report.summary.n, report.summary.skipped,
+                  report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
+                  report.summary.max_abs_error_pct);
+    out += line;
+    return out;
+}
+
 } // namespace choreo::sim

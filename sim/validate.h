@@ -42,7 +42,9 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
 // {"cases":[{"id","predicted_step_time_s","measured_step_time_s","error_pct",...}], "skipped":[...],
 //  "summary":{"n","median_abs_error_pct","p90_abs_error_pct","max_abs_error_pct"}}
 models::Json validationToJson(const ValidationReport& report);
-// A fixed-width table and the summary, for terminals and docs.
+// A fixed-width table and the summary, for terminals.
 std::string validationToText(const ValidationReport& report);
+// The same as a Markdown table with the summary, for docs/validation.md.
+std::string validationToMarkdown(const ValidationReport& report);
 
 } // namespace choreo::sim
