@@ -176,8 +176,8 @@ void printText(const models::RunResult& r) {
               << "average power       " << fmt("%.0f kW", r.average_power_kW) << " (IT "
               << fmt("%.0f kW", r.it_power_kW) << ")\n"
               << "cost                " << fmt("$%.0f", r.cost_usd) << " (" << r.cost_mode << ")\n"
-              << "memory per device   " << fmt("%.1f GB", r.memory_per_device_GB) << "  (" << r.memory.describe()
-              << ")\n";
+              << "memory per device   " << fmt("%.1f GB", r.memory_per_device_GB) << "  ("
+              << r.memory.describe() << ")\n";
 }
 
 int commandRun(const Options& o, const fs::path& assets) {
@@ -236,7 +236,8 @@ int commandValidate(const Options& o, const fs::path& assets) {
         printDiagnostics(o.positional[0], errors);
         return sim::kExitInvalidInput;
     }
-    const auto report = sim::validateCases(cases, *catalog, o.fidelity, o.jobs > 0 ? o.jobs : sim::defaultJobs());
+    const auto report =
+        sim::validateCases(cases, *catalog, o.fidelity, o.jobs > 0 ? o.jobs : sim::defaultJobs());
     if (o.json)
         std::cout << sim::validationToJson(report).dump(2) << "\n";
     else if (o.markdown)

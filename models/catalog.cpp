@@ -12,9 +12,12 @@ namespace choreo::models {
 
 std::string toString(DeviceKind kind) {
     switch (kind) {
-    case DeviceKind::Gpu: return "gpu";
-    case DeviceKind::Cpu: return "cpu";
-    case DeviceKind::Accelerator: return "accelerator";
+    case DeviceKind::Gpu:
+        return "gpu";
+    case DeviceKind::Cpu:
+        return "cpu";
+    case DeviceKind::Accelerator:
+        return "accelerator";
     }
     return "unknown";
 }
@@ -33,8 +36,8 @@ struct DeviceParser {
     JsonReader& reader;
     std::vector<std::pair<std::string, std::string>>& citations; // (path, key)
 
-    std::optional<Sourced> sourced(const Json& object, const std::string& path, const char* key, bool required,
-                                   bool allowZero = false) {
+    std::optional<Sourced> sourced(const Json& object, const std::string& path, const char* key,
+                                   bool required, bool allowZero = false) {
         auto it = object.find(key);
         const std::string here = JsonReader::join(path, key);
         if (it == object.end()) {
@@ -62,9 +65,9 @@ struct DeviceParser {
         if (!reader.expectObject(d, path))
             return std::nullopt;
         reader.rejectUnknownKeys(d, path,
-                                 {"id", "aliases", "name", "vendor", "kind", "released", "peak_tflops", "memory_GB",
-                                  "memory_bandwidth_TBps", "tdp_W", "idle_W", "scale_up", "nic_Gbps", "price",
-                                  "efficiency"});
+                                 {"id", "aliases", "name", "vendor", "kind", "released", "peak_tflops",
+                                  "memory_GB", "memory_bandwidth_TBps", "tdp_W", "idle_W", "scale_up",
+                                  "nic_Gbps", "price", "efficiency"});
         Device dev;
         dev.id = reader.text(d, path, "id").value_or("");
         dev.name = reader.text(d, path, "name").value_or("");
@@ -78,7 +81,8 @@ struct DeviceParser {
         else if (kind == "accelerator")
             dev.kind = DeviceKind::Accelerator;
         else if (!kind.empty())
-            reader.error(JsonReader::join(path, "kind"), "expected gpu, cpu or accelerator, got \"" + kind + "\"");
+            reader.error(JsonReader::join(path, "kind"),
+                         "expected gpu, cpu or accelerator, got \"" + kind + "\"");
         if (auto it = d.find("aliases"); it != d.end()) {
             if (!it->is_array())
                 reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
@@ -103,7 +107,8 @@ struct DeviceParser {
                     dev.peak_tflops[*precision] = *s;
             }
         }
-        auto take = [&](Sourced& into, const Json& obj, const std::string& p, const char* key, bool required) {
+        auto take = [&](Sourced& into, const Json& obj, const std::string& p, const char* key,
+                        bool required) {
             if (auto s = sourced(obj, p, key, required))
                 into = *s;
         };
@@ -124,7 +129,8 @@ struct DeviceParser {
                 dev.scale_up = f;
             }
         } else if (dev.kind != DeviceKind::Cpu) {
-            reader.error(JsonReader::join(path, "scale_up"), "missing required field (optional only for CPUs)");
+            reader.error(JsonReader::join(path, "scale_up"),
+                         "missing required field (optional only for CPUs)");
         }
         if (auto it = d.find("price"); it != d.end()) {
             const std::string p = JsonReader::join(path, "price");
@@ -138,7 +144,8 @@ struct DeviceParser {
         if (auto it = d.find("efficiency"); it == d.end()) {
             reader.error(effPath, "missing required field");
         } else if (reader.expectObject(*it, effPath)) {
-            reader.rejectUnknownKeys(*it, effPath, {"gemm", "attention", "memory", "network", "kernel_overhead_us"});
+            reader.rejectUnknownKeys(*it, effPath,
+                                     {"gemm", "attention", "memory", "network", "kernel_overhead_us"});
             take(dev.efficiency.gemm, *it, effPath, "gemm", true);
             take(dev.efficiency.attention, *it, effPath, "attention", true);
             take(dev.efficiency.memory, *it, effPath, "memory", true);
@@ -200,7 +207,8 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
                     if (!reader.expectObject(value, p))
                         continue;
                     reader.rejectUnknownKeys(value, p, {"title", "url", "as_of"});
-                    Source s{key, reader.text(value, p, "title").value_or(""), reader.text(value, p, "url").value_or(""),
+                    Source s{key, reader.text(value, p, "title").value_or(""),
+                             reader.text(value, p, "url").value_or(""),
                              reader.text(value, p, "as_of").value_or("")};
                     catalog.addSource(std::move(s));
                 }
@@ -266,8 +274,8 @@ std::filesystem::path locateAssets(const std::filesystem::path& executable) {
     if (const char* env = std::getenv("CHOREO_ASSETS"); env && *env)
         return fs::path(env);
     const fs::path dir = fs::weakly_canonical(executable, ec).parent_path();
-    for (const fs::path& candidate : {dir / "assets", dir.parent_path() / "assets",
-                                      dir.parent_path() / "share" / "choreo" / "assets"})
+    for (const fs::path& candidate :
+         {dir / "assets", dir.parent_path() / "assets", dir.parent_path() / "share" / "choreo" / "assets"})
         if (fs::is_directory(candidate / "catalog", ec))
             return candidate;
 #ifdef CHOREO_SOURCE_ASSETS_DIR

@@ -18,26 +18,31 @@ std::string joinDiagnostics(const Diagnostics& diagnostics) {
 
 std::string formatNumber(double value) {
     char buffer[64];
-    if (std::fabs(value) >= 1e15 || (value != 0.0 && std::fabs(value) < 1e-3))
-        std::snprintf(buffer, sizeof buffer, "%.4g", value);
-    else if (value == std::floor(value))
-        std::snprintf(buffer, sizeof buffer, "%.0f", value);
-    else
-        std::snprintf(buffer, sizeof buffer, "%.4g", value);
+    // Whole numbers of ordinary size print in full ("80", "-400"), everything else to 4 digits.
+    const bool whole = value == std::floor(value) && std::fabs(value) < 1e15;
+    std::snprintf(buffer, sizeof buffer, whole ? "%.0f" : "%.4g", value);
     return buffer;
 }
 
 std::string JsonReader::typeName(const Json& value) {
     switch (value.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::null:
+        return "null";
+    case Json::value_t::object:
+        return "an object";
+    case Json::value_t::array:
+        return "an array";
+    case Json::value_t::string:
+        return "a string";
+    case Json::value_t::boolean:
+        return "a boolean";
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "an integer";
-    case Json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
+    case Json::value_t::number_unsigned:
+        return "an integer";
+    case Json::value_t::number_float:
+        return "a number";
+    default:
+        return "an unsupported value";
     }
 }
 
@@ -115,7 +120,8 @@ std::optional<std::int64_t> JsonReader::integer(const Json& object, const std::s
         return std::nullopt;
     }
     if (result < minimum) {
-        error(join(path, key), "must be at least " + std::to_string(minimum) + ", got " + std::to_string(result));
+        error(join(path, key),
+              "must be at least " + std::to_string(minimum) + ", got " + std::to_string(result));
         return std::nullopt;
     }
     return result;

@@ -2,10 +2,9 @@
 
 #include "models/diagnostic.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,7 +17,8 @@ using Json = nlohmann::ordered_json;
 // wrong type, out-of-range value, unknown field), so that a file is checked in one pass.
 class JsonReader {
 public:
-    explicit JsonReader(Diagnostics& out) : out_(out) {}
+    explicit JsonReader(Diagnostics& out)
+        : out_(out) {}
 
     // Records an error and returns false unless `value` is an object.
     bool expectObject(const Json& value, const std::string& path);

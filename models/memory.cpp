@@ -9,7 +9,8 @@ namespace choreo::models {
 
 namespace {
 constexpr double kGB = 1e9;
-// CUDA context, allocator fragmentation, NCCL and gradient-bucket buffers: a fixed allowance (CHOREO-DEFAULT).
+// CUDA context, allocator fragmentation, NCCL and gradient-bucket buffers: a fixed allowance
+// (CHOREO-DEFAULT).
 constexpr double kRuntimeBuffersGB = 3.0;
 } // namespace
 
@@ -22,14 +23,14 @@ TrainingStateBytes trainingStateBytes(Precision precision) {
 
 std::string MemoryBreakdown::describe() const {
     return "weights " + formatNumber(weights_GB) + " GB, gradients " + formatNumber(gradients_GB) +
-           " GB, optimizer " + formatNumber(optimizer_GB) + " GB, activations " + formatNumber(activations_GB) +
-           " GB, buffers " + formatNumber(buffers_GB) + " GB";
+           " GB, optimizer " + formatNumber(optimizer_GB) + " GB, activations " +
+           formatNumber(activations_GB) + " GB, buffers " + formatNumber(buffers_GB) + " GB";
 }
 
 double layerActivationBytes(const Workload& w) {
     const auto& m = w.model;
-    const double sbh = static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len) *
-                       static_cast<double>(m.hidden);
+    const double sbh =
+        static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len) * static_cast<double>(m.hidden);
     const double sbf = sbh / static_cast<double>(m.hidden) * static_cast<double>(m.ffn_hidden);
     const double kvRatio = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
     const double t = static_cast<double>(w.parallel.tp);

@@ -4,13 +4,20 @@ namespace choreo::models {
 
 std::string toString(Precision precision) {
     switch (precision) {
-    case Precision::Fp64: return "fp64";
-    case Precision::Fp32: return "fp32";
-    case Precision::Tf32: return "tf32";
-    case Precision::Bf16: return "bf16";
-    case Precision::Fp16: return "fp16";
-    case Precision::Fp8: return "fp8";
-    case Precision::Fp4: return "fp4";
+    case Precision::Fp64:
+        return "fp64";
+    case Precision::Fp32:
+        return "fp32";
+    case Precision::Tf32:
+        return "tf32";
+    case Precision::Bf16:
+        return "bf16";
+    case Precision::Fp16:
+        return "fp16";
+    case Precision::Fp8:
+        return "fp8";
+    case Precision::Fp4:
+        return "fp4";
     }
     return "unknown";
 }
@@ -25,10 +32,13 @@ std::optional<Precision> precisionFromString(std::string_view text) {
 
 double activationBytes(Precision precision) {
     switch (precision) {
-    case Precision::Fp64: return 8.0;
+    case Precision::Fp64:
+        return 8.0;
     case Precision::Fp32:
-    case Precision::Tf32: return 4.0;
-    default: return 2.0; // bf16/fp16, and fp8/fp4 training keeps 16-bit activations between layers
+    case Precision::Tf32:
+        return 4.0;
+    default:
+        return 2.0; // bf16/fp16, and fp8/fp4 training keeps 16-bit activations between layers
     }
 }
 

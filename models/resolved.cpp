@@ -18,33 +18,35 @@ void checkModel(const Workload& w, Diagnostics& errors) {
     if (m.hidden % m.heads != 0)
         errors.push_back({"workload.model.heads", divides(m.heads, "hidden", m.hidden)});
     if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
-        errors.push_back({"workload.model.kv_heads", "must divide heads=" + std::to_string(m.heads) + ", got " +
-                                                         std::to_string(m.kv_heads)});
+        errors.push_back({"workload.model.kv_heads", "must divide heads=" + std::to_string(m.heads) +
+                                                         ", got " + std::to_string(m.kv_heads)});
     if (m.heads % p.tp != 0)
         errors.push_back({"workload.parallel.tp", divides(p.tp, "heads", m.heads)});
     else if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
-        errors.push_back({"workload.parallel.tp", std::to_string(p.tp) + " and kv_heads=" +
-                                                      std::to_string(m.kv_heads) + " must divide one another"});
+        errors.push_back({"workload.parallel.tp", std::to_string(p.tp) +
+                                                      " and kv_heads=" + std::to_string(m.kv_heads) +
+                                                      " must divide one another"});
     if (m.ffn_hidden % p.tp != 0)
         errors.push_back({"workload.parallel.tp", divides(p.tp, "ffn_hidden", m.ffn_hidden)});
     if (m.layers % p.pp != 0)
         errors.push_back({"workload.parallel.pp", divides(p.pp, "layers", m.layers)});
     if (w.global_batch % (w.micro_batch * p.dp) != 0)
-        errors.push_back({"workload.global_batch",
-                          std::to_string(w.global_batch) + " is not a multiple of micro_batch*dp = " +
-                              std::to_string(w.micro_batch * p.dp)});
+        errors.push_back({"workload.global_batch", std::to_string(w.global_batch) +
+                                                       " is not a multiple of micro_batch*dp = " +
+                                                       std::to_string(w.micro_batch * p.dp)});
     if (p.sequence_parallel && p.tp > 1 && m.seq_len % p.tp != 0)
         errors.push_back({"workload.parallel.sequence_parallel", divides(p.tp, "seq_len", m.seq_len)});
     if (w.tokens_to_train < static_cast<double>(w.global_batch * m.seq_len))
-        errors.push_back({"workload.tokens_to_train", formatNumber(w.tokens_to_train) +
-                                                          " is less than one step of global_batch*seq_len = " +
-                                                          std::to_string(w.global_batch * m.seq_len) + " tokens"});
+        errors.push_back(
+            {"workload.tokens_to_train", formatNumber(w.tokens_to_train) +
+                                             " is less than one step of global_batch*seq_len = " +
+                                             std::to_string(w.global_batch * m.seq_len) + " tokens"});
 }
 
 } // namespace
 
-std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog& catalog, Diagnostics& errors,
-                                                bool checkMemory) {
+std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog& catalog,
+                                                Diagnostics& errors, bool checkMemory) {
     const std::size_t before = errors.size();
     ResolvedScenario r;
     r.scenario = s;
@@ -57,11 +59,12 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
             errors.push_back({path + ".name", "pool name \"" + pool.name + "\" is used twice"});
         const Device* dev = catalog.find(pool.device);
         if (!dev)
-            errors.push_back({path + ".device", "unknown device \"" + pool.device + "\" (known: " + catalog.idList() + ")"});
+            errors.push_back({path + ".device",
+                              "unknown device \"" + pool.device + "\" (known: " + catalog.idList() + ")"});
         if (pool.devices_per_node > 0 && pool.count % pool.devices_per_node != 0)
-            errors.push_back({path + ".devices_per_node",
-                              std::to_string(pool.devices_per_node) + " does not divide count=" +
-                                  std::to_string(pool.count)});
+            errors.push_back(
+                {path + ".devices_per_node", std::to_string(pool.devices_per_node) +
+                                                 " does not divide count=" + std::to_string(pool.count)});
         r.pools.push_back({pool, dev});
     }
     if (s.workload.pool) {
@@ -123,7 +126,8 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
     for (const auto& rp : r.pools) {
         const double rent = s.costs.rent_usd_per_device_hour ? *s.costs.rent_usd_per_device_hour
                                                              : rp.device->rent_usd_per_hour.value;
-        const double buy = s.costs.buy_usd_per_device ? *s.costs.buy_usd_per_device : rp.device->buy_usd.value;
+        const double buy =
+            s.costs.buy_usd_per_device ? *s.costs.buy_usd_per_device : rp.device->buy_usd.value;
         if (s.costs.mode == CostMode::Rent && rent <= 0.0)
             errors.push_back({"costs.rent_usd_per_device_hour",
                               "the catalog has no rent price for " + rp.device->id + "; set one"});
@@ -136,9 +140,10 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
 
     r.memory = peakMemory(w);
     if (checkMemory && r.memory.total() > dev.memory_GB.value)
-        errors.push_back({"memory", formatNumber(r.memory.total()) + " GB per device needed, " + dev.id + " has " +
-                                        formatNumber(dev.memory_GB.value) + " GB (" + r.memory.describe() +
-                                        "; pipeline stage " + std::to_string(r.memory.stage) + ")"});
+        errors.push_back({"memory", formatNumber(r.memory.total()) + " GB per device needed, " + dev.id +
+                                        " has " + formatNumber(dev.memory_GB.value) + " GB (" +
+                                        r.memory.describe() + "; pipeline stage " +
+                                        std::to_string(r.memory.stage) + ")"});
     if (errors.size() != before)
         return std::nullopt;
     return r;

@@ -25,11 +25,11 @@ struct ResolvedScenario {
     std::size_t training_pool = 0;
 
     // Effective network figures (scenario override, else catalog), in SI units.
-    double scale_up_Bps = 0;      // per device, one direction, line rate
+    double scale_up_Bps = 0; // per device, one direction, line rate
     double scale_up_latency_s = 0;
     std::string scale_up_fabric;
-    double nic_Bps = 0;           // per device, one direction, line rate
-    double switch_latency_s = 0;  // per switch hop
+    double nic_Bps = 0;          // per device, one direction, line rate
+    double switch_latency_s = 0; // per switch hop
     std::int64_t nodes_per_leaf = 0;
     double rent_usd_per_device_hour = 0; // 0 when unknown
     double buy_usd_per_device = 0;       // 0 when unknown

@@ -20,7 +20,8 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.time_to_train_s = r.steps * step.step_time_s;
     r.model_flops_per_step = stepFlops(w).model();
     const double peak = rs.device().peakFlops(w.precision).value_or(0.0);
-    r.achieved_tflops_per_device = r.model_flops_per_step / step.step_time_s / static_cast<double>(r.devices) / 1e12;
+    r.achieved_tflops_per_device =
+        r.model_flops_per_step / step.step_time_s / static_cast<double>(r.devices) / 1e12;
     r.mfu = peak > 0 ? r.achieved_tflops_per_device * 1e12 / peak : 0.0;
 
     // Energy: the simulated devices of every pool, then the facility overhead (PUE).
@@ -74,13 +75,13 @@ Json resultToJson(const RunResult& r) {
     j["average_power_kW"] = r.average_power_kW;
     j["it_power_kW"] = r.it_power_kW;
     j["cost_usd"] = r.cost_usd;
-    j["cost_breakdown_usd"] = Json{{"mode", r.cost_mode},
-                                   {"hardware", r.cost_hardware_usd},
-                                   {"electricity", r.cost_electricity_usd}};
+    j["cost_breakdown_usd"] = Json{
+        {"mode", r.cost_mode}, {"hardware", r.cost_hardware_usd}, {"electricity", r.cost_electricity_usd}};
     j["memory_per_device_GB"] = r.memory_per_device_GB;
-    j["memory_breakdown_GB"] = Json{{"weights", r.memory.weights_GB},       {"gradients", r.memory.gradients_GB},
-                                    {"optimizer", r.memory.optimizer_GB},   {"activations", r.memory.activations_GB},
-                                    {"buffers", r.memory.buffers_GB},       {"stage", r.memory.stage}};
+    j["memory_breakdown_GB"] =
+        Json{{"weights", r.memory.weights_GB},     {"gradients", r.memory.gradients_GB},
+             {"optimizer", r.memory.optimizer_GB}, {"activations", r.memory.activations_GB},
+             {"buffers", r.memory.buffers_GB},     {"stage", r.memory.stage}};
     j["breakdown_s"] = Json{{"compute", r.breakdown.compute_s},
                             {"exposed_communication", r.breakdown.exposed_communication_s},
                             {"pipeline_bubble", r.breakdown.pipeline_bubble_s}};
@@ -116,12 +117,14 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
     r.cost_usd = num(j, p, "cost_usd");
     r.memory_per_device_GB = num(j, p, "memory_per_device_GB");
     r.simulated_activities = rd.integer(j, p, "simulated_activities", 0).value_or(0);
-    if (auto it = j.find("cost_breakdown_usd"); it != j.end() && rd.expectObject(*it, p + ".cost_breakdown_usd")) {
+    if (auto it = j.find("cost_breakdown_usd");
+        it != j.end() && rd.expectObject(*it, p + ".cost_breakdown_usd")) {
         r.cost_mode = rd.text(*it, p + ".cost_breakdown_usd", "mode").value_or("");
         r.cost_hardware_usd = num(*it, p + ".cost_breakdown_usd", "hardware");
         r.cost_electricity_usd = num(*it, p + ".cost_breakdown_usd", "electricity");
     }
-    if (auto it = j.find("memory_breakdown_GB"); it != j.end() && rd.expectObject(*it, p + ".memory_breakdown_GB")) {
+    if (auto it = j.find("memory_breakdown_GB");
+        it != j.end() && rd.expectObject(*it, p + ".memory_breakdown_GB")) {
         const std::string mp = p + ".memory_breakdown_GB";
         r.memory.weights_GB = num(*it, mp, "weights");
         r.memory.gradients_GB = num(*it, mp, "gradients");

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "models/diagnostic.h"
-#include "models/memory.h"
 #include "models/jsonreader.h"
+#include "models/memory.h"
 #include "models/resolved.h"
 
 #include <optional>
@@ -39,9 +39,9 @@ struct RunResult {
     double mfu = 0;
     double steps = 0;
     double time_to_train_s = 0;
-    double energy_kWh = 0;        // whole training, at the facility (PUE included)
-    double average_power_kW = 0;  // at the facility (PUE included)
-    double it_power_kW = 0;       // devices only
+    double energy_kWh = 0;       // whole training, at the facility (PUE included)
+    double average_power_kW = 0; // at the facility (PUE included)
+    double it_power_kW = 0;      // devices only
     double cost_usd = 0;
     double cost_hardware_usd = 0;
     double cost_electricity_usd = 0;

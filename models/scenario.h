@@ -34,7 +34,7 @@ std::string toString(TopologyKind kind);
 // The switched network between nodes.
 struct Topology {
     TopologyKind kind = TopologyKind::FatTree;
-    double oversubscription = 1.0;             // leaf downlink : uplink bandwidth, >= 1
+    double oversubscription = 1.0;              // leaf downlink : uplink bandwidth, >= 1
     std::optional<std::int64_t> nodes_per_leaf; // servers under one leaf switch (fat tree); default 4
     std::optional<double> latency_us;           // one switch hop
     bool operator==(const Topology&) const = default;

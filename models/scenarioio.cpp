@@ -9,18 +9,25 @@
 
 namespace choreo::models {
 
-std::string toString(TopologyKind kind) { return kind == TopologyKind::FatTree ? "fat-tree" : "single-switch"; }
+std::string toString(TopologyKind kind) {
+    return kind == TopologyKind::FatTree ? "fat-tree" : "single-switch";
+}
 
 std::string toString(Recompute recompute) {
     switch (recompute) {
-    case Recompute::None: return "none";
-    case Recompute::Selective: return "selective";
-    case Recompute::Full: return "full";
+    case Recompute::None:
+        return "none";
+    case Recompute::Selective:
+        return "selective";
+    case Recompute::Full:
+        return "full";
     }
     return "none";
 }
 
-std::string toString(CostMode mode) { return mode == CostMode::Rent ? "rent" : "buy"; }
+std::string toString(CostMode mode) {
+    return mode == CostMode::Rent ? "rent" : "buy";
+}
 
 const Pool* Scenario::trainingPool() const {
     if (cluster.pools.empty())
@@ -122,8 +129,9 @@ ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
     ModelShape m;
     if (!r.expectObject(j, path))
         return m;
-    r.rejectUnknownKeys(j, path,
-                        {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab", "seq_len"});
+    r.rejectUnknownKeys(
+        j, path,
+        {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab", "seq_len"});
     m.name = r.text(j, path, "name").value_or("");
     m.layers = r.integer(j, path, "layers").value_or(0);
     m.hidden = r.integer(j, path, "hidden").value_or(0);
@@ -152,7 +160,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     w.tokens_to_train = r.number(j, path, "tokens_to_train").value_or(0.0);
     if (auto p = r.text(j, path, "precision")) {
         if (auto precision = precisionFromString(*p);
-            precision && (*precision == Precision::Bf16 || *precision == Precision::Fp16 || *precision == Precision::Fp8))
+            precision &&
+            (*precision == Precision::Bf16 || *precision == Precision::Fp16 || *precision == Precision::Fp8))
             w.precision = *precision;
         else
             r.error(JsonReader::join(path, "precision"),
@@ -166,7 +175,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         else if (*rc == "full")
             w.recompute = Recompute::Full;
         else
-            r.error(JsonReader::join(path, "recompute"), "unknown policy \"" + *rc + "\" (known: none, selective, full)");
+            r.error(JsonReader::join(path, "recompute"),
+                    "unknown policy \"" + *rc + "\" (known: none, selective, full)");
     }
     w.pool = r.text(j, path, "pool", false);
     const std::string pp = JsonReader::join(path, "parallel");
@@ -207,7 +217,8 @@ Costs readCosts(JsonReader& r, const Json& j, const std::string& path) {
     c.rent_usd_per_device_hour = r.number(j, path, "rent_usd_per_device_hour", true, false);
     c.buy_usd_per_device = r.number(j, path, "buy_usd_per_device", true, false);
     c.amortisation_years = r.number(j, path, "amortisation_years").value_or(c.amortisation_years);
-    c.electricity_usd_per_kWh = r.number(j, path, "electricity_usd_per_kWh", false).value_or(c.electricity_usd_per_kWh);
+    c.electricity_usd_per_kWh =
+        r.number(j, path, "electricity_usd_per_kWh", false).value_or(c.electricity_usd_per_kWh);
     if (auto pue = r.number(j, path, "pue")) {
         if (*pue < 1.0)
             r.error(JsonReader::join(path, "pue"), "must be at least 1.0, got " + formatNumber(*pue));
@@ -244,7 +255,8 @@ std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& erro
     r.rejectUnknownKeys(doc, "", {"format", "name", "description", "cluster", "workload", "costs"});
     Scenario s;
     if (auto format = r.text(doc, "", "format"); format && *format != kScenarioFormat)
-        r.error("format", "unsupported format \"" + *format + "\" (this version reads \"" + kScenarioFormat + "\")");
+        r.error("format",
+                "unsupported format \"" + *format + "\" (this version reads \"" + kScenarioFormat + "\")");
     s.name = r.text(doc, "", "name").value_or("");
     s.description = r.text(doc, "", "description", false);
     if (auto it = doc.find("cluster"); it != doc.end())
@@ -272,7 +284,9 @@ std::string serializeScenario(const Scenario& s) {
 
     Json pools = Json::array();
     for (const auto& p : s.cluster.pools)
-        pools.push_back(Json{{"name", p.name}, {"device", p.device}, {"count", p.count},
+        pools.push_back(Json{{"name", p.name},
+                             {"device", p.device},
+                             {"count", p.count},
                              {"devices_per_node", p.devices_per_node}});
     Json scaleUp = Json::object();
     putOptional(scaleUp, "fabric", s.cluster.network.scale_up.fabric);
@@ -293,9 +307,10 @@ std::string serializeScenario(const Scenario& s) {
     const auto& w = s.workload;
     const auto& m = w.model;
     Json workload;
-    workload["model"] = Json{{"name", m.name},         {"layers", m.layers},   {"hidden", m.hidden},
-                             {"heads", m.heads},       {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden},
-                             {"ffn_gated", m.ffn_gated}, {"vocab", m.vocab},     {"seq_len", m.seq_len}};
+    workload["model"] =
+        Json{{"name", m.name},           {"layers", m.layers},     {"hidden", m.hidden},
+             {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden},
+             {"ffn_gated", m.ffn_gated}, {"vocab", m.vocab},       {"seq_len", m.seq_len}};
     workload["global_batch"] = w.global_batch;
     workload["micro_batch"] = w.micro_batch;
     workload["tokens_to_train"] = w.tokens_to_train;

@@ -26,9 +26,12 @@ Roofline rooflineFor(const Device& d, Precision precision, double computeEff) {
 
 double elementBytes(Precision p) {
     switch (p) {
-    case Precision::Fp8: return 1.0;
-    case Precision::Fp4: return 0.5;
-    default: return activationBytes(p);
+    case Precision::Fp8:
+        return 1.0;
+    case Precision::Fp4:
+        return 0.5;
+    default:
+        return activationBytes(p);
     }
 }
 
@@ -40,7 +43,9 @@ double gemmTime(const Device& device, Precision precision, double m, double n, d
     return r.time(2.0 * m * n * k, bytes);
 }
 
-double gradientReduceBytes(Precision precision) { return precision == Precision::Fp16 ? 2.0 : 4.0; }
+double gradientReduceBytes(Precision precision) {
+    return precision == Precision::Fp16 ? 2.0 : 4.0;
+}
 
 StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
     const Device& dev = rs.device();
@@ -81,8 +86,8 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
     const double rotary = 2.0 * tokens * (h + kvWidth) / t * act;
     const double activation = (m.ffn_gated ? 3.0 : 2.0) * tokens * f / t * act;
     const double elementwiseKernels = 7.0;
-    const double memFwd = mem.time(0.0, replicated + rotary + activation) +
-                          (elementwiseKernels - 1.0) * mem.overhead_s;
+    const double memFwd =
+        mem.time(0.0, replicated + rotary + activation) + (elementwiseKernels - 1.0) * mem.overhead_s;
 
     const double layerFwd = gemmFwd + attnFwd + memFwd;
     const double layerBwd = 2.0 * gemmFwd + attnBwd + 2.0 * memFwd;
@@ -114,7 +119,8 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
     }
     if (last) { // final norm, logits GEMM (vocabulary split over tensor ranks), fp32 cross-entropy
         const double V = static_cast<double>(m.vocab);
-        const double logits = gemmTime(dev, prec == Precision::Fp8 ? Precision::Bf16 : prec, tokens, V / t, h);
+        const double logits =
+            gemmTime(dev, prec == Precision::Fp8 ? Precision::Bf16 : prec, tokens, V / t, h);
         const double xent = mem.time(0.0, 4.0 * tokens * V / t * 4.0);
         c.forward_s += logits + xent;
         c.backward_s += 2.0 * logits + xent;
@@ -125,14 +131,16 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
     // Optimizer: Adam reads and writes fp32 master, m and v, reads the gradient, writes the weights.
     const double params = parametersPerDevice(w, stage);
     const double shard = w.parallel.zero >= 1 ? static_cast<double>(w.parallel.dp) : 1.0;
-    c.optimizer_s = mem.time(0.0, params / shard * (24.0 + gradientReduceBytes(prec) + 2.0)) + 4.0 * mem.overhead_s;
+    c.optimizer_s =
+        mem.time(0.0, params / shard * (24.0 + gradientReduceBytes(prec) + 2.0)) + 4.0 * mem.overhead_s;
 
     if (w.parallel.tp > 1) {
         c.tp_bytes = tokens * h * act;
         const int perLayer = 2;
         c.tp_collectives_forward = perLayer * static_cast<int>(layers) + (last ? 1 : 0);
-        c.tp_collectives_backward = perLayer * static_cast<int>(layers) + (last ? 1 : 0) +
-                                    (w.recompute == Recompute::Full ? perLayer * static_cast<int>(layers) : 0);
+        c.tp_collectives_backward =
+            perLayer * static_cast<int>(layers) + (last ? 1 : 0) +
+            (w.recompute == Recompute::Full ? perLayer * static_cast<int>(layers) : 0);
     }
     c.pp_bytes = tokens * h * act / t;
     c.grad_bytes = params * gradientReduceBytes(prec);

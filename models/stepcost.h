@@ -7,9 +7,9 @@ namespace choreo::models {
 // Time of one kernel on one device by a roofline: the larger of compute at the achieved fraction of
 // peak and memory traffic at the achieved fraction of bandwidth, plus the launch overhead.
 struct Roofline {
-    double peak_flops = 0;     // FLOP/s at the kernel's precision
-    double compute_eff = 1;    // achieved fraction of peak
-    double bandwidth_Bps = 0;  // peak DRAM bandwidth
+    double peak_flops = 0;    // FLOP/s at the kernel's precision
+    double compute_eff = 1;   // achieved fraction of peak
+    double bandwidth_Bps = 0; // peak DRAM bandwidth
     double memory_eff = 1;
     double overhead_s = 0;
 
@@ -23,8 +23,8 @@ double gemmTime(const Device& device, Precision precision, double m, double n, d
 struct StageCost {
     // Compute time (s) on one device.
     double forward_s = 0;
-    double backward_s = 0;   // includes recomputation
-    double optimizer_s = 0;  // once per step
+    double backward_s = 0;  // includes recomputation
+    double optimizer_s = 0; // once per step
     // Tensor-parallel traffic, as all-reduce equivalents of `tp_bytes` each (sequence parallelism's
     // all-gather + reduce-scatter pairs move the same bytes as one all-reduce).
     double tp_bytes = 0;

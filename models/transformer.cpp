@@ -50,9 +50,14 @@ StepFlops stepFlops(const Workload& w) {
     f.forward = layers * layer.total() + logitsForwardFlops(w.model, tokens);
     f.backward = 2.0 * f.forward;
     switch (w.recompute) {
-    case Recompute::Full: f.recompute = layers * layer.total(); break;
-    case Recompute::Selective: f.recompute = layers * layer.attention; break;
-    case Recompute::None: break;
+    case Recompute::Full:
+        f.recompute = layers * layer.total();
+        break;
+    case Recompute::Selective:
+        f.recompute = layers * layer.attention;
+        break;
+    case Recompute::None:
+        break;
     }
     return f;
 }

@@ -9,7 +9,7 @@ struct ParameterCount {
     double attention_per_layer = 0; // Q, K, V (grouped-query aware) and output projection
     double ffn_per_layer = 0;       // 2 or 3 matrices (gated)
     double norms_per_layer = 0;
-    double embedding = 0;           // input embedding; the output layer has as many
+    double embedding = 0; // input embedding; the output layer has as many
     double final_norm = 0;
 
     [[nodiscard]] double perLayer() const { return attention_per_layer + ffn_per_layer + norms_per_layer; }

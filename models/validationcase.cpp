@@ -41,7 +41,10 @@ class Row {
 public:
     Row(const std::map<std::string, std::size_t>& columns, std::vector<std::string> fields, std::string where,
         Diagnostics& errors)
-        : columns_(columns), fields_(std::move(fields)), where_(std::move(where)), errors_(errors) {}
+        : columns_(columns)
+        , fields_(std::move(fields))
+        , where_(std::move(where))
+        , errors_(errors) {}
 
     std::string text(const std::string& name) const {
         auto it = columns_.find(name);
@@ -98,9 +101,10 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
     const auto header = splitCsvLine(line);
     for (std::size_t i = 0; i < header.size(); ++i)
         columns[header[i]] = i;
-    for (const char* needed : {"id", "model", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated",
-                               "vocab", "seq_len", "accelerator", "n_accel", "accel_per_node", "tp", "pp", "dp",
-                               "micro_batch", "global_batch", "recompute", "precision", "step_time_s"})
+    for (const char* needed :
+         {"id",        "model", "layers",      "hidden",       "heads",     "kv_heads",       "ffn_hidden",
+          "ffn_gated", "vocab", "seq_len",     "accelerator",  "n_accel",   "accel_per_node", "tp",
+          "pp",        "dp",    "micro_batch", "global_batch", "recompute", "precision",      "step_time_s"})
         if (!columns.count(needed))
             errors.push_back({"header", std::string("missing column \"") + needed + "\""});
     if (!errors.empty())
@@ -125,7 +129,8 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
 
         Scenario& s = c.scenario;
         s.name = "validation case " + c.id + ": " + c.model;
-        s.cluster.pools.push_back({"accelerators", c.accelerator, c.devices, row.integer("accel_per_node", 8)});
+        s.cluster.pools.push_back(
+            {"accelerators", c.accelerator, c.devices, row.integer("accel_per_node", 8)});
         s.cluster.network.topology.kind = TopologyKind::FatTree;
         s.cluster.network.topology.oversubscription = 1.0;
         Workload& w = s.workload;
@@ -152,7 +157,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         const std::int64_t experts = row.integer("moe_experts", 0, false);
         w.parallel.zero = zero == 1 ? 1 : 0;
         const std::string recompute = row.text("recompute");
-        w.recompute = recompute == "full" ? Recompute::Full
+        w.recompute = recompute == "full"        ? Recompute::Full
                       : recompute == "selective" ? Recompute::Selective
                                                  : Recompute::None;
         if (auto p = precisionFromString(row.text("precision")))
@@ -164,7 +169,8 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         s.costs.rent_usd_per_device_hour = 1.0; // cost is not validated; avoid depending on a catalog price
 
         if (zero >= 2)
-            c.skip = "ZeRO stage " + std::to_string(zero) + " (sharded gradients/parameters) is not modelled yet";
+            c.skip =
+                "ZeRO stage " + std::to_string(zero) + " (sharded gradients/parameters) is not modelled yet";
         else if (vp > 1)
             c.skip = "interleaved 1F1B (vp=" + std::to_string(vp) + ") is not modelled yet";
         else if (cp > 1)

@@ -19,7 +19,7 @@ struct ValidationCase {
     std::int64_t devices = 0;
     double measured_step_time_s = 0;
     std::string basis;
-    Scenario scenario;              // the run as a Choreo scenario
+    Scenario scenario;               // the run as a Choreo scenario
     std::optional<std::string> skip; // why the case cannot be simulated yet, if so
 };
 

@@ -15,3 +15,5 @@ ctest --preset ci -j "$jobs"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs" -L 'models|sim'
+
+scripts/lint.sh build/ci

@@ -14,8 +14,8 @@ double ringTrafficPerRank(Collective kind, std::int64_t n, double bytes) {
 }
 
 TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelity fidelity, Collective kind,
-                             const std::vector<std::int64_t>& ranks, double bytes, int count, TaskGraph::Id after,
-                             bool representative) {
+                             const std::vector<std::int64_t>& ranks, double bytes, int count,
+                             TaskGraph::Id after, bool representative) {
     const auto n = static_cast<std::int64_t>(ranks.size());
     if (n <= 1 || count <= 0 || bytes <= 0.0)
         return after;

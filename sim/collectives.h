@@ -17,8 +17,8 @@ enum class Collective { AllReduce, ReduceScatter, AllGather };
 // messages of bytes/n with a barrier between steps. With `representative`, only the first rank's flow
 // is simulated (callers use it where the ring's edges share no link). Returns the join that ends it.
 TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelity fidelity, Collective kind,
-                             const std::vector<std::int64_t>& ranks, double bytes, int count, TaskGraph::Id after,
-                             bool representative = false);
+                             const std::vector<std::int64_t>& ranks, double bytes, int count,
+                             TaskGraph::Id after, bool representative = false);
 
 // Ring steps of a collective over n ranks: 2(n-1) for all-reduce, n-1 otherwise.
 int ringSteps(Collective kind, std::int64_t n);

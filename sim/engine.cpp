@@ -1,10 +1,10 @@
 #include "sim/engine.h"
 
 #include <simgrid/plugins/energy.h>
-#include <xbt/log.h>
 
 #include <array>
 #include <string>
+#include <xbt/log.h>
 
 namespace choreo::sim {
 

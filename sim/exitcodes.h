@@ -16,13 +16,20 @@ enum ExitCode : int {
 // The protocol's name for an exit code ("invalid-input", ...).
 inline const char* exitCodeName(int code) {
     switch (code) {
-    case kExitOk: return "ok";
-    case kExitUsage: return "usage";
-    case kExitInvalidInput: return "invalid-input";
-    case kExitSimulationFailed: return "simulation-failed";
-    case kExitIo: return "io";
-    case kExitProtocol: return "protocol";
-    default: return "internal";
+    case kExitOk:
+        return "ok";
+    case kExitUsage:
+        return "usage";
+    case kExitInvalidInput:
+        return "invalid-input";
+    case kExitSimulationFailed:
+        return "simulation-failed";
+    case kExitIo:
+        return "io";
+    case kExitProtocol:
+        return "protocol";
+    default:
+        return "internal";
     }
 }
 

@@ -1,14 +1,13 @@
 #include "sim/isolate.h"
 
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <exception>
 #include <map>
+#include <poll.h>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 namespace choreo::sim {
 
@@ -87,6 +86,7 @@ std::vector<IsolatedOutcome> runIsolated(const std::vector<std::function<std::st
         if (running.empty())
             continue;
         std::vector<pollfd> polls;
+        polls.reserve(running.size());
         for (const auto& [fd, r] : running)
             polls.push_back({fd, POLLIN, 0});
         if (::poll(polls.data(), polls.size(), -1) < 0 && errno != EINTR)
@@ -116,8 +116,8 @@ std::vector<IsolatedOutcome> runIsolated(const std::vector<std::function<std::st
             } else if (WIFSIGNALED(status)) {
                 o.exit_code = 128 + WTERMSIG(status);
                 o.ok = false;
-                o.output = std::string("the simulation process died of signal ") + std::to_string(WTERMSIG(status)) +
-                           " (" + strsignal(WTERMSIG(status)) + ")";
+                o.output = std::string("the simulation process died of signal ") +
+                           std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
             }
             running.erase(p.fd);
         }

@@ -27,8 +27,8 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     s.switch_latency_s = rs.switch_latency_s;
     s.nic_latency_s = rs.switch_latency_s; // NIC to leaf: one switch traversal
     const double leafDown = static_cast<double>(s.nodes_per_leaf * s.devices_per_node) * s.nic_Bps;
-    s.leaf_uplink_Bps = topo.kind == models::TopologyKind::SingleSwitch ? leafDown
-                                                                        : leafDown / topo.oversubscription;
+    s.leaf_uplink_Bps =
+        topo.kind == models::TopologyKind::SingleSwitch ? leafDown : leafDown / topo.oversubscription;
     return s;
 }
 
@@ -49,7 +49,8 @@ sg4::SplitDuplexLink* duplex(sg4::NetZone* zone, const std::string& name, double
 
 } // namespace
 
-Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec) : spec_(spec) {
+Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec)
+    : spec_(spec) {
     (void)engine;
     sg4::NetZone* root = sg4::create_full_zone("choreo");
 
@@ -57,8 +58,8 @@ Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec) : spec_(spec) 
     // over its own link. Only devices of one node ever exchange traffic through this zone.
     sg4::NetZone* scaleUp = starZone("scale-up", root);
     devices_.reserve(static_cast<std::size_t>(spec.devices));
-    const std::string wattage = std::to_string(spec.idle_W) + ":" + std::to_string(spec.busy_W) + ":" +
-                                std::to_string(spec.busy_W);
+    const std::string wattage =
+        std::to_string(spec.idle_W) + ":" + std::to_string(spec.busy_W) + ":" + std::to_string(spec.busy_W);
     for (std::int64_t i = 0; i < spec.devices; ++i) {
         const std::string name = "dev" + std::to_string(i);
         sg4::Host* h = scaleUp->create_host(name, spec.device_speed_flops);
@@ -90,14 +91,14 @@ Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec) : spec_(spec) 
             h->set_property("wattage_off", "0");
             h->seal();
             auto* link = duplex(leaf, name + "-link", spec.nic_Bps, spec.nic_latency_s);
-            leaf->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}},
-                            true);
+            leaf->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
+                            {{link, sg4::LinkInRoute::Direction::UP}}, true);
             nics_.push_back(h);
         }
         leaf->seal();
         auto* uplink = duplex(spine, leafName + "-uplink", spec.leaf_uplink_Bps, spec.switch_latency_s);
-        spine->add_route(leaf->get_netpoint(), nullptr, gateway, nullptr, {{uplink, sg4::LinkInRoute::Direction::UP}},
-                         true);
+        spine->add_route(leaf->get_netpoint(), nullptr, gateway, nullptr,
+                         {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
     }
     spine->seal();
 

@@ -17,14 +17,14 @@ struct PlatformSpec {
     std::int64_t devices = 0;
     std::int64_t devices_per_node = 1;
     std::int64_t nodes_per_leaf = 4;
-    double device_speed_flops = 1e12;  // host speed: the dense peak at the workload's precision
+    double device_speed_flops = 1e12; // host speed: the dense peak at the workload's precision
     double idle_W = 0;
     double busy_W = 0;
-    double scale_up_Bps = 0;           // effective, per device, one direction
+    double scale_up_Bps = 0; // effective, per device, one direction
     double scale_up_latency_s = 0;
-    double nic_Bps = 0;                // effective, per device, one direction
+    double nic_Bps = 0; // effective, per device, one direction
     double nic_latency_s = 0;
-    double leaf_uplink_Bps = 0;        // aggregate leaf-to-spine capacity (oversubscription applied)
+    double leaf_uplink_Bps = 0; // aggregate leaf-to-spine capacity (oversubscription applied)
     double switch_latency_s = 0;
 
     // The spec of a resolved scenario's training pool.

@@ -13,7 +13,9 @@
 
 namespace choreo::sim {
 
-std::string toString(Fidelity fidelity) { return fidelity == Fidelity::Flow ? "flow" : "packet"; }
+std::string toString(Fidelity fidelity) {
+    return fidelity == Fidelity::Flow ? "flow" : "packet";
+}
 
 namespace {
 
@@ -38,10 +40,18 @@ struct Op {
 // every rank, as it crosses the shared leaf uplinks).
 class StepBuilder {
 public:
-    StepBuilder(const models::ResolvedScenario& rs, const Platform& platform, TaskGraph& graph, Fidelity fidelity)
-        : rs_(rs), w_(rs.workload()), platform_(platform), graph_(graph), fidelity_(fidelity),
-          tp_(w_.parallel.tp), pp_(w_.parallel.pp), dp_(w_.parallel.dp), micro_(w_.microBatchesPerStep()),
-          active_(fidelity == Fidelity::Flow ? 1 : tp_) {
+    StepBuilder(const models::ResolvedScenario& rs, const Platform& platform, TaskGraph& graph,
+                Fidelity fidelity)
+        : rs_(rs)
+        , w_(rs.workload())
+        , platform_(platform)
+        , graph_(graph)
+        , fidelity_(fidelity)
+        , tp_(w_.parallel.tp)
+        , pp_(w_.parallel.pp)
+        , dp_(w_.parallel.dp)
+        , micro_(w_.microBatchesPerStep())
+        , active_(fidelity == Fidelity::Flow ? 1 : tp_) {
         for (std::int64_t s = 0; s < pp_; ++s)
             costs_.push_back(models::stageCost(rs, s));
     }
@@ -121,11 +131,11 @@ public:
                 graph_.depend(order[i - 1]->out, order[i]->in);
             for (std::size_t m = 0; m < M; ++m) {
                 if (s + 1 < P)
-                    pipelineTransfer(fwd_[s][m].out, static_cast<std::int64_t>(s), static_cast<std::int64_t>(s + 1),
-                                     fwd_[s + 1][m].in);
+                    pipelineTransfer(fwd_[s][m].out, static_cast<std::int64_t>(s),
+                                     static_cast<std::int64_t>(s + 1), fwd_[s + 1][m].in);
                 if (s > 0)
-                    pipelineTransfer(bwd_[s][m].out, static_cast<std::int64_t>(s), static_cast<std::int64_t>(s - 1),
-                                     bwd_[s - 1][m].in);
+                    pipelineTransfer(bwd_[s][m].out, static_cast<std::int64_t>(s),
+                                     static_cast<std::int64_t>(s - 1), bwd_[s - 1][m].in);
             }
         }
         end_ = graph_.join();
@@ -138,7 +148,8 @@ public:
         const auto& c = costs_[s];
         const double params = c.grad_bytes / models::gradientReduceBytes(w_.precision);
         const double bucketParams = std::max(kBucketParams, 1e6 * static_cast<double>(dp_));
-        const int buckets = dp_ > 1 ? std::clamp(static_cast<int>(std::ceil(params / bucketParams)), 1, kMaxBuckets) : 1;
+        const int buckets =
+            dp_ > 1 ? std::clamp(static_cast<int>(std::ceil(params / bucketParams)), 1, kMaxBuckets) : 1;
         const bool zero = w_.parallel.zero >= 1;
         const auto kind = zero ? Collective::ReduceScatter : Collective::AllReduce;
 
@@ -147,7 +158,8 @@ public:
         Id previous = -1;
         for (int k = 0; k < buckets; ++k) {
             // Spread the tensor-parallel collectives over the pieces: the first ones take the remainder.
-            const int coll = c.tp_collectives_backward / buckets + (k < c.tp_collectives_backward % buckets ? 1 : 0);
+            const int coll =
+                c.tp_collectives_backward / buckets + (k < c.tp_collectives_backward % buckets ? 1 : 0);
             Op piece = makeOp(stage, c.backward_s / buckets, coll);
             if (previous >= 0)
                 graph_.depend(previous, piece.in);
@@ -167,8 +179,8 @@ public:
                     graph_.depend(piece.out, ready);
                     graph_.depend(before, ready);
                 }
-                reduced[static_cast<std::size_t>(r)] =
-                    ringCollective(graph_, platform_, fidelity_, kind, ring, c.grad_bytes / buckets, 1, ready);
+                reduced[static_cast<std::size_t>(r)] = ringCollective(graph_, platform_, fidelity_, kind,
+                                                                      ring, c.grad_bytes / buckets, 1, ready);
             }
         }
         whole.out = previous;
@@ -194,8 +206,8 @@ public:
                 std::vector<std::int64_t> ring;
                 for (std::int64_t d = 0; d < dp_; ++d)
                     ring.push_back(device(r, d, stage));
-                graph_.depend(ringCollective(graph_, platform_, fidelity_, Collective::AllGather, ring, c.param_bytes,
-                                             1, optimized),
+                graph_.depend(ringCollective(graph_, platform_, fidelity_, Collective::AllGather, ring,
+                                             c.param_bytes, 1, optimized),
                               end);
             }
         }
@@ -226,7 +238,8 @@ public:
         const double tail = stageEnd - graph_.task(lastBackwardOut_[critical]).end_s - optimizer;
         models::StepBreakdown b;
         b.compute_s = compute;
-        b.exposed_communication_s = tpComm + std::max(0.0, tail) + std::max(0.0, stepStart + stepTime - stageEnd);
+        b.exposed_communication_s =
+            tpComm + std::max(0.0, tail) + std::max(0.0, stepStart + stepTime - stageEnd);
         b.pipeline_bubble_s = std::max(0.0, stepTime - b.compute_s - b.exposed_communication_s);
         return b;
     }
@@ -239,7 +252,11 @@ public:
                 out.push_back(device(r, 0, s));
         return out;
     }
-    [[nodiscard]] double foldFactor() const { return static_cast<double>(dp_ * (tp_ / active_)); }
+    // active_ divides tp_: 1 or tp_.
+    [[nodiscard]] double foldFactor() const {
+        const std::int64_t tensorFold = tp_ / active_;
+        return static_cast<double>(dp_ * tensorFold);
+    }
 
 private:
     const models::ResolvedScenario& rs_;

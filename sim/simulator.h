@@ -30,12 +30,14 @@ public:
 
 // Simulates one training step of a resolved scenario in SimGrid. One simulation per process: SimGrid
 // keeps process-wide state, so callers run this in a worker process (see DESIGN.md).
-models::StepMeasurement simulateStep(const models::ResolvedScenario& scenario, const SimulationOptions& options);
+models::StepMeasurement simulateStep(const models::ResolvedScenario& scenario,
+                                     const SimulationOptions& options);
 
 // simulateStep, then time-to-train, energy and cost.
 models::RunResult runScenario(const models::ResolvedScenario& scenario, const SimulationOptions& options);
 
 // The calibration a result names when the catalog's spec-sheet figures were used.
-inline constexpr const char* kSpecSheetCalibration = "none (catalog spec sheet and CHOREO-DEFAULT efficiencies)";
+inline constexpr const char* kSpecSheetCalibration =
+    "none (catalog spec sheet and CHOREO-DEFAULT efficiencies)";
 
 } // namespace choreo::sim

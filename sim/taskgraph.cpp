@@ -50,7 +50,9 @@ TaskGraph::Id TaskGraph::delay(double seconds) {
     return add(std::move(t));
 }
 
-TaskGraph::Id TaskGraph::join() { return add(Task{}); }
+TaskGraph::Id TaskGraph::join() {
+    return add(Task{});
+}
 
 void TaskGraph::depend(Id before, Id after) {
     tasks_[static_cast<std::size_t>(before)].successors.push_back(after);
@@ -65,7 +67,8 @@ void TaskGraph::depend(const std::vector<Id>& before, Id after) {
 void TaskGraph::launch(Id id) {
     Task& t = tasks_[static_cast<std::size_t>(id)];
     t.start_s = sg4::Engine::get_clock();
-    const bool empty = t.kind == Kind::Join || t.amount <= 0.0 || (t.kind == Kind::Transfer && t.host == t.peer);
+    const bool empty =
+        t.kind == Kind::Join || t.amount <= 0.0 || (t.kind == Kind::Transfer && t.host == t.peer);
     if (empty) {
         ready_.push_back(id); // finishes at once, without a SimGrid activity
         return;
@@ -91,7 +94,8 @@ void TaskGraph::launch(Id id) {
         comm->start();
         break;
     }
-    case Kind::Join: break;
+    case Kind::Join:
+        break;
     }
 }
 
@@ -151,8 +155,9 @@ double TaskGraph::run(sg4::Engine& engine, const std::function<void(double)>& pr
     g_running = nullptr;
     graveyard_.clear();
     if (finished_ != static_cast<std::int64_t>(tasks_.size()))
-        throw std::runtime_error("simulation stalled: " + std::to_string(tasks_.size() - static_cast<std::size_t>(finished_)) +
-                                 " of " + std::to_string(tasks_.size()) + " tasks never ran (dependency cycle?)");
+        throw std::runtime_error(
+            "simulation stalled: " + std::to_string(tasks_.size() - static_cast<std::size_t>(finished_)) +
+            " of " + std::to_string(tasks_.size()) + " tasks never ran (dependency cycle?)");
     if (progress_)
         progress_(1.0);
     return sg4::Engine::get_clock() - start;

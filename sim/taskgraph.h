@@ -18,19 +18,20 @@ public:
 
     struct Task {
         Kind kind = Kind::Join;
-        sg4::Host* host = nullptr;   // compute host, or transfer source
-        sg4::Host* peer = nullptr;   // transfer destination
-        double amount = 0;           // flops, bytes or seconds
-        std::int32_t pending = 0;    // unfinished predecessors
+        sg4::Host* host = nullptr; // compute host, or transfer source
+        sg4::Host* peer = nullptr; // transfer destination
+        double amount = 0;         // flops, bytes or seconds
+        std::int32_t pending = 0;  // unfinished predecessors
         std::vector<Id> successors;
         double start_s = -1;
         double end_s = -1;
         sg4::ActivityPtr activity;
     };
 
-    explicit TaskGraph(const Platform& platform) : platform_(platform) {}
+    explicit TaskGraph(const Platform& platform)
+        : platform_(platform) {}
 
-    Id compute(std::int64_t device, double seconds);   // `seconds` at the device's full speed
+    Id compute(std::int64_t device, double seconds); // `seconds` at the device's full speed
     Id transfer(std::int64_t from, std::int64_t to, double bytes);
     Id transferHosts(sg4::Host* from, sg4::Host* to, double bytes);
     Id delay(double seconds);

@@ -9,8 +9,8 @@
 
 namespace choreo::sim {
 
-ValidationReport validateCases(const std::vector<models::ValidationCase>& cases, const models::Catalog& catalog,
-                               Fidelity fidelity, int jobs) {
+ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
+                               const models::Catalog& catalog, Fidelity fidelity, int jobs) {
     ValidationReport report;
     report.fidelity = toString(fidelity);
     std::vector<std::function<std::string()>> work;
@@ -70,7 +70,8 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
     report.summary.n = static_cast<int>(errors.size());
     if (!errors.empty()) {
         const std::size_t n = errors.size();
-        report.summary.median_abs_error_pct = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
+        report.summary.median_abs_error_pct =
+            n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
         const auto p90 = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1;
         report.summary.p90_abs_error_pct = errors[std::min(p90, n - 1)];
         report.summary.max_abs_error_pct = errors.back();
@@ -110,25 +111,29 @@ models::Json validationToJson(const ValidationReport& report) {
 std::string validationToText(const ValidationReport& report) {
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line, "%-4s %-34s %-14s %6s %12s %12s %8s\n", "id", "model", "accelerator", "devs",
-                  "predicted_s", "measured_s", "error%");
+    std::snprintf(line, sizeof line, "%-4s %-34s %-14s %6s %12s %12s %8s\n", "id", "model", "accelerator",
+                  "devs", "predicted_s", "measured_s", "error%");
     out += line;
     for (const auto& row : report.rows) {
         const auto& c = row.source;
         if (row.simulated)
-            std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld %12.3f %12.3f %+8.1f%s\n", c.id.c_str(),
-                          c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
-                          row.predicted_step_time_s, c.measured_step_time_s, row.error_pct,
+            std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld %12.3f %12.3f %+8.1f%s\n",
+                          c.id.c_str(), c.model.c_str(), c.accelerator.c_str(),
+                          static_cast<long long>(c.devices), row.predicted_step_time_s,
+                          c.measured_step_time_s, row.error_pct,
                           row.fits ? "" : "  (memory model: does not fit)");
         else
-            std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld  skipped: %s\n", c.id.c_str(), c.model.c_str(),
-                          c.accelerator.c_str(), static_cast<long long>(c.devices), row.skipped.c_str());
+            std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld  skipped: %s\n", c.id.c_str(),
+                          c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
+                          row.skipped.c_str());
         out += line;
     }
-    std::snprintf(line, sizeof line,
-                  "\nsummary (%s fidelity): %d simulated, %d skipped; |error| median %.1f%%, p90 %.1f%%, max %.1f%%\n",
-                  report.fidelity.c_str(), report.summary.n, report.summary.skipped, report.summary.median_abs_error_pct,
-                  report.summary.p90_abs_error_pct, report.summary.max_abs_error_pct);
+    std::snprintf(
+        line, sizeof line,
+        "\nsummary (%s fidelity): %d simulated, %d skipped; |error| median %.1f%%, p90 %.1f%%, max %.1f%%\n",
+        report.fidelity.c_str(), report.summary.n, report.summary.skipped,
+        report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
+        report.summary.max_abs_error_pct);
     out += line;
     return out;
 }
@@ -140,9 +145,10 @@ std::string validationToMarkdown(const ValidationReport& report) {
     for (const auto& row : report.rows) {
         const auto& c = row.source;
         if (row.simulated)
-            std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | %.3f | %.3f | %+.1f%%%s |\n", c.id.c_str(),
-                          c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
-                          row.predicted_step_time_s, c.measured_step_time_s, row.error_pct,
+            std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | %.3f | %.3f | %+.1f%%%s |\n",
+                          c.id.c_str(), c.model.c_str(), c.accelerator.c_str(),
+                          static_cast<long long>(c.devices), row.predicted_step_time_s,
+                          c.measured_step_time_s, row.error_pct,
                           row.fits ? "" : " (memory model: does not fit)");
         else
             std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | skipped | %.3f | %s |\n", c.id.c_str(),
@@ -150,12 +156,13 @@ std::string validationToMarkdown(const ValidationReport& report) {
                           c.measured_step_time_s, row.skipped.c_str());
         out += line;
     }
-    std::snprintf(line, sizeof line,
-                  "\n**Summary (%s fidelity):** %d cases simulated, %d skipped; absolute error median %.1f%%, "
-                  "p90 %.1f%%, max %.1f%%.\n",
-                  report.fidelity.c_str(), report.summary.n, report.summary.skipped,
-                  report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
-                  report.summary.max_abs_error_pct);
+    std::snprintf(
+        line, sizeof line,
+        "\n**Summary (%s fidelity):** %d cases simulated, %d skipped; absolute error median %.1f%%, "
+        "p90 %.1f%%, max %.1f%%.\n",
+        report.fidelity.c_str(), report.summary.n, report.summary.skipped,
+        report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
+        report.summary.max_abs_error_pct);
     out += line;
     return out;
 }

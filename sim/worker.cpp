@@ -7,11 +7,10 @@
 #include "sim/exitcodes.h"
 #include "sim/simulator.h"
 
-#include <unistd.h>
-
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <unistd.h>
 
 namespace choreo::sim {
 
@@ -22,7 +21,8 @@ void send(std::ostream& out, const models::Json& message) {
     out.flush();
 }
 
-int sendError(std::ostream& out, int exitCode, const std::string& message, const models::Diagnostics& diagnostics = {}) {
+int sendError(std::ostream& out, int exitCode, const std::string& message,
+              const models::Diagnostics& diagnostics = {}) {
     models::Json list = models::Json::array();
     for (const auto& d : diagnostics)
         list.push_back(models::Json{{"path", d.path}, {"message", d.message}});
@@ -36,7 +36,8 @@ int sendError(std::ostream& out, int exitCode, const std::string& message, const
 
 } // namespace
 
-int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalog, const std::string& catalogError) {
+int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalog,
+              const std::string& catalogError) {
     send(out, models::Json{{"type", "hello"},
                            {"protocol", kWorkerProtocol},
                            {"version", CHOREO_VERSION},
@@ -64,8 +65,9 @@ int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalo
     if (fidelityText && *fidelityText == "packet")
         options.fidelity = Fidelity::Packet;
     else if (fidelityText && *fidelityText != "flow")
-        return sendError(out, kExitInvalidInput, "request.fidelity: unknown fidelity \"" + *fidelityText +
-                                                     "\" (known: flow, packet)");
+        return sendError(out, kExitInvalidInput,
+                         "request.fidelity: unknown fidelity \"" + *fidelityText +
+                             "\" (known: flow, packet)");
 
     models::Diagnostics errors;
     auto scenario = models::parseScenario(request["scenario"].dump(), errors);
@@ -73,8 +75,8 @@ int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalo
         return sendError(out, kExitInvalidInput, "the scenario is invalid", errors);
     auto resolved = models::resolveScenario(*scenario, *catalog, errors);
     if (!resolved)
-        return sendError(out, kExitInvalidInput, errors.empty() ? "the scenario is invalid" : errors.front().text(),
-                         errors);
+        return sendError(out, kExitInvalidInput,
+                         errors.empty() ? "the scenario is invalid" : errors.front().text(), errors);
     options.progress = [&out](double fraction, const std::string& stage) {
         send(out, models::Json{{"type", "progress"}, {"fraction", fraction}, {"stage", stage}});
     };

@@ -21,7 +21,8 @@ fs::path scratchCatalog(const Json& device) {
     fs::copy_file(kCatalog / "sources.json", dir / "sources.json");
     std::string error;
     writeTextFileAtomically(dir / "test.json",
-                            Json{{"format", "choreo-catalog/1"}, {"devices", Json::array({device})}}.dump(2), error);
+                            Json{{"format", "choreo-catalog/1"}, {"devices", Json::array({device})}}.dump(2),
+                            error);
     return dir;
 }
 
@@ -44,9 +45,10 @@ private slots:
         Diagnostics errors;
         auto catalog = Catalog::load(kCatalog, errors);
         QVERIFY2(catalog, joinDiagnostics(errors).c_str());
-        for (const char* id : {"a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "mi300x", "gaudi3", "tpu-v5p",
-                               "a100-sxm-40gb", "h800-sxm", "gb200", "gb300", "tpu-v4", "tpu-v5e", "gaudi2", "mi325x",
-                               "mi355x", "trainium2", "b300", "l40s", "rtx-4090"})
+        for (const char* id :
+             {"a100-sxm-80gb", "h100-sxm", "h200-sxm",  "b200",  "mi300x", "gaudi3",  "tpu-v5p",
+              "a100-sxm-40gb", "h800-sxm", "gb200",     "gb300", "tpu-v4", "tpu-v5e", "gaudi2",
+              "mi325x",        "mi355x",   "trainium2", "b300",  "l40s",   "rtx-4090"})
             QVERIFY2(catalog->find(id), id);
         bool cpu = false;
         for (const auto& d : catalog->devices())
@@ -59,9 +61,15 @@ private slots:
         auto catalog = Catalog::load(kCatalog, errors);
         QVERIFY(catalog);
         for (const auto& d : catalog->devices()) {
-            std::vector<const Sourced*> numbers = {&d.memory_GB,           &d.memory_bandwidth_TBps, &d.tdp_W,
-                                                   &d.idle_W,              &d.nic_Gbps,              &d.efficiency.gemm,
-                                                   &d.efficiency.attention, &d.efficiency.memory,   &d.efficiency.network,
+            std::vector<const Sourced*> numbers = {&d.memory_GB,
+                                                   &d.memory_bandwidth_TBps,
+                                                   &d.tdp_W,
+                                                   &d.idle_W,
+                                                   &d.nic_Gbps,
+                                                   &d.efficiency.gemm,
+                                                   &d.efficiency.attention,
+                                                   &d.efficiency.memory,
+                                                   &d.efficiency.network,
                                                    &d.efficiency.kernel_overhead_us};
             for (const auto& [p, v] : d.peak_tflops)
                 numbers.push_back(&v);
@@ -112,7 +120,8 @@ private slots:
         const fs::path dir = scratchCatalog(d);
         std::string error;
         writeTextFileAtomically(dir / "again.json",
-                                Json{{"format", "choreo-catalog/1"}, {"devices", Json::array({d})}}.dump(), error);
+                                Json{{"format", "choreo-catalog/1"}, {"devices", Json::array({d})}}.dump(),
+                                error);
         Diagnostics errors;
         QVERIFY(!Catalog::load(dir, errors));
         QVERIFY(joinDiagnostics(errors).find("\"h100-sxm\" is defined twice") != std::string::npos);

@@ -75,7 +75,8 @@ private slots:
         QCOMPARE(scenario->cluster.network.scale_up.bandwidth_GBps.value_or(0), 300.0);
         QVERIFY(!scenario->cluster.network.scale_up.fabric);
         const Json out = Json::parse(serializeScenario(*scenario));
-        QVERIFY(nlohmann::json::parse(out.dump()) == nlohmann::json::parse(doc.dump())); // same fields, any order
+        QVERIFY(nlohmann::json::parse(out.dump()) ==
+                nlohmann::json::parse(doc.dump())); // same fields, any order
     }
 
     void defaultIsValid() {
@@ -97,12 +98,12 @@ private slots:
             edits().push_back(std::move(edit));
             QTest::newRow(name) << QString::fromUtf8(expected) << static_cast<qulonglong>(edits().size() - 1);
         };
-        row("tp does not divide heads", "workload.parallel.tp: 6 does not divide heads=64", [](Json& d) {
-            d["workload"]["parallel"]["tp"] = 6;
-        });
+        row("tp does not divide heads", "workload.parallel.tp: 6 does not divide heads=64",
+            [](Json& d) { d["workload"]["parallel"]["tp"] = 6; });
         row("layout vs pool", "cluster: tp*pp*dp = 96 but the pool has 128 devices",
             [](Json& d) { d["workload"]["parallel"]["dp"] = 6; });
-        row("memory", "memory: 84.71 GB per device needed, h100-sxm has 80 GB (weights 9.082 GB, gradients 18.16 GB,",
+        row("memory",
+            "memory: 84.71 GB per device needed, h100-sxm has 80 GB (weights 9.082 GB, gradients 18.16 GB,",
             [](Json& d) { d["workload"]["recompute"] = "selective"; });
         row("unknown field", "workload.model.experts: unknown field",
             [](Json& d) { d["workload"]["model"]["experts"] = 8; });
@@ -123,18 +124,19 @@ private slots:
             [](Json& d) { d["workload"].erase("micro_batch"); });
         row("bad precision", "workload.precision: unsupported training precision \"fp7\"",
             [](Json& d) { d["workload"]["precision"] = "fp7"; });
-        row("unsupported precision", "workload.precision: fp8 is not supported by a100-sxm-80gb", [](Json& d) {
-            d["workload"]["precision"] = "fp8";
-            d["cluster"]["pools"][0]["device"] = "a100-sxm-80gb";
-        });
+        row("unsupported precision", "workload.precision: fp8 is not supported by a100-sxm-80gb",
+            [](Json& d) {
+                d["workload"]["precision"] = "fp8";
+                d["cluster"]["pools"][0]["device"] = "a100-sxm-80gb";
+            });
         row("wrong format", "format: unsupported format \"choreo-scenario/9\"",
             [](Json& d) { d["format"] = "choreo-scenario/9"; });
-        row("pp does not divide layers", "workload.parallel.pp: 3 does not divide layers=80", [](Json& d) {
-            d["workload"]["parallel"]["pp"] = 3;
-        });
+        row("pp does not divide layers", "workload.parallel.pp: 3 does not divide layers=80",
+            [](Json& d) { d["workload"]["parallel"]["pp"] = 3; });
         row("batch split", "workload.global_batch: 100 is not a multiple of micro_batch*dp = 8",
             [](Json& d) { d["workload"]["global_batch"] = 100; });
-        row("pue below one", "costs.pue: must be at least 1.0, got 0.9", [](Json& d) { d["costs"]["pue"] = 0.9; });
+        row("pue below one", "costs.pue: must be at least 1.0, got 0.9",
+            [](Json& d) { d["costs"]["pue"] = 0.9; });
         row("pools not an array", "cluster.pools: expected an array, got an object",
             [](Json& d) { d["cluster"]["pools"] = Json::object(); });
         row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
@@ -149,8 +151,9 @@ private slots:
         QFETCH(QString, expected);
         QFETCH(qulonglong, edit);
         const std::string got = problemsAfter(edits().at(edit));
-        QVERIFY2(QString::fromStdString(got).contains(expected),
-                 qPrintable(QStringLiteral("expected \"%1\" in:\n%2").arg(expected, QString::fromStdString(got))));
+        QVERIFY2(
+            QString::fromStdString(got).contains(expected),
+            qPrintable(QStringLiteral("expected \"%1\" in:\n%2").arg(expected, QString::fromStdString(got))));
     }
 
     void malformedJson() {
@@ -187,7 +190,6 @@ private slots:
         QVERIFY(error.find("cannot write") != std::string::npos);
         std::filesystem::remove_all(dir);
     }
-
 };
 
 QTEST_APPLESS_MAIN(TestScenario)

@@ -31,7 +31,8 @@ private slots:
     void skipReasons() {
         const std::string csv =
             "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,n_accel,"
-            "accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,precision,step_time_s\n"
+            "accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,precision,step_time_"
+            "s\n"
             "a,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,2,8,1,1,0,0,1,8,none,bf16,1.0\n"
             "b,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,1,8,1,1,0,3,1,8,none,bf16,1.0\n"
             "c,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,1,4,2,1,0,0,1,8,none,bf16,1.0\n";
@@ -44,16 +45,19 @@ private slots:
     }
 
     void malformedRowsNameTheLine() {
-        const std::string csv = "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
-                                "n_accel,accel_per_node,tp,pp,dp,micro_batch,global_batch,recompute,precision,"
-                                "step_time_s\n"
-                                "x,m,two,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,fast\n";
+        const std::string csv =
+            "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
+            "n_accel,accel_per_node,tp,pp,dp,micro_batch,global_batch,recompute,precision,"
+            "step_time_s\n"
+            "x,m,two,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,fast\n";
         Diagnostics errors;
         const auto cases = parseValidationCsv(csv, errors);
         QVERIFY(cases.empty());
         const std::string all = joinDiagnostics(errors);
-        QVERIFY2(all.find("line 2.layers: expected an integer, got \"two\"") != std::string::npos, all.c_str());
-        QVERIFY2(all.find("line 2.step_time_s: expected a number, got \"fast\"") != std::string::npos, all.c_str());
+        QVERIFY2(all.find("line 2.layers: expected an integer, got \"two\"") != std::string::npos,
+                 all.c_str());
+        QVERIFY2(all.find("line 2.step_time_s: expected a number, got \"fast\"") != std::string::npos,
+                 all.c_str());
     }
 
     void missingColumn() {

@@ -62,7 +62,8 @@ private slots:
         QCOMPARE(m.weights_GB, params * 2 / 1e9);
         QCOMPARE(m.gradients_GB, params * 4 / 1e9);
         QCOMPARE(m.optimizer_GB, params * 12 / 1e9);
-        // Korthikanti et al.: 34*s*b*h bytes per layer for GPT shapes, plus fp32 logits and gradient (8*s*b*V)
+        // Korthikanti et al.: 34*s*b*h bytes per layer for GPT shapes, plus fp32 logits and gradient
+        // (8*s*b*V)
         QCOMPARE(m.activations_GB, (34.0 * 2048 * 1024 * 2 + 8.0 * 2048 * 32000) / 1e9);
     }
 
@@ -78,7 +79,8 @@ private slots:
         // 2 micro-batches in flight on stage 0 of 2; with sequence parallelism everything splits by tp.
         QCOMPARE(m.activations_GB, 2.0 * 34.0 * 2048 * 1024 / 2 / 1e9);
         w.recompute = Recompute::Full; // inputs only (2sbh/t), plus one layer's full set while recomputing
-        QCOMPARE(memoryForStage(w, 0).activations_GB, (2.0 * 2.0 * 2048 * 1024 / 2 + 34.0 * 2048 * 1024 / 2) / 1e9);
+        QCOMPARE(memoryForStage(w, 0).activations_GB,
+                 (2.0 * 2.0 * 2048 * 1024 / 2 + 34.0 * 2048 * 1024 / 2) / 1e9);
     }
 
     void peakIsTheWorstStage() {

@@ -29,7 +29,9 @@ Run choreoSim(const QStringList& args, const QByteArray& input = {}) {
             p.readAllStandardError()};
 }
 
-QString defaultScenario() { return QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/default.json"); }
+QString defaultScenario() {
+    return QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/default.json");
+}
 
 } // namespace
 
@@ -40,9 +42,9 @@ private slots:
         const Run a = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--json")});
         QCOMPARE(a.exitCode, 0);
         const Json j = Json::parse(a.out.toStdString());
-        for (const char* key : {"step_time_s", "tokens_per_s", "mfu", "time_to_train_s", "energy_kWh",
-                                "average_power_kW", "cost_usd", "memory_per_device_GB", "breakdown_s", "fidelity",
-                                "calibration"})
+        for (const char* key :
+             {"step_time_s", "tokens_per_s", "mfu", "time_to_train_s", "energy_kWh", "average_power_kW",
+              "cost_usd", "memory_per_device_GB", "breakdown_s", "fidelity", "calibration"})
             QVERIFY2(j.contains(key), key);
         const auto& b = j["breakdown_s"];
         const double sum = b["compute"].get<double>() + b["exposed_communication"].get<double>() +
@@ -109,8 +111,9 @@ private slots:
         choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
         Json scenario = Json::parse(text);
         scenario["cluster"]["pools"][0]["device"] = "h1000";
-        const Run r = choreoSim({QStringLiteral("worker")},
-                                QByteArray::fromStdString(Json{{"type", "run"}, {"scenario", scenario}}.dump()));
+        const Run r =
+            choreoSim({QStringLiteral("worker")},
+                      QByteArray::fromStdString(Json{{"type", "run"}, {"scenario", scenario}}.dump()));
         QCOMPARE(r.exitCode, 2);
         const Json e = Json::parse(r.out.trimmed().split('\n').last().toStdString());
         QCOMPARE(e["type"].get<std::string>(), std::string("error"));

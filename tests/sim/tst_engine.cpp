@@ -11,7 +11,9 @@
 using namespace choreo::sim;
 
 namespace {
-double relativeError(double got, double want) { return std::fabs(got - want) / want; }
+double relativeError(double got, double want) {
+    return std::fabs(got - want) / want;
+}
 } // namespace
 
 class TestEngine : public QObject {
@@ -25,13 +27,18 @@ private slots:
 
     void twoFlowsShareOneLink() {
         // Two processes, because each probe is a SimGrid engine of its own.
-        const auto out = runIsolated({[] { return std::to_string(probeSharedLink(1, 1e9, {10e9, 0})); },
-                                      [] { return std::to_string(probeSharedLink(2, 1e9, {10e9, 0})); }},
+        const auto out = runIsolated({[] {
+                                          return std::to_string(probeSharedLink(1, 1e9, {10e9, 0}));
+                                      },
+                                      [] {
+                                          return std::to_string(probeSharedLink(2, 1e9, {10e9, 0}));
+                                      }},
                                      2);
         QVERIFY(out[0].ok && out[1].ok);
         const double one = std::stod(out[0].output), two = std::stod(out[1].output);
         QVERIFY2(relativeError(one, 0.1) < 1e-6, qPrintable(QString::number(one))); // 1 GB at 10 GB/s
-        QVERIFY2(relativeError(two, 2.0 * one) < 0.01, qPrintable(QStringLiteral("%1 vs %2").arg(two).arg(one)));
+        QVERIFY2(relativeError(two, 2.0 * one) < 0.01,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(two).arg(one)));
     }
 
     void ringAllReduceFlow() { checkRing(Fidelity::Flow); }
@@ -45,17 +52,16 @@ private slots:
             2);
         QVERIFY(out[0].ok && out[1].ok);
         const double flow = std::stod(out[0].output), packet = std::stod(out[1].output);
-        QVERIFY2(relativeError(flow, packet) < 0.03, qPrintable(QStringLiteral("%1 vs %2").arg(flow).arg(packet)));
+        QVERIFY2(relativeError(flow, packet) < 0.03,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(flow).arg(packet)));
     }
 
     void sweepRunsInIsolatedProcesses() {
         // A crash in one job is reported as that job's failure; the others and the caller go on.
-        const auto out = runIsolated({[] { return std::string("fine"); },
-                                      []() -> std::string {
-                                          std::abort();
-                                      },
-                                      []() -> std::string { throw std::runtime_error("bad input"); }},
-                                     2);
+        const auto out =
+            runIsolated({[] { return std::string("fine"); }, []() -> std::string { std::abort(); },
+                         []() -> std::string { throw std::runtime_error("bad input"); }},
+                        2);
         QVERIFY(out[0].ok);
         QCOMPARE(out[0].output, std::string("fine"));
         QVERIFY(!out[1].ok);
@@ -72,7 +78,8 @@ private:
         const double t = probeRingAllReduce(n, bytes, {bandwidth, linkLatency}, fidelity);
         const double steps = 2.0 * (n - 1);
         const double expected = steps / n * bytes / bandwidth + steps * 2.0 * linkLatency;
-        QVERIFY2(relativeError(t, expected) < 0.02, qPrintable(QStringLiteral("%1 vs %2").arg(t).arg(expected)));
+        QVERIFY2(relativeError(t, expected) < 0.02,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t).arg(expected)));
     }
 };
 

@@ -1,0 +1,110 @@
+// The desktop program: composition root only. It finds the assets and the worker, loads the catalog,
+// and hands them to the main window; everything else lives in ui/.
+#include "models/catalog.h"
+#include "ui/document.h"
+#include "ui/mainwindow.h"
+#include "ui/results/resultspanel.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QPixmap>
+#include <QSettings>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// A whole run (base and sweep) of the default scenario takes seconds; a hung worker must not hang CI.
+constexpr int kScreenshotTimeoutMs = 10 * 60 * 1000;
+
+void fail(bool interactive, const QString& message) {
+    if (interactive)
+        QMessageBox::critical(nullptr, QObject::tr("Choreo"), message);
+    else
+        std::fprintf(stderr, "choreo: %s\n", qPrintable(message));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(u"Choreo"_s);
+    QCoreApplication::setApplicationName(u"Choreo"_s);
+    QGuiApplication::setApplicationDisplayName(u"Choreo"_s);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QObject::tr("Capacity planner for AI training clusters"));
+    parser.addHelpOption();
+    parser.addPositionalArgument(u"scenario"_s, QObject::tr("Scenario file to open (default: the example)."));
+    const QCommandLineOption screenshot(
+        u"screenshot"_s, QObject::tr("Run the scenario, save a picture of the window to <png> and quit."), u"png"_s);
+    const QCommandLineOption worker(u"worker"_s, QObject::tr("The choreo-sim executable to run simulations with."),
+                                    u"path"_s);
+    parser.addOption(screenshot);
+    parser.addOption(worker);
+    parser.process(app);
+    const bool interactive = !parser.isSet(screenshot);
+
+    const std::filesystem::path assets =
+        choreo::models::locateAssets(QCoreApplication::applicationFilePath().toStdString());
+    choreo::models::Diagnostics errors;
+    const auto catalog = choreo::models::Catalog::load(assets / "catalog", errors);
+    if (!catalog) {
+        fail(interactive, QObject::tr("The hardware catalog in %1 cannot be loaded:\n%2")
+                              .arg(QString::fromStdString((assets / "catalog").string()),
+                                   QString::fromStdString(choreo::models::joinDiagnostics(errors))));
+        return 1;
+    }
+
+    const QString assetsDir = QString::fromStdString(assets.string());
+    const QString workerExe = parser.isSet(worker)
+                                  ? parser.value(worker)
+                                  : QDir(QCoreApplication::applicationDirPath()).filePath(u"choreo-sim"_s);
+    const QString defaultScenario = QDir(assetsDir).filePath(u"scenarios/default.json"_s);
+
+    QSettings settings;
+    choreo::ui::MainWindow window(*catalog, {workerExe, {u"worker"_s, u"--assets"_s, assetsDir}}, settings,
+                                  defaultScenario);
+    window.setQuiet(!interactive);
+    const QStringList positional = parser.positionalArguments();
+    const QString initial = positional.isEmpty() ? defaultScenario : positional.front();
+    if (!window.openFile(initial)) {
+        if (!interactive || initial == defaultScenario || !window.openFile(defaultScenario))
+            return 1;
+    }
+
+    if (!interactive) {
+        // Smoke-test mode: a fixed size, one run, a picture of the window with its results, exit status.
+        const QString png = parser.value(screenshot);
+        window.resize(1280, 800);
+        QObject::connect(&window, &choreo::ui::MainWindow::analysisFinished, &app, [&window, png](bool ok) {
+            // Let the charts rebuild from the last sweep update before taking the picture.
+            QTimer::singleShot(200, &window, [&window, png, ok] {
+                const bool saved = window.grab().save(png, "PNG");
+                if (!saved)
+                    std::fprintf(stderr, "choreo: cannot write %s\n", qPrintable(png));
+                if (!ok)
+                    std::fprintf(stderr, "choreo: the run failed: %s\n",
+                                 qPrintable(window.results()->message()));
+                QCoreApplication::exit(saved && ok ? 0 : 1);
+            });
+        });
+        QTimer::singleShot(kScreenshotTimeoutMs, &app, [] {
+            std::fprintf(stderr, "choreo: no result after %d s\n", kScreenshotTimeoutMs / 1000);
+            QCoreApplication::exit(2);
+        });
+        if (!window.document()->isValid()) {
+            std::fprintf(stderr, "choreo: the scenario is not valid\n");
+            return 1;
+        }
+        QTimer::singleShot(0, &window, &choreo::ui::MainWindow::runAnalysis);
+    }
+    window.show();
+    return app.exec();
+}
