@@ -34,6 +34,17 @@ void checkModel(const Workload& w, Diagnostics& errors) {
         errors.push_back({"workload.global_batch", std::to_string(w.global_batch) +
                                                        " is not a multiple of micro_batch*dp = " +
                                                        std::to_string(w.micro_batch * p.dp)});
+    if (w.global_batch % (w.micro_batch * p.dp) == 0 && w.microBatchesPerStep() > kMaxMicroBatchesPerStep)
+        errors.push_back(
+            {"workload.global_batch", std::to_string(w.microBatchesPerStep()) +
+                                          " micro-batches per pipeline and step is more than the " +
+                                          std::to_string(kMaxMicroBatchesPerStep) + " supported"});
+    else if (w.global_batch % (w.micro_batch * p.dp) == 0 &&
+             w.microBatchesPerStep() * p.pp > kMaxPipelineOperations)
+        errors.push_back({"workload", std::to_string(w.microBatchesPerStep()) +
+                                          " micro-batches x pp=" + std::to_string(p.pp) +
+                                          " pipeline operations per step is more than the " +
+                                          std::to_string(kMaxPipelineOperations) + " supported"});
     if (p.sequence_parallel && p.tp > 1 && m.seq_len % p.tp != 0)
         errors.push_back({"workload.parallel.sequence_parallel", divides(p.tp, "seq_len", m.seq_len)});
     if (w.tokens_to_train < static_cast<double>(w.global_batch * m.seq_len))
@@ -61,6 +72,10 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
         if (!dev)
             errors.push_back({path + ".device",
                               "unknown device \"" + pool.device + "\" (known: " + catalog.idList() + ")"});
+        if (pool.count > kMaxDevicesPerPool)
+            errors.push_back({path + ".count", std::to_string(pool.count) + " devices is more than the " +
+                                                   std::to_string(kMaxDevicesPerPool) +
+                                                   " a pool can simulate"});
         if (pool.devices_per_node > 0 && pool.count % pool.devices_per_node != 0)
             errors.push_back(
                 {path + ".devices_per_node", std::to_string(pool.devices_per_node) +

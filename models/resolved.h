@@ -49,5 +49,9 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& scenario, const 
 // Default switch-hop latency and leaf size when the scenario does not set them (CHOREO-DEFAULT).
 inline constexpr double kDefaultSwitchLatencyUs = 1.0;
 inline constexpr std::int64_t kDefaultNodesPerLeaf = 4;
+// Sizes past which a simulation would not fit in a desktop's memory; rejected with a message.
+inline constexpr std::int64_t kMaxDevicesPerPool = 131072;
+inline constexpr std::int64_t kMaxMicroBatchesPerStep = 65536;
+inline constexpr std::int64_t kMaxPipelineOperations = 262144; // micro-batches per step x pp
 
 } // namespace choreo::models

@@ -141,6 +141,12 @@ private slots:
             [](Json& d) { d["cluster"]["pools"] = Json::object(); });
         row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
             [](Json& d) { d["cluster"]["network"]["topology"]["kind"] = "ring"; });
+        row("too many devices",
+            "cluster.pools[0].count: 1048576 devices is more than the 131072 a pool can simulate",
+            [](Json& d) { d["cluster"]["pools"][0]["count"] = 1048576; });
+        row("too many micro-batches",
+            "workload.global_batch: 131072 micro-batches per pipeline and step is more",
+            [](Json& d) { d["workload"]["global_batch"] = 1048576; });
         row("tp beyond node", "workload.parallel.tp: 16 exceeds devices_per_node=8", [](Json& d) {
             d["workload"]["parallel"]["tp"] = 16;
             d["workload"]["parallel"]["dp"] = 2;
