@@ -29,8 +29,9 @@ std::string MemoryBreakdown::describe() const {
 
 double layerActivationBytes(const Workload& w) {
     const auto& m = w.model;
-    const double sbh =
-        static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len) * static_cast<double>(m.hidden);
+    // Context parallelism splits the sequence: each device keeps the activations of seq_len / cp tokens.
+    const double sbh = static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len) /
+                       static_cast<double>(w.parallel.cp) * static_cast<double>(m.hidden);
     const double sbf = sbh / static_cast<double>(m.hidden) * static_cast<double>(m.ffn_hidden);
     const double kvRatio = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
     const double t = static_cast<double>(w.parallel.tp);
@@ -48,29 +49,40 @@ double layerActivationBytes(const Workload& w) {
 MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
     const auto bytes = trainingStateBytes(w.precision);
     const double params = parametersPerDevice(w, stage);
-    const double dp = static_cast<double>(w.parallel.dp);
+    const double group = static_cast<double>(w.parallel.dataParallelGroup());
+    const int zero = w.parallel.zero;
     MemoryBreakdown m;
     m.stage = stage;
-    m.weights_GB = params * bytes.weights / kGB;
-    m.gradients_GB = params * bytes.gradients / kGB;
-    m.optimizer_GB = params * bytes.optimizer / kGB / (w.parallel.zero >= 1 ? dp : 1.0);
+    m.weights_GB = params * bytes.weights / kGB / (zero >= 3 ? group : 1.0);
+    m.gradients_GB = params * bytes.gradients / kGB / (zero >= 2 ? group : 1.0);
+    m.optimizer_GB = params * bytes.optimizer / kGB / (zero >= 1 ? group : 1.0);
 
-    const double layersPerStage = static_cast<double>(w.model.layers) / static_cast<double>(w.parallel.pp);
-    // 1F1B: stage s holds the activations of up to (pp - s) micro-batches in flight.
-    const double inFlight = static_cast<double>(
-        std::min<std::int64_t>(w.parallel.pp - stage, std::max<std::int64_t>(1, w.microBatchesPerStep())));
-    double activations = layersPerStage * inFlight * layerActivationBytes(w);
+    const auto& p = w.parallel;
+    const std::int64_t micro = std::max<std::int64_t>(1, w.microBatchesPerStep());
+    const double layersPerChunk = static_cast<double>(w.model.layers) / static_cast<double>(p.pp * p.vp);
+    // Chunks whose activations a device holds at its peak: 1F1B keeps (pp - s) micro-batches in flight;
+    // Megatron's interleaved schedule warms up with 2(pp - s - 1) + (vp - 1) pp chunk forwards, plus one.
+    const std::int64_t chunks = p.vp == 1
+                                    ? std::min(p.pp - stage, micro)
+                                    : std::min(micro * p.vp, 2 * (p.pp - stage - 1) + (p.vp - 1) * p.pp + 1);
+    double activations = layersPerChunk * static_cast<double>(chunks) * layerActivationBytes(w);
     if (w.recompute == Recompute::Full) { // one layer's full activations live while it is recomputed
         Workload noRecompute = w;
         noRecompute.recompute = Recompute::None;
         activations += layerActivationBytes(noRecompute);
     }
-    if (stage == w.parallel.pp - 1) { // fp32 logits and their gradient for the cross-entropy
-        activations += 2.0 * 4.0 * static_cast<double>(w.micro_batch) * static_cast<double>(w.model.seq_len) *
-                       static_cast<double>(w.model.vocab) / static_cast<double>(w.parallel.tp);
+    if (stage == p.pp - 1) { // fp32 logits and their gradient for the cross-entropy
+        activations += 2.0 * 4.0 * static_cast<double>(w.micro_batch) * static_cast<double>(w.model.seq_len) /
+                       static_cast<double>(p.cp) * static_cast<double>(w.model.vocab) /
+                       static_cast<double>(p.tp);
     }
     m.activations_GB = activations / kGB;
     m.buffers_GB = kRuntimeBuffersGB;
+    if (zero >= 3) { // two layers' parameters gathered (current and prefetched) and one layer's gradients
+        const auto counts = countParameters(w.model);
+        const double layer = (counts.attention_per_layer + counts.ffn_per_layer) / static_cast<double>(p.tp);
+        m.buffers_GB += layer * (2.0 * bytes.weights + bytes.gradients) / kGB;
+    }
     return m;
 }
 

@@ -30,6 +30,21 @@ void checkModel(const Workload& w, Diagnostics& errors) {
         errors.push_back({"workload.parallel.tp", divides(p.tp, "ffn_hidden", m.ffn_hidden)});
     if (m.layers % p.pp != 0)
         errors.push_back({"workload.parallel.pp", divides(p.pp, "layers", m.layers)});
+    else if (m.layers % (p.pp * p.vp) != 0)
+        errors.push_back({"workload.parallel.vp", "pp*vp = " + std::to_string(p.pp * p.vp) +
+                                                      " does not divide layers=" + std::to_string(m.layers)});
+    if (p.vp > 1 && p.pp == 1)
+        errors.push_back(
+            {"workload.parallel.vp", "interleaving (vp > 1) needs pipeline parallelism (pp > 1)"});
+    else if (p.vp > 1 && w.global_batch % (w.micro_batch * p.dp) == 0 && w.microBatchesPerStep() % p.pp != 0)
+        errors.push_back({"workload.parallel.vp", "interleaving needs the micro-batches per step (" +
+                                                      std::to_string(w.microBatchesPerStep()) +
+                                                      ") to be a multiple of pp=" + std::to_string(p.pp)});
+    if (p.cp > 1 && m.seq_len % (2 * p.cp) != 0)
+        errors.push_back(
+            {"workload.parallel.cp", "2*cp = " + std::to_string(2 * p.cp) +
+                                         " does not divide seq_len=" + std::to_string(m.seq_len) +
+                                         " (the causal load-balanced split needs 2*cp chunks)"});
     if (w.global_batch % (w.micro_batch * p.dp) != 0)
         errors.push_back({"workload.global_batch", std::to_string(w.global_batch) +
                                                        " is not a multiple of micro_batch*dp = " +
@@ -104,9 +119,10 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
     const auto& w = s.workload;
     const auto& p = w.parallel;
     checkModel(w, errors);
-    const std::int64_t layout = p.tp * p.pp * p.dp;
+    const std::int64_t layout = p.devices();
     if (layout != pool.count)
-        errors.push_back({"cluster", "tp*pp*dp = " + std::to_string(layout) + " but the pool has " +
+        errors.push_back({"cluster", std::string(p.cp > 1 ? "tp*pp*dp*cp = " : "tp*pp*dp = ") +
+                                         std::to_string(layout) + " but the pool has " +
                                          std::to_string(pool.count) + " devices"});
     if (!dev.peakFlops(w.precision))
         errors.push_back({"workload.precision", toString(w.precision) + " is not supported by " + dev.id});

@@ -71,9 +71,17 @@ struct ParallelLayout {
     std::int64_t tp = 1;
     std::int64_t pp = 1;
     std::int64_t dp = 1;
+    std::int64_t vp = 1; // model chunks per pipeline device (interleaved 1F1B when > 1)
+    std::int64_t cp = 1; // context parallelism: the sequence split over cp devices (ring attention)
     bool sequence_parallel = false;
-    int zero = 0; // 0: none, 1: optimizer states sharded over dp (distributed optimizer)
+    // Sharding over the data-parallel group (dp * cp devices): 0 none, 1 optimizer states (Megatron's
+    // distributed optimizer), 2 also gradients, 3 also parameters (ZeRO-3 / FSDP).
+    int zero = 0;
     bool operator==(const ParallelLayout&) const = default;
+
+    // Devices that hold the same parameters and reduce gradients together.
+    [[nodiscard]] std::int64_t dataParallelGroup() const { return dp * cp; }
+    [[nodiscard]] std::int64_t devices() const { return tp * pp * dp * cp; }
 };
 
 enum class Recompute { None, Selective, Full };

@@ -183,15 +183,17 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     if (auto it = j.find("parallel"); it == j.end()) {
         r.error(pp, "missing required field");
     } else if (r.expectObject(*it, pp)) {
-        r.rejectUnknownKeys(*it, pp, {"tp", "pp", "dp", "sequence_parallel", "zero"});
+        r.rejectUnknownKeys(*it, pp, {"tp", "pp", "dp", "vp", "cp", "sequence_parallel", "zero"});
         w.parallel.tp = r.integer(*it, pp, "tp").value_or(0);
         w.parallel.pp = r.integer(*it, pp, "pp").value_or(0);
         w.parallel.dp = r.integer(*it, pp, "dp").value_or(0);
+        w.parallel.vp = r.integer(*it, pp, "vp", 1, false).value_or(1);
+        w.parallel.cp = r.integer(*it, pp, "cp", 1, false).value_or(1);
         w.parallel.sequence_parallel = r.boolean(*it, pp, "sequence_parallel", false).value_or(false);
         if (auto z = r.integer(*it, pp, "zero", 0, false)) {
-            if (*z > 1)
+            if (*z > 3)
                 r.error(JsonReader::join(pp, "zero"),
-                        "ZeRO stage " + std::to_string(*z) + " is not modelled yet (supported: 0, 1)");
+                        "ZeRO stage " + std::to_string(*z) + " does not exist (0 to 3)");
             else
                 w.parallel.zero = static_cast<int>(*z);
         }
@@ -315,10 +317,9 @@ std::string serializeScenario(const Scenario& s) {
     workload["micro_batch"] = w.micro_batch;
     workload["tokens_to_train"] = w.tokens_to_train;
     workload["precision"] = toString(w.precision);
-    workload["parallel"] = Json{{"tp", w.parallel.tp},
-                                {"pp", w.parallel.pp},
-                                {"dp", w.parallel.dp},
-                                {"sequence_parallel", w.parallel.sequence_parallel},
+    workload["parallel"] = Json{{"tp", w.parallel.tp},    {"pp", w.parallel.pp},
+                                {"dp", w.parallel.dp},    {"vp", w.parallel.vp},
+                                {"cp", w.parallel.cp},    {"sequence_parallel", w.parallel.sequence_parallel},
                                 {"zero", w.parallel.zero}};
     workload["recompute"] = toString(w.recompute);
     putOptional(workload, "pool", w.pool);

@@ -47,7 +47,7 @@ double gradientReduceBytes(Precision precision) {
     return precision == Precision::Fp16 ? 2.0 : 4.0;
 }
 
-StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
+StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const Device& dev = rs.device();
     const Workload& w = rs.workload();
     const ModelShape& m = w.model;
@@ -55,15 +55,18 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
     // Attention and element-wise work stay in 16-bit even in fp8 training.
     const Precision attnPrec = prec == Precision::Fp8 ? Precision::Bf16 : prec;
     const double t = static_cast<double>(w.parallel.tp);
-    const double tokens = static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len);
+    const double cp = static_cast<double>(w.parallel.cp);
+    // Tokens each device works on: context parallelism splits the sequence.
+    const double tokens = static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len) / cp;
     const double h = static_cast<double>(m.hidden);
     const double f = static_cast<double>(m.ffn_hidden);
     const double headDim = h / static_cast<double>(m.heads);
     const double kvWidth = static_cast<double>(m.kv_heads) * headDim;
     const double act = activationBytes(attnPrec);
-    const double layers = static_cast<double>(m.layers) / static_cast<double>(w.parallel.pp);
-    const bool first = stage == 0;
-    const bool last = stage == w.parallel.pp - 1;
+    const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
+    const double layers = static_cast<double>(m.layers) / static_cast<double>(chunks);
+    const bool first = chunk == 0;
+    const bool last = chunk == chunks - 1;
 
     // GEMMs of one layer, forward, one tensor rank.
     const double qkv = gemmTime(dev, prec, tokens, (h + 2.0 * kvWidth) / t, h);
@@ -72,7 +75,8 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
     const double down = gemmTime(dev, prec, tokens, h, f / t);
     const double gemmFwd = qkv + proj + up + down;
 
-    // Fused causal attention: half of the 4*tokens*seq*h FLOPs are computed; backward does 2.5x forward.
+    // Fused causal attention: half of the 4*tokens*seq*h FLOPs are computed (local queries against the
+    // whole sequence's keys under context parallelism); backward does 2.5x forward.
     const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attention.value);
     const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * h / t;
     const double attnBytes = (2.0 * h + 2.0 * kvWidth) / t * tokens * act;
@@ -129,8 +133,8 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
     }
 
     // Optimizer: Adam reads and writes fp32 master, m and v, reads the gradient, writes the weights.
-    const double params = parametersPerDevice(w, stage);
-    const double shard = w.parallel.zero >= 1 ? static_cast<double>(w.parallel.dp) : 1.0;
+    const double params = parametersPerChunk(w, chunk);
+    const double shard = w.parallel.zero >= 1 ? static_cast<double>(w.parallel.dataParallelGroup()) : 1.0;
     c.optimizer_s =
         mem.time(0.0, params / shard * (24.0 + gradientReduceBytes(prec) + 2.0)) + 4.0 * mem.overhead_s;
 
@@ -142,9 +146,27 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t stage) {
             perLayer * static_cast<int>(layers) + (last ? 1 : 0) +
             (w.recompute == Recompute::Full ? perLayer * static_cast<int>(layers) : 0);
     }
+    if (w.parallel.cp > 1) {
+        // Ring attention: cp-1 steps per layer, each passing the local K and V (forward), K, V and their
+        // gradients (backward).
+        const double kv = tokens * 2.0 * kvWidth / t * act;
+        const int steps = static_cast<int>(layers) * static_cast<int>(w.parallel.cp - 1);
+        c.cp_steps_forward = steps;
+        c.cp_bytes_forward = static_cast<double>(steps) * kv;
+        c.cp_steps_backward = steps * (w.recompute == Recompute::Full ? 2 : 1);
+        c.cp_bytes_backward = static_cast<double>(steps) * kv * (w.recompute == Recompute::Full ? 3.0 : 2.0);
+    }
+    c.layers = static_cast<int>(layers);
     c.pp_bytes = tokens * h * act / t;
     c.grad_bytes = params * gradientReduceBytes(prec);
-    c.param_bytes = w.parallel.zero >= 1 ? params * activationBytes(prec) : 0.0;
+    c.param_bytes = w.parallel.zero == 1 || w.parallel.zero == 2 ? params * activationBytes(prec) : 0.0;
+    if (w.parallel.zero >= 3) {
+        const auto counts = countParameters(m);
+        const double layerParams =
+            (counts.attention_per_layer + counts.ffn_per_layer) / t + counts.norms_per_layer;
+        c.zero3_layer_param_bytes = layerParams * activationBytes(prec);
+        c.zero3_layer_grad_bytes = layerParams * gradientReduceBytes(prec);
+    }
     return c;
 }
 

@@ -19,7 +19,8 @@ struct Roofline {
 // Time of C = A(m x k) * B(k x n) in `precision` on `device` (operand bytes included in the roofline).
 double gemmTime(const Device& device, Precision precision, double m, double n, double k);
 
-// The work of one pipeline stage on one device for one micro-batch, and what it sends.
+// The work of one model chunk (a pipeline stage, or with interleaving one of its vp chunks) on one
+// device for one micro-batch, and what it sends.
 struct StageCost {
     // Compute time (s) on one device.
     double forward_s = 0;
@@ -30,18 +31,30 @@ struct StageCost {
     double tp_bytes = 0;
     int tp_collectives_forward = 0;
     int tp_collectives_backward = 0;
+    // Context parallelism (ring attention): bytes each device sends around the cp ring per micro-batch,
+    // and the number of ring steps (each a latency), overlapped with the attention compute.
+    double cp_bytes_forward = 0;
+    double cp_bytes_backward = 0;
+    int cp_steps_forward = 0;
+    int cp_steps_backward = 0;
     // Pipeline point-to-point: bytes each tensor rank sends to the next stage per micro-batch.
     double pp_bytes = 0;
     // Data-parallel traffic per device per step.
     double grad_bytes = 0;  // gradients to reduce
-    double param_bytes = 0; // parameters to all-gather after the optimizer (ZeRO-1)
+    double param_bytes = 0; // parameters to all-gather after the optimizer (ZeRO-1/2)
+    // ZeRO-3: per layer, parameter bytes gathered before its forward and backward, gradient bytes
+    // reduce-scattered after its backward; the number of layers in the chunk.
+    double zero3_layer_param_bytes = 0;
+    double zero3_layer_grad_bytes = 0;
+    int layers = 0;
     // Compute split for reports (forward + backward, s).
     double gemm_s = 0;
     double attention_s = 0;
     double memory_bound_s = 0;
 };
 
-StageCost stageCost(const ResolvedScenario& scenario, std::int64_t stage);
+// Costs of model chunk `chunk` (0 .. pp*vp-1; chunk c runs on pipeline device c % pp).
+StageCost stageCost(const ResolvedScenario& scenario, std::int64_t chunk);
 
 // Bytes per gradient element in the data-parallel reduction (fp32 main grads except in fp16 training).
 double gradientReduceBytes(Precision precision);

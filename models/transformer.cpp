@@ -15,16 +15,24 @@ ParameterCount countParameters(const ModelShape& m) {
     return p;
 }
 
-double parametersPerDevice(const Workload& w, std::int64_t stage) {
+double parametersPerChunk(const Workload& w, std::int64_t chunk) {
     const auto p = countParameters(w.model);
-    const double layersPerStage = static_cast<double>(w.model.layers) / static_cast<double>(w.parallel.pp);
+    const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
+    const double layers = static_cast<double>(w.model.layers) / static_cast<double>(chunks);
     const double tp = static_cast<double>(w.parallel.tp);
     // Norm weights are replicated across tensor-parallel ranks; matrices are split.
-    double params = layersPerStage * ((p.attention_per_layer + p.ffn_per_layer) / tp + p.norms_per_layer);
-    if (stage == 0)
+    double params = layers * ((p.attention_per_layer + p.ffn_per_layer) / tp + p.norms_per_layer);
+    if (chunk == 0)
         params += p.embedding / tp;
-    if (stage == w.parallel.pp - 1)
+    if (chunk == chunks - 1)
         params += p.embedding / tp + p.final_norm;
+    return params;
+}
+
+double parametersPerDevice(const Workload& w, std::int64_t stage) {
+    double params = 0.0;
+    for (std::int64_t c = 0; c < w.parallel.vp; ++c)
+        params += parametersPerChunk(w, stage + c * w.parallel.pp);
     return params;
 }
 

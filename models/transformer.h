@@ -19,7 +19,10 @@ struct ParameterCount {
 };
 ParameterCount countParameters(const ModelShape& model);
 
-// Parameters held by one device of pipeline stage `stage` (tensor-parallel shard included).
+// Parameters of virtual pipeline stage `chunk` (0 .. pp*vp-1) held by one tensor rank.
+double parametersPerChunk(const Workload& workload, std::int64_t chunk);
+// Parameters held by one device of pipeline stage `stage` (its vp chunks; tensor-parallel shard), before
+// any ZeRO sharding.
 double parametersPerDevice(const Workload& workload, std::int64_t stage);
 
 // Forward FLOPs of one layer for `tokens` tokens of sequence length `seq`; attention counted in full

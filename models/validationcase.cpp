@@ -155,7 +155,9 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         const std::int64_t cp = row.integer("cp", 1, false);
         const std::int64_t ep = row.integer("ep", 1, false);
         const std::int64_t experts = row.integer("moe_experts", 0, false);
-        w.parallel.zero = zero == 1 ? 1 : 0;
+        w.parallel.zero = static_cast<int>(zero);
+        w.parallel.vp = vp;
+        w.parallel.cp = cp;
         const std::string recompute = row.text("recompute");
         w.recompute = recompute == "full"        ? Recompute::Full
                       : recompute == "selective" ? Recompute::Selective
@@ -168,13 +170,8 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         s.costs.mode = CostMode::Rent;
         s.costs.rent_usd_per_device_hour = 1.0; // cost is not validated; avoid depending on a catalog price
 
-        if (zero >= 2)
-            c.skip =
-                "ZeRO stage " + std::to_string(zero) + " (sharded gradients/parameters) is not modelled yet";
-        else if (vp > 1)
-            c.skip = "interleaved 1F1B (vp=" + std::to_string(vp) + ") is not modelled yet";
-        else if (cp > 1)
-            c.skip = "context parallelism (cp=" + std::to_string(cp) + ") is not modelled yet";
+        if (zero < 0 || zero > 3)
+            c.skip = "unknown ZeRO stage " + std::to_string(zero);
         else if (ep > 1 || experts > 0)
             c.skip = "Mixture-of-Experts / expert parallelism is not modelled yet";
         else if (!row.text("finetune").empty())

@@ -13,49 +13,108 @@ double ringTrafficPerRank(Collective kind, std::int64_t n, double bytes) {
     return static_cast<double>(ringSteps(kind, n)) * bytes / static_cast<double>(n);
 }
 
+namespace {
+
+// The ring edges (by source rank index) that a flow-fidelity collective simulates.
+std::vector<std::int64_t> simulatedEdges(const Platform& platform, const std::vector<std::int64_t>& ranks,
+                                         Edges edges) {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    auto at = [&](std::int64_t i) { return ranks[static_cast<std::size_t>(i % n)]; };
+    std::vector<std::int64_t> out;
+    if (edges == Edges::Representative) {
+        out.push_back(0);
+        return out;
+    }
+    if (edges == Edges::All) {
+        for (std::int64_t i = 0; i < n; ++i)
+            out.push_back(i);
+        return out;
+    }
+    bool sameNode = false, sameLeaf = false;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t a = at(i), b = at(i + 1);
+        bool take = i == 0 || i == n - 1; // the edges of the first rank meet its other traffic
+        if (platform.leafOf(a) != platform.leafOf(b))
+            take = true;
+        else if (platform.sameNode(a, b) && !sameNode)
+            take = sameNode = true;
+        else if (!platform.sameNode(a, b) && !sameLeaf)
+            take = sameLeaf = true;
+        if (take)
+            out.push_back(i);
+    }
+    return out;
+}
+
+// Delay, then one flow of `traffic` bytes per simulated edge; returns the join that ends them.
+TaskGraph::Id flowsAfterDelay(TaskGraph& graph, const Platform& platform,
+                              const std::vector<std::int64_t>& ranks, double traffic, int hops,
+                              TaskGraph::Id after, Edges edges) {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    auto at = [&](std::int64_t i) { return ranks[static_cast<std::size_t>(i % n)]; };
+    double hop = 0.0; // the slowest edge sets the pace of every step
+    for (std::int64_t i = 0; i < n; ++i)
+        hop = std::max(hop, platform.latency(at(i), at(i + 1)));
+    // The flows below pay one hop latency themselves; the other hops are added here.
+    const double latency = hop * static_cast<double>(hops - 1);
+    TaskGraph::Id start = after;
+    if (latency > 0.0) {
+        start = graph.delay(latency);
+        graph.depend(after, start);
+    }
+    const TaskGraph::Id done = graph.join();
+    for (std::int64_t i : simulatedEdges(platform, ranks, edges)) {
+        const TaskGraph::Id flow = graph.transfer(at(i), at(i + 1), traffic);
+        graph.depend(start, flow);
+        graph.depend(flow, done);
+    }
+    return done;
+}
+
+// `rounds` ring steps of n messages of `chunk` bytes, with a barrier after each step.
+TaskGraph::Id messageRounds(TaskGraph& graph, const std::vector<std::int64_t>& ranks, double chunk,
+                            int rounds, TaskGraph::Id after) {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    TaskGraph::Id previous = after;
+    for (int s = 0; s < rounds; ++s) {
+        const TaskGraph::Id barrier = graph.join();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const TaskGraph::Id msg = graph.transfer(ranks[static_cast<std::size_t>(i)],
+                                                     ranks[static_cast<std::size_t>((i + 1) % n)], chunk);
+            graph.depend(previous, msg);
+            graph.depend(msg, barrier);
+        }
+        previous = barrier;
+    }
+    return previous;
+}
+
+} // namespace
+
 TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelity fidelity, Collective kind,
                              const std::vector<std::int64_t>& ranks, double bytes, int count,
-                             TaskGraph::Id after, bool representative) {
+                             TaskGraph::Id after, Edges edges) {
     const auto n = static_cast<std::int64_t>(ranks.size());
     if (n <= 1 || count <= 0 || bytes <= 0.0)
         return after;
     const int steps = ringSteps(kind, n);
-    auto next = [&](std::int64_t i) { return ranks[static_cast<std::size_t>((i + 1) % n)]; };
-
-    if (fidelity == Fidelity::Flow) {
-        double hop = 0.0; // the slowest edge sets the pace of every step
-        for (std::int64_t i = 0; i < n; ++i)
-            hop = std::max(hop, platform.latency(ranks[static_cast<std::size_t>(i)], next(i)));
-        // The flows below pay one hop latency themselves; the other steps are added here.
-        const double latency = hop * static_cast<double>(count * steps - 1);
-        TaskGraph::Id start = after;
-        if (latency > 0.0) {
-            start = graph.delay(latency);
-            graph.depend(after, start);
-        }
-        const TaskGraph::Id done = graph.join();
-        const double traffic = ringTrafficPerRank(kind, n, bytes) * count;
-        for (std::int64_t i = 0; i < (representative ? 1 : n); ++i) {
-            const TaskGraph::Id flow = graph.transfer(ranks[static_cast<std::size_t>(i)], next(i), traffic);
-            graph.depend(start, flow);
-            graph.depend(flow, done);
-        }
-        return done;
-    }
-
+    if (fidelity == Fidelity::Flow)
+        return flowsAfterDelay(graph, platform, ranks, ringTrafficPerRank(kind, n, bytes) * count,
+                               count * steps, after, edges);
     TaskGraph::Id previous = after;
-    const double chunk = bytes / static_cast<double>(n);
     for (int c = 0; c < count; ++c)
-        for (int s = 0; s < steps; ++s) {
-            const TaskGraph::Id barrier = graph.join();
-            for (std::int64_t i = 0; i < (representative ? 1 : n); ++i) {
-                const TaskGraph::Id msg = graph.transfer(ranks[static_cast<std::size_t>(i)], next(i), chunk);
-                graph.depend(previous, msg);
-                graph.depend(msg, barrier);
-            }
-            previous = barrier;
-        }
+        previous = messageRounds(graph, ranks, bytes / static_cast<double>(n), steps, previous);
     return previous;
+}
+
+TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fidelity,
+                       const std::vector<std::int64_t>& ranks, double bytes, int steps, TaskGraph::Id after,
+                       Edges edges) {
+    if (ranks.size() <= 1 || steps <= 0 || bytes <= 0.0)
+        return after;
+    if (fidelity == Fidelity::Flow)
+        return flowsAfterDelay(graph, platform, ranks, bytes, steps, after, edges);
+    return messageRounds(graph, ranks, bytes / static_cast<double>(steps), steps, after);
 }
 
 } // namespace choreo::sim

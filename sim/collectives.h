@@ -10,15 +10,30 @@ namespace choreo::sim {
 
 enum class Collective { AllReduce, ReduceScatter, AllGather };
 
+// Which ring edges a flow-fidelity collective simulates.
+enum class Edges {
+    All,            // every edge
+    Representative, // only the first rank's edge: for rings whose edges share no link with one another
+    ByLinkClass,    // by symmetry: the edges into and out of the first rank, one edge of each link class
+                    // (same node, same leaf), and every edge that crosses leaf switches (those share the
+                    // leaf uplinks); each NIC link still carries what it would in the full ring
+};
+
 // A ring collective over `ranks` (device indices, in ring order) of `bytes` data per rank, repeated
 // `count` times back to back (the per-layer collectives of one pipeline operation), started after
-// `after`. Flow fidelity: one latency delay (count * steps hops) then one flow per ring edge carrying
-// all the traffic, so shared links are contended for real. Packet fidelity: every ring step as n
-// messages of bytes/n with a barrier between steps. With `representative`, only the first rank's flow
-// is simulated (callers use it where the ring's edges share no link). Returns the join that ends it.
+// `after`. Flow fidelity: one latency delay (count * steps hops) then one flow per simulated ring edge
+// carrying all that edge's traffic, so shared links are contended for real. Packet fidelity: every
+// ring step as n messages of bytes/n with a barrier between steps, on every edge. Returns the join
+// that ends it.
 TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelity fidelity, Collective kind,
                              const std::vector<std::int64_t>& ranks, double bytes, int count,
-                             TaskGraph::Id after, bool representative = false);
+                             TaskGraph::Id after, Edges edges = Edges::All);
+
+// A ring pass (context parallelism's ring attention): `steps` steps in each of which every rank sends
+// `bytes / steps` to the next. Flow fidelity: latency delay, then one flow per simulated edge.
+TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fidelity,
+                       const std::vector<std::int64_t>& ranks, double bytes, int steps, TaskGraph::Id after,
+                       Edges edges = Edges::All);
 
 // Ring steps of a collective over n ranks: 2(n-1) for all-reduce, n-1 otherwise.
 int ringSteps(Collective kind, std::int64_t n);

@@ -122,8 +122,7 @@ std::pair<sg4::Host*, sg4::Host*> Platform::endpoints(std::int64_t a, std::int64
 double Platform::latency(std::int64_t a, std::int64_t b) const {
     if (sameNode(a, b))
         return 2.0 * spec_.scale_up_latency_s;
-    const std::int64_t perLeaf = spec_.nodes_per_leaf * spec_.devices_per_node;
-    const bool sameLeaf = a / perLeaf == b / perLeaf;
+    const bool sameLeaf = leafOf(a) == leafOf(b);
     return 2.0 * spec_.nic_latency_s + (sameLeaf ? 0.0 : 2.0 * spec_.switch_latency_s);
 }
 

@@ -49,6 +49,9 @@ public:
     [[nodiscard]] std::pair<sg4::Host*, sg4::Host*> endpoints(std::int64_t a, std::int64_t b) const;
     // One-way latency of the route from a to b.
     [[nodiscard]] double latency(std::int64_t a, std::int64_t b) const;
+    [[nodiscard]] std::int64_t leafOf(std::int64_t device) const {
+        return device / (spec_.nodes_per_leaf * spec_.devices_per_node);
+    }
     // Speed of the timer host, which runs delays as executions (seconds * this = flops).
     static constexpr double kTimerSpeed = 1e9;
 

@@ -25,213 +25,348 @@ using Id = TaskGraph::Id;
 constexpr double kBucketParams = 40e6;
 constexpr int kMaxBuckets = 8;
 
-// One pipeline operation (forward or backward of a micro-batch on a stage) on its tensor group.
+// One pipeline operation (forward or backward of a micro-batch on a model chunk) on its tensor group.
 struct Op {
-    Id in = -1;               // may start: previous op of the stage done and input arrived
-    Id out = -1;              // done, including its tensor-parallel collectives
-    std::vector<Id> computes; // one per tensor rank
+    Id in = -1;               // may start: previous op of the device done and input arrived
+    Id ready = -1;            // computing may start (after `in`; ZeRO-3 also waits for its gather here)
+    Id out = -1;              // done, including the collectives that block it
+    std::vector<Id> computes; // the representative device's computations, in order
 };
 
-// Builds the task graph of one 1F1B step. Data-parallel replicas other than replica 0 are folded: only
-// replica 0 computes, but every replica's gradient traffic is simulated, so shared links see it all.
-// At flow fidelity tensor-parallel ranks are folded too: rank 0 computes and sends for its group. That
-// is exact on this platform, because each device's scale-up and NIC links are its own, so the other
-// ranks' identical transfers share no link with rank 0's (data-parallel traffic is still simulated for
-// every rank, as it crosses the shared leaf uplinks).
+// Builds the task graph of one training step: Megatron's 1F1B schedule, interleaved when vp > 1.
+//
+// Symmetry folding. Data-parallel replicas other than replica 0 do not compute: every replica does
+// the same work at the same time. Their data-parallel traffic is still on the platform: at flow
+// fidelity a ring simulates the edges of replica 0's device, one edge of each link class and every
+// edge that crosses leaf switches (Edges::ByLinkClass), which loads every shared link as the full
+// ring would. Tensor- and context-parallel ranks other than rank 0 are folded the same way at flow
+// fidelity: each device's scale-up and NIC links are its own, so their identical transfers share no
+// link with rank 0's. Packet fidelity simulates every rank and every edge.
 class StepBuilder {
 public:
     StepBuilder(const models::ResolvedScenario& rs, const Platform& platform, TaskGraph& graph,
                 Fidelity fidelity)
-        : rs_(rs)
-        , w_(rs.workload())
+        : w_(rs.workload())
         , platform_(platform)
         , graph_(graph)
         , fidelity_(fidelity)
         , tp_(w_.parallel.tp)
         , pp_(w_.parallel.pp)
         , dp_(w_.parallel.dp)
+        , vp_(w_.parallel.vp)
+        , cp_(w_.parallel.cp)
+        , chunks_(pp_ * vp_)
         , micro_(w_.microBatchesPerStep())
-        , active_(fidelity == Fidelity::Flow ? 1 : tp_) {
-        for (std::int64_t s = 0; s < pp_; ++s)
-            costs_.push_back(models::stageCost(rs, s));
+        , zero_(w_.parallel.zero)
+        , folded_(fidelity == Fidelity::Flow)
+        , activeTp_(folded_ ? 1 : tp_)
+        , activeCp_(folded_ ? 1 : cp_)
+        , dpEdges_(folded_ ? Edges::ByLinkClass : Edges::All)
+        , groupEdges_(folded_ ? Edges::Representative : Edges::All) {
+        for (std::int64_t c = 0; c < chunks_; ++c)
+            costs_.push_back(models::stageCost(rs, c));
     }
 
-    std::int64_t device(std::int64_t tpRank, std::int64_t dpRank, std::int64_t stage) const {
-        return tpRank + tp_ * (dpRank + dp_ * stage);
+    // Megatron's rank order: tensor innermost, then context, data, pipeline.
+    std::int64_t device(std::int64_t t, std::int64_t c, std::int64_t d, std::int64_t stage) const {
+        return t + tp_ * (c + cp_ * (d + dp_ * stage));
     }
-
-    std::vector<std::int64_t> tensorGroup(std::int64_t stage) const {
+    std::vector<std::int64_t> tensorGroup(std::int64_t c, std::int64_t stage) const {
         std::vector<std::int64_t> g;
-        for (std::int64_t r = 0; r < tp_; ++r)
-            g.push_back(device(r, 0, stage));
+        for (std::int64_t t = 0; t < tp_; ++t)
+            g.push_back(device(t, c, 0, stage));
         return g;
     }
+    std::vector<std::int64_t> contextGroup(std::int64_t t, std::int64_t stage) const {
+        std::vector<std::int64_t> g;
+        for (std::int64_t c = 0; c < cp_; ++c)
+            g.push_back(device(t, c, 0, stage));
+        return g;
+    }
+    // The devices that reduce gradients together (every context and data-parallel rank).
+    std::vector<std::int64_t> dataGroup(std::int64_t t, std::int64_t stage) const {
+        std::vector<std::int64_t> g;
+        for (std::int64_t d = 0; d < dp_; ++d)
+            for (std::int64_t c = 0; c < cp_; ++c)
+                g.push_back(device(t, c, d, stage));
+        return g;
+    }
+    const models::StageCost& cost(std::int64_t chunk) const {
+        return costs_[static_cast<std::size_t>(chunk)];
+    }
 
-    Op makeOp(std::int64_t stage, double computeS, int collectives) {
+    // A computation on every simulated device of a stage's tensor and context group, then the tensor
+    // collectives; context-parallel ring traffic runs beside the computation.
+    Op makeOp(std::int64_t chunk, double computeS, int tpCollectives, double cpBytes, int cpSteps) {
+        const std::int64_t stage = chunk % pp_;
         Op op;
         op.in = graph_.join();
-        for (std::int64_t r = 0; r < active_; ++r) {
-            const Id c = graph_.compute(device(r, 0, stage), computeS);
-            graph_.depend(op.in, c);
-            op.computes.push_back(c);
-        }
+        op.ready = graph_.join();
+        graph_.depend(op.in, op.ready);
         const Id computed = graph_.join();
-        graph_.depend(op.computes, computed);
-        op.out = ringCollective(graph_, platform_, fidelity_, Collective::AllReduce, tensorGroup(stage),
-                                costs_[static_cast<std::size_t>(stage)].tp_bytes, collectives, computed,
-                                active_ == 1);
+        for (std::int64_t c = 0; c < activeCp_; ++c)
+            for (std::int64_t t = 0; t < activeTp_; ++t) {
+                const Id x = graph_.compute(device(t, c, 0, stage), computeS);
+                graph_.depend(op.ready, x);
+                graph_.depend(x, computed);
+                if (t == 0 && c == 0)
+                    op.computes.push_back(x);
+            }
+        Id done = computed;
+        for (std::int64_t c = 0; c < activeCp_; ++c) {
+            const Id tensor =
+                ringCollective(graph_, platform_, fidelity_, Collective::AllReduce, tensorGroup(c, stage),
+                               cost(chunk).tp_bytes, tpCollectives, computed, groupEdges_);
+            done = c == 0 ? tensor : join(done, tensor);
+        }
+        if (cp_ > 1) {
+            op.out = graph_.join();
+            graph_.depend(done, op.out);
+            for (std::int64_t t = 0; t < activeTp_; ++t)
+                graph_.depend(ringPass(graph_, platform_, fidelity_, contextGroup(t, stage), cpBytes, cpSteps,
+                                       op.in, groupEdges_),
+                              op.out);
+        } else {
+            op.out = done;
+        }
         return op;
     }
 
-    // Sends each tensor rank's slice of a micro-batch from one stage to the neighbouring one.
-    void pipelineTransfer(Id after, std::int64_t from, std::int64_t to, Id before) {
-        const double bytes = costs_[static_cast<std::size_t>(from)].pp_bytes;
-        const Id arrived = graph_.join();
-        for (std::int64_t r = 0; r < active_; ++r) {
-            const Id t = graph_.transfer(device(r, 0, from), device(r, 0, to), bytes);
-            graph_.depend(after, t);
-            graph_.depend(t, arrived);
+    Id join(Id a, Id b) {
+        const Id j = graph_.join();
+        graph_.depend(a, j);
+        graph_.depend(b, j);
+        return j;
+    }
+
+    // Chains `pieces` ops into one (the gradient buckets of a last backward, the layers under ZeRO-3).
+    Op chain(const std::vector<Op>& pieces) {
+        Op whole;
+        whole.in = pieces.front().in;
+        whole.out = pieces.back().out;
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            if (i > 0)
+                graph_.depend(pieces[i - 1].out, pieces[i].in);
+            whole.computes.insert(whole.computes.end(), pieces[i].computes.begin(), pieces[i].computes.end());
         }
+        return whole;
+    }
+
+    // Sends each simulated rank's slice of a micro-batch from one chunk to the next (or previous).
+    void pipelineTransfer(Id after, std::int64_t fromChunk, std::int64_t toChunk, Id before) {
+        const std::int64_t from = fromChunk % pp_, to = toChunk % pp_;
+        const Id arrived = graph_.join();
+        for (std::int64_t c = 0; c < activeCp_; ++c)
+            for (std::int64_t t = 0; t < activeTp_; ++t) {
+                const Id x =
+                    graph_.transfer(device(t, c, 0, from), device(t, c, 0, to), cost(fromChunk).pp_bytes);
+                graph_.depend(after, x);
+                graph_.depend(x, arrived);
+            }
         graph_.depend(arrived, before);
+    }
+
+    // One data-parallel collective per tensor rank, after `ready` and after that rank's previous one (the
+    // collectives of one communicator run in order, as on one NCCL stream). Updates `last` per rank.
+    void dataCollective(std::int64_t stage, Collective kind, double bytes, Id ready, std::vector<Id>& last) {
+        last.resize(static_cast<std::size_t>(tp_), -1);
+        for (std::int64_t t = 0; t < tp_; ++t) {
+            Id& previous = last[static_cast<std::size_t>(t)];
+            const Id start = previous >= 0 ? join(previous, ready) : ready;
+            previous = ringCollective(graph_, platform_, fidelity_, kind, dataGroup(t, stage), bytes, 1,
+                                      start, dpEdges_);
+        }
+    }
+
+    // ZeRO-3: one op per layer; each layer's parameters are all-gathered one layer ahead (prefetch) on the
+    // gather stream, and after a backward layer its gradients are reduce-scattered on the reduce stream.
+    Op zero3Op(std::int64_t chunk, bool backward, std::vector<Id>& gathers, std::vector<Id>& reduces) {
+        const auto& c = cost(chunk);
+        const std::int64_t stage = chunk % pp_;
+        const int layers = std::max(1, c.layers);
+        const double computeS = (backward ? c.backward_s : c.forward_s) / layers;
+        const int coll = backward ? c.tp_collectives_backward : c.tp_collectives_forward;
+        const double cpBytes = (backward ? c.cp_bytes_backward : c.cp_bytes_forward) / layers;
+        const int cpSteps = (backward ? c.cp_steps_backward : c.cp_steps_forward) / layers;
+        std::vector<Op> pieces;
+        for (int l = 0; l < layers; ++l)
+            pieces.push_back(
+                makeOp(chunk, computeS, coll / layers + (l < coll % layers ? 1 : 0), cpBytes, cpSteps));
+        Op whole = chain(pieces);
+        for (int l = 0; l < layers; ++l) {
+            // Gather layer l once the previous layer has started (or the op may start, for the first).
+            const Id issue = l == 0 ? whole.in : pieces[static_cast<std::size_t>(l - 1)].in;
+            dataCollective(stage, Collective::AllGather, c.zero3_layer_param_bytes, issue, gathers);
+            graph_.depend(gathers, pieces[static_cast<std::size_t>(l)].ready);
+            if (backward)
+                dataCollective(stage, Collective::ReduceScatter, c.zero3_layer_grad_bytes,
+                               pieces[static_cast<std::size_t>(l)].out, reduces);
+        }
+        return whole;
     }
 
     void build() {
         const auto M = static_cast<std::size_t>(micro_);
-        const auto P = static_cast<std::size_t>(pp_);
-        fwd_.assign(P, std::vector<Op>(M));
-        bwd_.assign(P, std::vector<Op>(M));
-        stageEnd_.assign(P, -1);
-        lastBackwardOut_.assign(P, -1);
-        optimizerCompute_.assign(P, -1);
+        const auto V = static_cast<std::size_t>(chunks_);
+        fwd_.assign(V, std::vector<Op>(M));
+        bwd_.assign(V, std::vector<Op>(M));
+        std::vector<std::vector<Id>> reduced(V); // per chunk: the last data collective per tensor rank
+        std::vector<std::vector<Id>> gathers(
+            static_cast<std::size_t>(pp_)); // ZeRO-3 gather stream per device
+        std::vector<std::vector<Id>> reduces(
+            static_cast<std::size_t>(pp_)); // ZeRO-3 reduce stream per device
 
-        for (std::size_t s = 0; s < P; ++s) {
-            const auto& c = costs_[s];
-            const auto stage = static_cast<std::int64_t>(s);
-            for (std::size_t m = 0; m < M; ++m)
-                fwd_[s][m] = makeOp(stage, c.forward_s, c.tp_collectives_forward);
-            // The last micro-batch's backward is cut into gradient buckets so that their data-parallel
-            // reduction starts while the rest of the backward pass still computes.
-            for (std::size_t m = 0; m + 1 < M; ++m)
-                bwd_[s][m] = makeOp(stage, c.backward_s, c.tp_collectives_backward);
-            buildLastBackward(stage);
-        }
-        // 1F1B order on each stage, and the data dependencies between stages.
-        for (std::size_t s = 0; s < P; ++s) {
-            const std::size_t warmup = std::min(P - s - 1, M);
-            std::vector<const Op*> order;
-            for (std::size_t m = 0; m < warmup; ++m)
-                order.push_back(&fwd_[s][m]);
-            for (std::size_t i = 0; i + warmup < M; ++i) {
-                order.push_back(&fwd_[s][warmup + i]);
-                order.push_back(&bwd_[s][i]);
+        // Ops in each device's schedule order, so that ZeRO-3's streams follow the schedule.
+        const auto orders = schedules();
+        for (std::int64_t s = 0; s < pp_; ++s) {
+            const auto& order = orders[static_cast<std::size_t>(s)];
+            for (const auto& [backward, chunk, m] : order) {
+                const auto& c = cost(chunk);
+                Op op;
+                if (zero_ >= 3) {
+                    op = zero3Op(chunk, backward, gathers[static_cast<std::size_t>(s)],
+                                 reduces[static_cast<std::size_t>(s)]);
+                } else if (!backward) {
+                    op = makeOp(chunk, c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward,
+                                c.cp_steps_forward);
+                } else if (m + 1 < micro_) {
+                    op = makeOp(chunk, c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward,
+                                c.cp_steps_backward);
+                } else {
+                    op = lastBackward(chunk, reduced[static_cast<std::size_t>(chunk)]);
+                }
+                (backward ? bwd_ : fwd_)[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)] = op;
             }
-            for (std::size_t m = M - warmup; m < M; ++m)
-                order.push_back(&bwd_[s][m]);
             for (std::size_t i = 1; i < order.size(); ++i)
-                graph_.depend(order[i - 1]->out, order[i]->in);
-            for (std::size_t m = 0; m < M; ++m) {
-                if (s + 1 < P)
-                    pipelineTransfer(fwd_[s][m].out, static_cast<std::int64_t>(s),
-                                     static_cast<std::int64_t>(s + 1), fwd_[s + 1][m].in);
-                if (s > 0)
-                    pipelineTransfer(bwd_[s][m].out, static_cast<std::int64_t>(s),
-                                     static_cast<std::int64_t>(s - 1), bwd_[s - 1][m].in);
-            }
+                graph_.depend(opAt(order[i - 1]).out, opAt(order[i]).in);
         }
-        end_ = graph_.join();
-        for (std::size_t s = 0; s < P; ++s)
-            graph_.depend(stageEnd_[s], end_);
+        // Data dependencies between consecutive chunks.
+        for (std::size_t j = 0; j < V; ++j)
+            for (std::size_t m = 0; m < M; ++m) {
+                const auto chunk = static_cast<std::int64_t>(j);
+                if (j + 1 < V)
+                    pipelineTransfer(fwd_[j][m].out, chunk, chunk + 1, fwd_[j + 1][m].in);
+                if (j > 0)
+                    pipelineTransfer(bwd_[j][m].out, chunk, chunk - 1, bwd_[j - 1][m].in);
+            }
+        // Per device: once its gradients are reduced, the optimizer, then (ZeRO-1/2) the parameter gather.
+        stageEnd_.assign(static_cast<std::size_t>(pp_), -1);
+        lastBackwardOut_.assign(static_cast<std::size_t>(pp_), -1);
+        optimizer_.assign(static_cast<std::size_t>(pp_), -1);
+        for (std::int64_t s = 0; s < pp_; ++s) {
+            const Id synced = graph_.join();
+            graph_.depend(opAt(orders[static_cast<std::size_t>(s)].back()).out, synced);
+            lastBackwardOut_[static_cast<std::size_t>(s)] =
+                opAt(orders[static_cast<std::size_t>(s)].back()).out;
+            double optimizerS = 0.0;
+            for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_) {
+                graph_.depend(reduced[static_cast<std::size_t>(chunk)], synced);
+                optimizerS += cost(chunk).optimizer_s;
+            }
+            graph_.depend(reduces[static_cast<std::size_t>(s)], synced);
+            const Id optimized = graph_.join();
+            for (std::int64_t c = 0; c < activeCp_; ++c)
+                for (std::int64_t t = 0; t < activeTp_; ++t) {
+                    const Id x = graph_.compute(device(t, c, 0, s), optimizerS);
+                    graph_.depend(synced, x);
+                    graph_.depend(x, optimized);
+                    if (t == 0 && c == 0)
+                        optimizer_[static_cast<std::size_t>(s)] = x;
+                }
+            Id end = optimized;
+            if ((zero_ == 1 || zero_ == 2) && dp_ * cp_ > 1) {
+                std::vector<Id> gathered;
+                for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_)
+                    dataCollective(s, Collective::AllGather, cost(chunk).param_bytes, optimized, gathered);
+                end = graph_.join();
+                graph_.depend(gathered, end);
+            }
+            stageEnd_[static_cast<std::size_t>(s)] = end;
+        }
     }
 
-    void buildLastBackward(std::int64_t stage) {
-        const auto s = static_cast<std::size_t>(stage);
-        const auto& c = costs_[s];
+    // The last micro-batch's backward of a chunk, cut into gradient buckets whose data-parallel reduction
+    // starts while the rest of the backward still computes.
+    Op lastBackward(std::int64_t chunk, std::vector<Id>& reduced) {
+        const auto& c = cost(chunk);
+        const std::int64_t stage = chunk % pp_;
+        const std::int64_t group = dp_ * cp_;
         const double params = c.grad_bytes / models::gradientReduceBytes(w_.precision);
         const double bucketParams = std::max(kBucketParams, 1e6 * static_cast<double>(dp_));
         const int buckets =
-            dp_ > 1 ? std::clamp(static_cast<int>(std::ceil(params / bucketParams)), 1, kMaxBuckets) : 1;
-        const bool zero = w_.parallel.zero >= 1;
-        const auto kind = zero ? Collective::ReduceScatter : Collective::AllReduce;
-
-        Op whole;
-        std::vector<Id> reduced;
-        Id previous = -1;
+            group > 1 ? std::clamp(static_cast<int>(std::ceil(params / bucketParams)), 1, kMaxBuckets) : 1;
+        const auto kind = zero_ >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
+        std::vector<Op> pieces;
         for (int k = 0; k < buckets; ++k) {
-            // Spread the tensor-parallel collectives over the pieces: the first ones take the remainder.
             const int coll =
                 c.tp_collectives_backward / buckets + (k < c.tp_collectives_backward % buckets ? 1 : 0);
-            Op piece = makeOp(stage, c.backward_s / buckets, coll);
-            if (previous >= 0)
-                graph_.depend(previous, piece.in);
-            else
-                whole.in = piece.in;
-            whole.computes.insert(whole.computes.end(), piece.computes.begin(), piece.computes.end());
-            previous = piece.out;
-            // Buckets of one communicator run one after another, as collectives on one NCCL stream do.
-            reduced.resize(static_cast<std::size_t>(tp_), -1);
-            for (std::int64_t r = 0; r < tp_; ++r) {
-                std::vector<std::int64_t> ring;
-                for (std::int64_t d = 0; d < dp_; ++d)
-                    ring.push_back(device(r, d, stage));
-                Id ready = piece.out;
-                if (auto& before = reduced[static_cast<std::size_t>(r)]; before >= 0) {
-                    ready = graph_.join();
-                    graph_.depend(piece.out, ready);
-                    graph_.depend(before, ready);
-                }
-                reduced[static_cast<std::size_t>(r)] = ringCollective(graph_, platform_, fidelity_, kind,
-                                                                      ring, c.grad_bytes / buckets, 1, ready);
-            }
+            pieces.push_back(makeOp(chunk, c.backward_s / buckets, coll, c.cp_bytes_backward / buckets,
+                                    c.cp_steps_backward / buckets));
         }
-        whole.out = previous;
-        bwd_[s][static_cast<std::size_t>(micro_ - 1)] = whole;
-        lastBackwardOut_[s] = whole.out;
-
-        // Optimizer once every gradient is reduced; with ZeRO-1 the updated shards are all-gathered.
-        const Id synced = graph_.join();
-        graph_.depend(reduced, synced);
-        graph_.depend(whole.out, synced);
-        const Id optimized = graph_.join();
-        for (std::int64_t r = 0; r < active_; ++r) {
-            const Id opt = graph_.compute(device(r, 0, stage), c.optimizer_s);
-            graph_.depend(synced, opt);
-            graph_.depend(opt, optimized);
-            if (r == 0)
-                optimizerCompute_[s] = opt;
-        }
-        Id end = optimized;
-        if (zero && dp_ > 1) {
-            end = graph_.join();
-            for (std::int64_t r = 0; r < tp_; ++r) {
-                std::vector<std::int64_t> ring;
-                for (std::int64_t d = 0; d < dp_; ++d)
-                    ring.push_back(device(r, d, stage));
-                graph_.depend(ringCollective(graph_, platform_, fidelity_, Collective::AllGather, ring,
-                                             c.param_bytes, 1, optimized),
-                              end);
-            }
-        }
-        stageEnd_[s] = end;
+        Op whole = chain(pieces);
+        if (group > 1)
+            for (const auto& piece : pieces)
+                dataCollective(stage, kind, c.grad_bytes / buckets, piece.out, reduced);
+        return whole;
     }
 
-    // Where the step time went, on the stage that finishes last (its first tensor rank).
+    struct Slot {
+        bool backward;
+        std::int64_t chunk;
+        std::int64_t micro;
+    };
+
+    // Per device, its operations in order: 1F1B, or Megatron's interleaved schedule when vp > 1.
+    std::vector<std::vector<Slot>> schedules() const {
+        std::vector<std::vector<Slot>> out(static_cast<std::size_t>(pp_));
+        for (std::int64_t s = 0; s < pp_; ++s) {
+            auto& order = out[static_cast<std::size_t>(s)];
+            const std::int64_t total = micro_ * vp_;
+            const std::int64_t warmup = vp_ == 1 ? std::min(pp_ - s - 1, micro_)
+                                                 : std::min(total, 2 * (pp_ - s - 1) + (vp_ - 1) * pp_);
+            auto slot = [&](std::int64_t k, bool backward) {
+                // k-th forward (backward) of the device: groups of pp micro-batches per chunk.
+                const std::int64_t inGroup = (k / pp_) % vp_;
+                const std::int64_t chunkIndex = backward ? vp_ - 1 - inGroup : inGroup;
+                const std::int64_t m = vp_ == 1 ? k : (k / (pp_ * vp_)) * pp_ + k % pp_;
+                return Slot{backward, s + chunkIndex * pp_, m};
+            };
+            for (std::int64_t k = 0; k < warmup; ++k)
+                order.push_back(slot(k, false));
+            for (std::int64_t i = 0; i + warmup < total; ++i) {
+                order.push_back(slot(warmup + i, false));
+                order.push_back(slot(i, true));
+            }
+            for (std::int64_t k = total - warmup; k < total; ++k)
+                order.push_back(slot(k, true));
+        }
+        return out;
+    }
+
+    const Op& opAt(const Slot& s) const {
+        return (s.backward ? bwd_
+                           : fwd_)[static_cast<std::size_t>(s.chunk)][static_cast<std::size_t>(s.micro)];
+    }
+
+    // Where the step time went, on the pipeline device that finishes last (its first tensor rank).
     models::StepBreakdown breakdown(double stepStart, double stepTime) const {
         std::size_t critical = 0;
         for (std::size_t s = 0; s < stageEnd_.size(); ++s)
             if (graph_.task(stageEnd_[s]).end_s > graph_.task(stageEnd_[critical]).end_s + 1e-12)
                 critical = s;
-        // Tensor rank 0's computes (every tp-th entry, pieces of a split op included) and, as exposed
-        // communication, the rest of each op's span: its tensor-parallel collectives block the device.
-        double compute = 0.0, tpComm = 0.0;
-        for (const auto* ops : {&fwd_[critical], &bwd_[critical]})
-            for (const auto& op : *ops) {
-                double busy = 0.0;
-                for (std::size_t i = 0; i < op.computes.size(); i += static_cast<std::size_t>(active_))
-                    busy += graph_.task(op.computes[i]).end_s - graph_.task(op.computes[i]).start_s;
-                compute += busy;
-                tpComm += std::max(0.0, graph_.task(op.out).end_s - graph_.task(op.in).end_s - busy);
-            }
-        const auto& opt = graph_.task(optimizerCompute_[critical]);
+        // Computations and, as exposed communication, the rest of each op's span: tensor collectives,
+        // context-parallel exchanges and ZeRO-3 gathers that the device waits for.
+        double compute = 0.0, blocked = 0.0;
+        for (std::size_t j = critical; j < fwd_.size(); j += static_cast<std::size_t>(pp_))
+            for (const auto* ops : {&fwd_[j], &bwd_[j]})
+                for (const auto& op : *ops) {
+                    double busy = 0.0;
+                    for (Id x : op.computes)
+                        busy += graph_.task(x).end_s - graph_.task(x).start_s;
+                    compute += busy;
+                    blocked += std::max(0.0, graph_.task(op.out).end_s - graph_.task(op.in).end_s - busy);
+                }
+        const auto& opt = graph_.task(optimizer_[critical]);
         const double optimizer = opt.end_s - opt.start_s;
         compute += optimizer;
         const double stageEnd = graph_.task(stageEnd_[critical]).end_s;
@@ -239,7 +374,7 @@ public:
         models::StepBreakdown b;
         b.compute_s = compute;
         b.exposed_communication_s =
-            tpComm + std::max(0.0, tail) + std::max(0.0, stepStart + stepTime - stageEnd);
+            blocked + std::max(0.0, tail) + std::max(0.0, stepStart + stepTime - stageEnd);
         b.pipeline_bubble_s = std::max(0.0, stepTime - b.compute_s - b.exposed_communication_s);
         return b;
     }
@@ -248,28 +383,29 @@ public:
     std::vector<std::int64_t> computingDevices() const {
         std::vector<std::int64_t> out;
         for (std::int64_t s = 0; s < pp_; ++s)
-            for (std::int64_t r = 0; r < active_; ++r)
-                out.push_back(device(r, 0, s));
+            for (std::int64_t c = 0; c < activeCp_; ++c)
+                for (std::int64_t t = 0; t < activeTp_; ++t)
+                    out.push_back(device(t, c, 0, s));
         return out;
     }
-    // active_ divides tp_: 1 or tp_.
     [[nodiscard]] double foldFactor() const {
-        const std::int64_t tensorFold = tp_ / active_;
-        return static_cast<double>(dp_ * tensorFold);
+        const std::int64_t folded = dp_ * (tp_ / activeTp_) * (cp_ / activeCp_); // active counts divide them
+        return static_cast<double>(folded);
     }
 
 private:
-    const models::ResolvedScenario& rs_;
     const models::Workload& w_;
     const Platform& platform_;
     TaskGraph& graph_;
     Fidelity fidelity_;
-    std::int64_t tp_, pp_, dp_, micro_;
-    std::int64_t active_; // tensor ranks simulated per group
+    std::int64_t tp_, pp_, dp_, vp_, cp_, chunks_, micro_;
+    int zero_;
+    bool folded_;
+    std::int64_t activeTp_, activeCp_; // ranks simulated per tensor / context group
+    Edges dpEdges_, groupEdges_;
     std::vector<models::StageCost> costs_;
-    std::vector<std::vector<Op>> fwd_, bwd_;
-    std::vector<Id> stageEnd_, lastBackwardOut_, optimizerCompute_;
-    Id end_ = -1;
+    std::vector<std::vector<Op>> fwd_, bwd_; // [chunk][micro-batch]
+    std::vector<Id> stageEnd_, lastBackwardOut_, optimizer_;
 };
 
 } // namespace

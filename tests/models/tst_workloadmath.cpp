@@ -16,7 +16,7 @@ Workload small() {
     w.micro_batch = 1;
     w.tokens_to_train = 1e9;
     w.precision = Precision::Bf16;
-    w.parallel = {1, 1, 1, false, 0};
+    w.parallel = ParallelLayout{};
     w.recompute = Recompute::None;
     return w;
 }
@@ -69,7 +69,7 @@ private slots:
 
     void parallelismSplitsMemory() {
         Workload w = small();
-        w.parallel = {2, 2, 4, true, 1};
+        w.parallel = {.tp = 2, .pp = 2, .dp = 4, .sequence_parallel = true, .zero = 1};
         w.global_batch = 16;
         // Stage 0 of 2: 1 layer split over 2 tensor ranks (norms replicated) + the input embedding / 2.
         const double params = (4.0 * 1024 * 1024 + 2.0 * 1024 * 4096) / 2 + 2 * 1024 + 32000.0 * 1024 / 2;
@@ -83,9 +83,33 @@ private slots:
                  (2.0 * 2.0 * 2048 * 1024 / 2 + 34.0 * 2048 * 1024 / 2) / 1e9);
     }
 
+    void interleavingContextAndZero3() {
+        Workload w = small();
+        w.model.layers = 8;
+        w.global_batch = 8;
+        w.parallel = {.pp = 2, .vp = 2};
+        // 4 chunks of 2 layers; device 0 holds chunks 0 (with the embedding) and 2.
+        const auto p = countParameters(w.model);
+        QCOMPARE(parametersPerChunk(w, 0), 2 * p.perLayer() + p.embedding);
+        QCOMPARE(parametersPerDevice(w, 0), 4 * p.perLayer() + p.embedding);
+        QCOMPARE(parametersPerDevice(w, 1), 4 * p.perLayer() + p.embedding + p.final_norm);
+        // Interleaved warm-up on device 0: 2(pp-1) + (vp-1)pp + 1 = 5 chunks of 2 layers in flight.
+        QCOMPARE(memoryForStage(w, 0).activations_GB, 5 * 2 * 34.0 * 2048 * 1024 / 1e9);
+        // Context parallelism halves each device's tokens, hence its activations.
+        w.parallel.cp = 2;
+        QCOMPARE(memoryForStage(w, 0).activations_GB, 5 * 2 * 34.0 * 1024 * 1024 / 1e9);
+        // ZeRO-3 over dp*cp = 2*2 shards weights, gradients and optimizer states alike.
+        w.parallel = {.dp = 2, .cp = 2, .zero = 3};
+        const auto m = memoryForStage(w, 0);
+        const double params = parametersPerDevice(w, 0);
+        QCOMPARE(m.weights_GB, params * 2 / 4 / 1e9);
+        QCOMPARE(m.gradients_GB, params * 4 / 4 / 1e9);
+        QCOMPARE(m.optimizer_GB, params * 12 / 4 / 1e9);
+    }
+
     void peakIsTheWorstStage() {
         Workload w = small();
-        w.parallel = {1, 2, 1, false, 0};
+        w.parallel = {.pp = 2};
         const auto peak = peakMemory(w);
         QVERIFY(peak.total() >= memoryForStage(w, 0).total());
         QVERIFY(peak.total() >= memoryForStage(w, 1).total());

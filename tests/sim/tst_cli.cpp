@@ -123,6 +123,56 @@ private slots:
         QCOMPARE(garbage.exitCode, 6);
     }
 
+    void flowAndPacketAgree_data() {
+        QTest::addColumn<QString>("variant");
+        for (const char* v : {"1f1b", "interleaved", "context", "zero1-oversubscribed", "zero3"})
+            QTest::newRow(v) << QString::fromUtf8(v);
+    }
+
+    // The folded flow level against every message on every rank, on 32-device variants of the default.
+    void flowAndPacketAgree() {
+        QFETCH(QString, variant);
+        std::string text, error;
+        choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+        Json doc = Json::parse(text);
+        auto& p = doc["workload"]["parallel"];
+        doc["cluster"]["pools"][0]["count"] = 32;
+        doc["workload"]["model"]["layers"] = 16; // small enough to fit every layout below
+        doc["workload"]["global_batch"] = 32;
+        p["dp"] = 2;
+        if (variant == QStringLiteral("interleaved"))
+            p["vp"] = 2;
+        if (variant == QStringLiteral("context")) {
+            p["pp"] = 2;
+            p["cp"] = 2;
+        }
+        if (variant == QStringLiteral("zero1-oversubscribed")) {
+            p["pp"] = 1;
+            p["dp"] = 8;
+            doc["cluster"]["network"]["topology"]["oversubscription"] = 4.0;
+            doc["cluster"]["network"]["topology"]["nodes_per_leaf"] = 1;
+        }
+        if (variant == QStringLiteral("zero3")) {
+            p["pp"] = 1;
+            p["dp"] = 8;
+            p["zero"] = 3;
+            doc["workload"]["global_batch"] = 8;
+        }
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("variant.json"));
+        choreo::models::writeTextFileAtomically(file.toStdString(), doc.dump(), error);
+        double times[2] = {0, 0};
+        int i = 0;
+        for (const char* fidelity : {"flow", "packet"}) {
+            const Run r = choreoSim({QStringLiteral("run"), file, QStringLiteral("--json"),
+                                     QStringLiteral("--fidelity"), QString::fromUtf8(fidelity)});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            times[i++] = Json::parse(r.out.toStdString())["step_time_s"].get<double>();
+        }
+        QVERIFY2(std::fabs(times[0] - times[1]) / times[1] < 0.03,
+                 qPrintable(QStringLiteral("flow %1 s, packet %2 s").arg(times[0]).arg(times[1])));
+    }
+
     void validateCoversEveryRow() {
         if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
             QSKIP("shared/validation/published-runs.csv is not beside the checkout");
