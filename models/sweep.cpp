@@ -22,7 +22,7 @@ std::vector<SweepPoint> scalingSweep(const Scenario& base, int pointsBelow, int 
         Scenario s = base;
         s.workload.parallel.dp = d;
         Pool* p = s.trainingPool();
-        p->count = w.parallel.tp * w.parallel.pp * d;
+        p->count = s.workload.parallel.devices();
         if (p->count % p->devices_per_node != 0)
             p->devices_per_node = std::min(p->devices_per_node, p->count);
         if (p->count % p->devices_per_node != 0)

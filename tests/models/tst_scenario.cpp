@@ -2,6 +2,7 @@
 #include "models/jsonreader.h"
 #include "models/resolved.h"
 #include "models/scenarioio.h"
+#include "models/sweep.h"
 
 #include <QTest>
 
@@ -160,6 +161,29 @@ private slots:
         QVERIFY2(
             QString::fromStdString(got).contains(expected),
             qPrintable(QStringLiteral("expected \"%1\" in:\n%2").arg(expected, QString::fromStdString(got))));
+    }
+
+    void scalingSweepKeepsTheLayout() {
+        Diagnostics errors;
+        auto base = parseScenario(defaultText(), errors);
+        QVERIFY(base);
+        base->workload.parallel.cp = 2; // 4 * 4 * 8 * 2 = 256 devices
+        base->cluster.pools[0].count = 256;
+        const auto points = scalingSweep(*base);
+        QVERIFY(points.size() >= 4);
+        bool hasBase = false;
+        for (const auto& point : points) {
+            const auto& p = point.scenario.workload.parallel;
+            QCOMPARE(point.scenario.trainingPool()->count, p.devices());
+            QCOMPARE(point.devices, p.devices());
+            QCOMPARE(p.cp, std::int64_t(2));
+            QCOMPARE(point.scenario.workload.global_batch, base->workload.global_batch);
+            hasBase = hasBase || p.dp == base->workload.parallel.dp;
+            Diagnostics problems;
+            resolveScenario(point.scenario, catalog(), problems, /*checkMemory=*/false);
+            QVERIFY2(problems.empty(), joinDiagnostics(problems).c_str());
+        }
+        QVERIFY(hasBase);
     }
 
     void malformedJson() {
