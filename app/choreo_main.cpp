@@ -43,9 +43,10 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addPositionalArgument(u"scenario"_s, QObject::tr("Scenario file to open (default: the example)."));
     const QCommandLineOption screenshot(
-        u"screenshot"_s, QObject::tr("Run the scenario, save a picture of the window to <png> and quit."), u"png"_s);
-    const QCommandLineOption worker(u"worker"_s, QObject::tr("The choreo-sim executable to run simulations with."),
-                                    u"path"_s);
+        u"screenshot"_s, QObject::tr("Run the scenario, save a picture of the window to <png> and quit."),
+        u"png"_s);
+    const QCommandLineOption worker(
+        u"worker"_s, QObject::tr("The choreo-sim executable to run simulations with."), u"path"_s);
     parser.addOption(screenshot);
     parser.addOption(worker);
     parser.process(app);

@@ -1,0 +1,20 @@
+# gui_smoke: `choreo --screenshot PNG SCENARIO` runs the scenario offscreen with the real worker and
+# must leave a PNG picture of the main window. Run with -DCHOREO=... -DSCENARIO=... -DPNG=...
+file(REMOVE "${PNG}")
+execute_process(COMMAND "${CHOREO}" --screenshot "${PNG}" "${SCENARIO}"
+                RESULT_VARIABLE rc TIMEOUT 900)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "choreo --screenshot exited with ${rc}")
+endif()
+if(NOT EXISTS "${PNG}")
+  message(FATAL_ERROR "no screenshot at ${PNG}")
+endif()
+file(READ "${PNG}" signature LIMIT 8 HEX)
+if(NOT signature STREQUAL "89504e470d0a1a0a")
+  message(FATAL_ERROR "${PNG} is not a PNG file")
+endif()
+file(SIZE "${PNG}" size)
+if(size LESS 20000)
+  message(FATAL_ERROR "${PNG} is suspiciously small (${size} bytes)")
+endif()
+message(STATUS "screenshot: ${PNG} (${size} bytes)")

@@ -1,0 +1,341 @@
+// The main window, offscreen: the forms show the scenario, edits go through undo, saving clears the
+// modified mark, runs reach the result views (with the fake worker), and every item model is sound.
+#include "models/sweep.h"
+#include "ui/document.h"
+#include "ui/itemmodels/pooltablemodel.h"
+#include "ui/itemmodels/resultsummarymodel.h"
+#include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/mainwindow.h"
+#include "ui/results/resultspanel.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <memory>
+#include <vector>
+
+#include "tests/ui/testsupport.h"
+
+using namespace Qt::StringLiterals;
+using choreo::ui::MainWindow;
+
+namespace {
+
+constexpr int kTimeoutMs = 30000;
+
+template <typename T>
+T* child(const QObject& parent, const QString& name) {
+    T* found = parent.findChild<T*>(name);
+    if (!found)
+        qWarning("no child %s", qPrintable(name));
+    return found;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void fieldsShowTheScenario();
+    void editUndoRedo();
+    void consecutiveEditsMerge();
+    void invalidEditDisablesRun();
+    void poolsAddAndRemove();
+    void saveClearsModified();
+    void runFillsResultsAndModelsStaySound();
+    void crashedWorkerLosesNothing();
+    void latestJobWins();
+
+private:
+    std::unique_ptr<MainWindow> makeWindow(const QString& workerMode);
+    QAction* action(const QString& name) const { return child<QAction>(*window_, name); }
+
+    std::optional<choreo::models::Catalog> catalog_;
+    choreo::models::Scenario original_;
+    QTemporaryDir dir_;
+    std::unique_ptr<QSettings> settings_;
+    std::unique_ptr<MainWindow> window_;
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers_;
+};
+
+void TestMainWindow::initTestCase() {
+    catalog_ = choreo::test::loadCatalog();
+    QVERIFY(catalog_.has_value());
+    const auto scenario = choreo::test::loadDefaultScenario();
+    QVERIFY(scenario.has_value());
+    original_ = *scenario;
+    QVERIFY(dir_.isValid());
+    // Never the user's settings.
+    settings_ = std::make_unique<QSettings>(dir_.filePath(u"settings.ini"_s), QSettings::IniFormat);
+}
+
+std::unique_ptr<MainWindow> TestMainWindow::makeWindow(const QString& workerMode) {
+    auto w =
+        std::make_unique<MainWindow>(*catalog_, choreo::test::fakeWorker(workerMode), *settings_,
+                                     QString::fromStdString(choreo::test::defaultScenarioPath().string()));
+    w->setQuiet(true);
+    return w;
+}
+
+void TestMainWindow::init() {
+    window_ = makeWindow(u"scenario"_s);
+    QVERIFY(window_->openFile(QString::fromStdString(choreo::test::defaultScenarioPath().string())));
+    window_->show();
+    // Every item model of ours, checked on every change for the rest of the test.
+    for (QAbstractItemModel* model : window_->findChildren<QAbstractItemModel*>())
+        if (QString::fromLatin1(model->metaObject()->className()).startsWith(u"choreo::"_s))
+            testers_.push_back(std::make_unique<QAbstractItemModelTester>(
+                model, QAbstractItemModelTester::FailureReportingMode::QtTest));
+    QCOMPARE(testers_.size(), std::size_t(3)); // pools, result summary, sweep
+}
+
+void TestMainWindow::cleanup() {
+    testers_.clear();
+    window_->document()->undoStack()->setClean(); // no unsaved-changes prompt on close
+    window_.reset();
+}
+
+void TestMainWindow::fieldsShowTheScenario() {
+    const QObject& w = *window_;
+    QCOMPARE(window_->document()->scenario(), original_);
+    QVERIFY(!window_->isWindowModified());
+    QCOMPARE(child<QLineEdit>(w, u"scenarioNameEdit"_s)->text(), QString::fromStdString(original_.name));
+    const auto& m = original_.workload.model;
+    QCOMPARE(child<QLineEdit>(w, u"modelNameEdit"_s)->text(), QString::fromStdString(m.name));
+    QCOMPARE(child<QSpinBox>(w, u"layersSpin"_s)->value(), m.layers);
+    QCOMPARE(child<QSpinBox>(w, u"hiddenSpin"_s)->value(), m.hidden);
+    QCOMPARE(child<QSpinBox>(w, u"headsSpin"_s)->value(), m.heads);
+    QCOMPARE(child<QSpinBox>(w, u"kvHeadsSpin"_s)->value(), m.kv_heads);
+    QCOMPARE(child<QSpinBox>(w, u"ffnHiddenSpin"_s)->value(), m.ffn_hidden);
+    QCOMPARE(child<QCheckBox>(w, u"gatedCheck"_s)->isChecked(), m.ffn_gated);
+    QCOMPARE(child<QSpinBox>(w, u"vocabSpin"_s)->value(), m.vocab);
+    QCOMPARE(child<QSpinBox>(w, u"seqLenSpin"_s)->value(), m.seq_len);
+    const auto& wl = original_.workload;
+    QCOMPARE(child<QSpinBox>(w, u"globalBatchSpin"_s)->value(), wl.global_batch);
+    QCOMPARE(child<QSpinBox>(w, u"microBatchSpin"_s)->value(), wl.micro_batch);
+    QCOMPARE(child<QDoubleSpinBox>(w, u"tokensSpin"_s)->value(), wl.tokens_to_train / 1e9);
+    QCOMPARE(child<QComboBox>(w, u"precisionCombo"_s)->currentData().toInt(), int(wl.precision));
+    QCOMPARE(child<QComboBox>(w, u"recomputeCombo"_s)->currentData().toInt(), int(wl.recompute));
+    QCOMPARE(child<QSpinBox>(w, u"tpSpin"_s)->value(), wl.parallel.tp);
+    QCOMPARE(child<QSpinBox>(w, u"ppSpin"_s)->value(), wl.parallel.pp);
+    QCOMPARE(child<QSpinBox>(w, u"dpSpin"_s)->value(), wl.parallel.dp);
+    QCOMPARE(child<QSpinBox>(w, u"cpSpin"_s)->value(), wl.parallel.cp);
+    QCOMPARE(child<QSpinBox>(w, u"vpSpin"_s)->value(), wl.parallel.vp);
+    QCOMPARE(child<QCheckBox>(w, u"sequenceParallelCheck"_s)->isChecked(), wl.parallel.sequence_parallel);
+    QCOMPARE(child<QComboBox>(w, u"zeroCombo"_s)->currentData().toInt(), wl.parallel.zero);
+    const auto& net = original_.cluster.network;
+    QCOMPARE(child<QDoubleSpinBox>(w, u"nicSpin"_s)->value(), net.nic_Gbps.value_or(0.0));
+    QCOMPARE(child<QComboBox>(w, u"topologyCombo"_s)->currentData().toInt(), int(net.topology.kind));
+    QCOMPARE(child<QDoubleSpinBox>(w, u"oversubscriptionSpin"_s)->value(), net.topology.oversubscription);
+    const auto& c = original_.costs;
+    QCOMPARE(child<QComboBox>(w, u"costModeCombo"_s)->currentData().toInt(), int(c.mode));
+    QCOMPARE(child<QDoubleSpinBox>(w, u"pueSpin"_s)->value(), c.pue);
+    QCOMPARE(child<QDoubleSpinBox>(w, u"amortisationSpin"_s)->value(), c.amortisation_years);
+    QCOMPARE(child<QDoubleSpinBox>(w, u"electricitySpin"_s)->value(), c.electricity_usd_per_kWh);
+    auto* rent = child<QDoubleSpinBox>(w, u"rentSpin"_s);
+    if (!c.rent_usd_per_device_hour)
+        QCOMPARE(rent->text(), u"catalog"_s);
+
+    auto* pools = child<QTableView>(w, u"poolsTable"_s)->model();
+    QCOMPARE(pools->rowCount(), int(original_.cluster.pools.size()));
+    const auto& pool = original_.cluster.pools.front();
+    QCOMPARE(pools->index(0, choreo::ui::PoolTableModel::NameColumn).data().toString(),
+             QString::fromStdString(pool.name));
+    QCOMPARE(pools->index(0, choreo::ui::PoolTableModel::DeviceColumn).data(Qt::EditRole).toString(),
+             QString::fromStdString(pool.device));
+    QCOMPARE(pools->index(0, choreo::ui::PoolTableModel::CountColumn).data().toLongLong(), pool.count);
+    QCOMPARE(pools->index(0, choreo::ui::PoolTableModel::DevicesPerNodeColumn).data().toLongLong(),
+             pool.devices_per_node);
+
+    QVERIFY(window_->document()->isValid());
+    QVERIFY(action(u"runAction"_s)->isEnabled());
+    QVERIFY(window_->windowTitle().contains(u"default.json"_s));
+    QVERIFY(settings_->value(u"recentFiles"_s).toStringList().front().endsWith(u"default.json"_s));
+}
+
+void TestMainWindow::editUndoRedo() {
+    auto* layers = child<QSpinBox>(*window_, u"layersSpin"_s);
+    layers->setValue(40);
+    const choreo::models::Scenario edited = window_->document()->scenario();
+    QCOMPARE(edited.workload.model.layers, 40);
+    QVERIFY(!(edited == original_));
+    QVERIFY(window_->isWindowModified());
+
+    action(u"undoAction"_s)->trigger();
+    QVERIFY(window_->document()->scenario() == original_);
+    QCOMPARE(layers->value(), original_.workload.model.layers);
+    QVERIFY(!window_->isWindowModified());
+
+    action(u"redoAction"_s)->trigger();
+    QVERIFY(window_->document()->scenario() == edited);
+    QCOMPARE(layers->value(), 40);
+    QVERIFY(window_->isWindowModified());
+
+    // A text field and a pool cell go the same way.
+    auto* name = child<QLineEdit>(*window_, u"scenarioNameEdit"_s);
+    QTest::keyClicks(name, u" v2"_s);
+    QCOMPARE(window_->document()->scenario().name, original_.name + " v2");
+    action(u"undoAction"_s)->trigger(); // the three keystrokes are one step
+    QVERIFY(window_->document()->scenario() == edited);
+    QCOMPARE(name->text(), QString::fromStdString(original_.name));
+}
+
+void TestMainWindow::consecutiveEditsMerge() {
+    QUndoStack* stack = window_->document()->undoStack();
+    auto* dp = child<QSpinBox>(*window_, u"dpSpin"_s);
+    auto* layers = child<QSpinBox>(*window_, u"layersSpin"_s);
+    dp->setValue(16);
+    dp->setValue(32);
+    QCOMPARE(stack->count(), 1);
+    layers->setValue(40);
+    QCOMPARE(stack->count(), 2);
+    layers->setValue(original_.workload.model.layers); // back where it started: the step goes away
+    QCOMPARE(stack->count(), 1);
+    action(u"undoAction"_s)->trigger();
+    QVERIFY(window_->document()->scenario() == original_);
+}
+
+void TestMainWindow::invalidEditDisablesRun() {
+    auto* tp = child<QSpinBox>(*window_, u"tpSpin"_s);
+    tp->setValue(3); // divides neither the heads nor the devices per node
+    QVERIFY(!window_->document()->isValid());
+    QVERIFY(!action(u"runAction"_s)->isEnabled());
+    bool mentioned = false;
+    for (const auto& d : window_->document()->diagnostics())
+        mentioned = mentioned || d.path == "workload.parallel.tp";
+    QVERIFY(mentioned);
+    QVERIFY(tp->property("invalid").toBool());
+    QVERIFY(tp->toolTip().contains(u"does not divide"_s) || tp->toolTip().contains(u"must"_s));
+    action(u"undoAction"_s)->trigger();
+    QVERIFY(window_->document()->isValid());
+    QVERIFY(action(u"runAction"_s)->isEnabled());
+    QVERIFY(!tp->property("invalid").toBool());
+
+    // A pool whose size no longer matches tp*pp*dp marks the pools table, and only it.
+    auto* pools = child<QTableView>(*window_, u"poolsTable"_s);
+    QVERIFY(pools->model()->setData(pools->model()->index(0, choreo::ui::PoolTableModel::CountColumn), 64));
+    QVERIFY(!action(u"runAction"_s)->isEnabled());
+    QVERIFY(pools->property("invalid").toBool());
+    QVERIFY(pools->toolTip().contains(u"tp*pp*dp"_s));
+    QVERIFY(!tp->property("invalid").toBool());
+    QVERIFY(!child<QDoubleSpinBox>(*window_, u"nicSpin"_s)->property("invalid").toBool());
+    action(u"undoAction"_s)->trigger();
+    QVERIFY(!pools->property("invalid").toBool());
+    QVERIFY(window_->document()->scenario() == original_);
+}
+
+void TestMainWindow::poolsAddAndRemove() {
+    auto* view = child<QTableView>(*window_, u"poolsTable"_s);
+    child<QPushButton>(*window_, u"addPoolButton"_s)->click();
+    QCOMPARE(view->model()->rowCount(), 2);
+    QCOMPARE(window_->document()->scenario().cluster.pools.size(), std::size_t(2));
+    // Edit a cell through the model, as the table's editor would.
+    QVERIFY(view->model()->setData(view->model()->index(1, choreo::ui::PoolTableModel::CountColumn), 16));
+    QCOMPARE(window_->document()->scenario().cluster.pools[1].count, 16);
+    QVERIFY(!view->model()->setData(view->model()->index(1, choreo::ui::PoolTableModel::DeviceColumn),
+                                    u"no-such-device"_s));
+    view->selectRow(1);
+    auto* remove = child<QPushButton>(*window_, u"removePoolButton"_s);
+    QVERIFY(remove->isEnabled());
+    remove->click();
+    QCOMPARE(view->model()->rowCount(), 1);
+    QVERIFY(window_->document()->scenario() == original_);
+}
+
+void TestMainWindow::saveClearsModified() {
+    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(40);
+    QVERIFY(window_->isWindowModified());
+    const QString path = dir_.filePath(u"saved.json"_s);
+    QString error;
+    QVERIFY2(window_->document()->save(path, error), qPrintable(error));
+    QVERIFY(!window_->isWindowModified());
+    QVERIFY(window_->windowTitle().contains(u"saved.json"_s));
+    choreo::models::Diagnostics errors;
+    const auto back = choreo::models::loadScenarioFile(path.toStdString(), errors);
+    QVERIFY(back.has_value());
+    QVERIFY(*back == window_->document()->scenario());
+    // An edit after the save marks it again; undoing it unmarks it.
+    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(20);
+    QVERIFY(window_->isWindowModified());
+    action(u"undoAction"_s)->trigger();
+    QVERIFY(!window_->isWindowModified());
+}
+
+void TestMainWindow::runFillsResultsAndModelsStaySound() {
+    QSignalSpy done(window_.get(), &MainWindow::analysisFinished);
+    QVERIFY(!action(u"exportReportAction"_s)->isEnabled());
+    action(u"runAction"_s)->trigger();
+    QVERIFY(window_->isAnalysisRunning());
+    QVERIFY(done.wait(kTimeoutMs));
+    QCOMPARE(done.at(0).at(0).toBool(), true);
+    const auto* summary = window_->results()->summaryModel();
+    QVERIFY(summary->result().has_value());
+    QCOMPARE(summary->result()->scenario, original_.name); // the fake echoes the scenario it got
+    QVERIFY(summary->rowCount() > 10);
+    const auto* sweep = window_->results()->sweepModel();
+    QCOMPARE(sweep->rowCount(), int(choreo::models::scalingSweep(original_).size()));
+    for (const auto& o : sweep->outcomes())
+        QCOMPARE(o.state, choreo::ui::SweepOutcome::State::Succeeded);
+    QVERIFY(action(u"exportReportAction"_s)->isEnabled());
+    QVERIFY(action(u"exportCsvAction"_s)->isEnabled());
+    QVERIFY(!window_->isAnalysisRunning());
+}
+
+void TestMainWindow::crashedWorkerLosesNothing() {
+    testers_.clear();
+    window_ = makeWindow(u"crash"_s);
+    QVERIFY(window_->openFile(QString::fromStdString(choreo::test::defaultScenarioPath().string())));
+    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(40);
+    const auto edited = window_->document()->scenario();
+    QSignalSpy done(window_.get(), &MainWindow::analysisFinished);
+    window_->runAnalysis();
+    QVERIFY(done.wait(kTimeoutMs));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY2(window_->results()->message().contains(u"worker crashed (signal 6)"_s),
+             qPrintable(window_->results()->message()));
+    QVERIFY(window_->document()->scenario() == edited);
+    QVERIFY(window_->isWindowModified());
+    QVERIFY(action(u"runAction"_s)->isEnabled());
+}
+
+void TestMainWindow::latestJobWins() {
+    testers_.clear();
+    window_ = makeWindow(u"hang"_s);
+    QVERIFY(window_->openFile(QString::fromStdString(choreo::test::defaultScenarioPath().string())));
+    const auto workers = [this] {
+        int running = 0;
+        for (const QProcess* p : window_->findChildren<QProcess*>())
+            running += p->state() != QProcess::NotRunning;
+        return running;
+    };
+    window_->runAnalysis();
+    QTRY_COMPARE_WITH_TIMEOUT(workers(), 1, kTimeoutMs);
+    window_->runAnalysis(); // the first job's worker is killed, not left behind
+    QTest::qWait(200);
+    QCOMPARE(workers(), 1);
+    QVERIFY(window_->isAnalysisRunning());
+    window_->cancelAnalysis();
+    QTRY_COMPARE_WITH_TIMEOUT(workers(), 0, kTimeoutMs);
+    QVERIFY(!window_->isAnalysisRunning());
+    QVERIFY(window_->results()->message().contains(u"cancelled"_s));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

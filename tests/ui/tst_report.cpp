@@ -1,0 +1,276 @@
+// The PDF report and the sweep CSV from canned results: no worker needed.
+#include "models/sweep.h"
+#include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/reports/reportcommand.h"
+#include "ui/reports/reportwriter.h"
+#include "ui/reports/sweepcsv.h"
+
+#include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "tests/ui/testsupport.h"
+
+using namespace Qt::StringLiterals;
+using choreo::ui::SweepOutcome;
+
+namespace {
+
+choreo::models::RunResult cannedResult(std::int64_t devices, double tokensPerDevice) {
+    choreo::models::RunResult r;
+    r.scenario = "Llama-3 70B on 128 H100";
+    r.device = "h100-sxm";
+    r.devices = devices;
+    r.fidelity = "flow";
+    r.calibration = "none (catalog spec sheet)";
+    r.tokens_per_s = tokensPerDevice * static_cast<double>(devices);
+    r.step_time_s = 128.0 * 8192.0 / r.tokens_per_s;
+    r.mfu = 0.41;
+    r.achieved_tflops_per_device = 405.0;
+    r.steps = 14305.0;
+    r.time_to_train_s = r.steps * r.step_time_s;
+    r.energy_kWh = 123456.0;
+    r.average_power_kW = 120.0;
+    r.it_power_kW = 92.3;
+    r.cost_usd = 2.0e6;
+    r.cost_hardware_usd = 2.0e6;
+    r.cost_mode = "rent";
+    r.memory = {8.9, 17.8, 35.6, 12.0, 3.0, 0};
+    r.memory_per_device_GB = r.memory.total();
+    r.breakdown = {r.step_time_s * 0.8, r.step_time_s * 0.15, r.step_time_s * 0.05};
+    return r;
+}
+
+// Four points: three results with falling efficiency, one that did not fit in memory.
+std::vector<SweepOutcome> cannedSweep() {
+    std::vector<SweepOutcome> out;
+    const std::int64_t devices[] = {32, 64, 128, 256};
+    const double perDevice[] = {620.0, 600.0, 560.0, 0.0};
+    for (int i = 0; i < 4; ++i) {
+        SweepOutcome o;
+        o.devices = devices[i];
+        o.label = QString::number(devices[i]) + u" devices"_s;
+        if (i == 0) {
+            o.state = SweepOutcome::State::Failed;
+            o.failure = choreo::ui::WorkerFailure{};
+            o.failure->kind = choreo::ui::WorkerFailure::Kind::Reported;
+            o.failure->message = u"memory: 97.3 GB per device needed, h100-sxm has 80 GB"_s;
+        } else {
+            o.state = SweepOutcome::State::Succeeded;
+            o.result = cannedResult(devices[i], perDevice[i - 1]);
+        }
+        out.push_back(o);
+    }
+    return out;
+}
+
+// Page objects of a PDF (not the /Pages tree node).
+int pageCount(const QByteArray& pdf) {
+    int n = 0;
+    auto it = QRegularExpression(u"/Type\\s*/Page(?!s)"_s).globalMatch(QString::fromLatin1(pdf));
+    while (it.hasNext()) {
+        it.next();
+        ++n;
+    }
+    return n;
+}
+
+// Every content stream of the PDF, inflated (Qt writes them with FlateDecode).
+QList<QByteArray> contentStreams(const QByteArray& pdf) {
+    QList<QByteArray> out;
+    qsizetype at = 0;
+    while ((at = pdf.indexOf("stream\n", at)) >= 0) {
+        const qsizetype begin = at + 7;
+        const qsizetype end = pdf.indexOf("endstream", begin);
+        if (end < 0)
+            break;
+        const QByteArray dictionary = pdf.mid(std::max<qsizetype>(0, at - 200), 200);
+        QByteArray data = pdf.mid(begin, end - begin);
+        if (dictionary.contains("/FlateDecode")) {
+            // qUncompress wants the expected size up front; an upper bound works.
+            QByteArray framed(4, '\0');
+            const quint32 bound = 64u * 1024u * 1024u;
+            framed[0] = char((bound >> 24) & 0xff);
+            framed[1] = char((bound >> 16) & 0xff);
+            framed[2] = char((bound >> 8) & 0xff);
+            framed[3] = char(bound & 0xff);
+            data = qUncompress(framed + data);
+        }
+        out << data;
+        at = end + 9; // past "endstream", which itself ends in "stream"
+    }
+    return out;
+}
+
+// How often a PDF path operator (" l" line-to, " c" curve-to, " re" rectangle) appears in `stream`.
+int pathOperators(const QByteArray& stream) {
+    int n = 0;
+    for (const QByteArray& line : stream.split('\n'))
+        if (line.endsWith(" l") || line.endsWith(" c") || line.endsWith(" re") || line.endsWith(" m"))
+            ++n;
+    return n;
+}
+
+} // namespace
+
+class TestReport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void pdfHasPagesAndVectorCharts();
+    void failingPointsAreListed();
+    void csvHasEveryPoint();
+    void csvPathNextToReport();
+    void reportCommand_data();
+    void reportCommand();
+
+private:
+    choreo::ui::ReportInput input() const;
+
+    std::optional<choreo::models::Catalog> catalog_;
+    std::optional<choreo::models::Scenario> scenario_;
+    QTemporaryDir dir_;
+};
+
+void TestReport::initTestCase() {
+    catalog_ = choreo::test::loadCatalog();
+    scenario_ = choreo::test::loadDefaultScenario();
+    QVERIFY(catalog_.has_value());
+    QVERIFY(scenario_.has_value());
+    QVERIFY(dir_.isValid());
+}
+
+choreo::ui::ReportInput TestReport::input() const {
+    return {*scenario_, cannedResult(128, 560.0), cannedSweep(), &*catalog_,
+            QDateTime(QDate(2026, 11, 30), QTime(12, 0))};
+}
+
+void TestReport::pdfHasPagesAndVectorCharts() {
+    const QString path = dir_.filePath(u"report.pdf"_s);
+    QString error;
+    const int pages = choreo::ui::writeReportPdf(input(), path, error);
+    QVERIFY2(pages > 0, qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray pdf = file.readAll();
+    QVERIFY(pdf.startsWith("%PDF-"));
+    QVERIFY(pdf.trimmed().endsWith("%%EOF"));
+    // Summary, charts, scenario with sources and sweep: at least three pages, and the count the writer saw.
+    QVERIFY2(pages >= 3, qPrintable(QString::number(pages)));
+    QCOMPARE(pageCount(pdf), pages);
+
+    // Charts are vector drawing: no bitmap anywhere, and the chart page is full of paths.
+    QVERIFY(!pdf.contains("/Subtype /Image"));
+    const QList<QByteArray> streams = contentStreams(pdf);
+    int mostPaths = 0;
+    for (const QByteArray& s : streams)
+        mostPaths = std::max(mostPaths, pathOperators(s));
+    // A text-and-tables page draws a few dozen rules; two charts draw hundreds of path segments.
+    QVERIFY2(mostPaths > 400, qPrintable(QString::number(mostPaths)));
+}
+
+void TestReport::failingPointsAreListed() {
+    // A report with a failed point is as long as one without: the point is listed, not dropped.
+    auto withFailure = input();
+    auto allFine = input();
+    allFine.sweep.erase(allFine.sweep.begin());
+    QString error;
+    const QString a = dir_.filePath(u"a.pdf"_s), b = dir_.filePath(u"b.pdf"_s);
+    QVERIFY(choreo::ui::writeReportPdf(withFailure, a, error) > 0);
+    QVERIFY(choreo::ui::writeReportPdf(allFine, b, error) > 0);
+    choreo::ui::SweepResultModel model;
+    model.setOutcomes(withFailure.sweep, 128);
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.index(0, choreo::ui::SweepResultModel::StatusColumn).data().toString(), u"failed"_s);
+    QVERIFY(
+        model.index(0, choreo::ui::SweepResultModel::NoteColumn).data().toString().contains(u"97.3 GB"_s));
+    // Efficiency is relative to the smallest successful point (64 devices), not to the failed one.
+    QCOMPARE(model.scalingEfficiency(1).value(), 1.0);
+    QVERIFY(qAbs(model.scalingEfficiency(3).value() - 560.0 / 620.0) < 1e-12);
+    QVERIFY(!model.scalingEfficiency(0).has_value());
+}
+
+void TestReport::csvHasEveryPoint() {
+    choreo::ui::SweepResultModel model;
+    model.setOutcomes(cannedSweep(), 128);
+    const QString csv = choreo::ui::sweepCsv(model);
+    const QStringList lines = csv.split(u"\r\n"_s, Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 5);
+    QVERIFY(lines[0].startsWith(u"label,devices,status,step_time_s,tokens_per_s,scaling_efficiency,"_s));
+    QVERIFY(lines[0].endsWith(u",note"_s));
+    const QStringList header = lines[0].split(u',');
+    // The failed point: its status and message, no numbers.
+    QVERIFY(lines[1].startsWith(u"32 devices,32,failed,,,"_s));
+    QVERIFY(lines[1].contains(u"97.3 GB per device needed"_s));
+    // A message with a comma would be quoted; the successful rows parse back to the numbers given.
+    for (int i = 2; i < 5; ++i) {
+        const QStringList fields = lines[i].split(u',');
+        QCOMPARE(fields.size(), header.size());
+        QCOMPARE(fields[header.indexOf(u"status"_s)], u"ok"_s);
+        const double tokens = fields[header.indexOf(u"tokens_per_s"_s)].toDouble();
+        const double devices = fields[header.indexOf(u"devices"_s)].toDouble();
+        const double perDevice[] = {620.0, 600.0, 560.0};
+        QVERIFY(qAbs(tokens - perDevice[i - 2] * devices) < 1e-6 * tokens);
+    }
+    QCOMPARE(lines[4].split(u',')[header.indexOf(u"scaling_efficiency"_s)].toDouble(), 560.0 / 620.0);
+
+    QString error;
+    const QString path = dir_.filePath(u"sweep.csv"_s);
+    QVERIFY2(choreo::ui::writeSweepCsv(model, path, error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(file.readAll()), csv);
+}
+
+void TestReport::csvPathNextToReport() {
+    QCOMPARE(choreo::ui::csvPathForReport(u"/tmp/out/report.pdf"_s), u"/tmp/out/report.csv"_s);
+    QCOMPARE(choreo::ui::csvPathForReport(u"/tmp/out/report.PDF"_s), u"/tmp/out/report.csv"_s);
+    QCOMPARE(choreo::ui::csvPathForReport(u"/tmp/out/report"_s), u"/tmp/out/report.csv"_s);
+}
+
+void TestReport::reportCommand_data() {
+    QTest::addColumn<QString>("scenarioName"); // the fake worker fails a scenario named "...fail..."
+    QTest::addColumn<bool>("scenarioExists");
+    QTest::addColumn<bool>("scenarioValid");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("ok") << u"Report test"_s << true << true << 0;
+    QTest::newRow("base run fails") << u"Report test fail"_s << true << true << 3;
+    QTest::newRow("invalid scenario") << u"Report test"_s << true << false << 2;
+    QTest::newRow("unreadable scenario") << u"Report test"_s << false << true << 4;
+}
+
+void TestReport::reportCommand() {
+    QFETCH(QString, scenarioName);
+    QFETCH(bool, scenarioExists);
+    QFETCH(bool, scenarioValid);
+    QFETCH(int, exitCode);
+    auto scenario = *scenario_;
+    scenario.name = scenarioName.toStdString();
+    if (!scenarioValid)
+        scenario.workload.parallel.tp = 3; // divides neither the heads nor the node
+    const QString tag = QString::fromLatin1(QTest::currentDataTag()).replace(u' ', u'-');
+    const std::string scenarioPath = dir_.filePath(tag + u".json"_s).toStdString();
+    std::string error;
+    if (scenarioExists)
+        QVERIFY(choreo::models::saveScenarioFile(scenarioPath, scenario, error));
+    const QString pdf = dir_.filePath(tag + u"-report.pdf"_s);
+
+    char arg0[] = "choreo-sim";
+    char* argv[] = {arg0, nullptr};
+    // The fake worker answers `worker --assets DIR` like the real one, by the scenario's name.
+    const int rc = choreo::ui::runReportCommand(1, argv, scenarioPath, pdf.toStdString(), CHOREO_FAKE_WORKER,
+                                                choreo::test::assetsDir().string());
+    QCOMPARE(rc, exitCode);
+    QCOMPARE(QFile::exists(pdf), exitCode == 0);
+    if (exitCode != 0)
+        return;
+    QFile csv(choreo::ui::csvPathForReport(pdf));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split(u"\r\n"_s, Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + int(choreo::models::scalingSweep(scenario).size()));
+}
+
+QTEST_MAIN(TestReport)
+#include "tst_report.moc"

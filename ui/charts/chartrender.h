@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QRectF>
+#include <QSizeF>
+
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QPainter;
+QT_END_NAMESPACE
+
+namespace choreo::ui {
+
+class SweepResultModel;
+
+// Paints a chart into `target` of `painter` as vector drawing (paths and text, no bitmap), laid out as
+// it would be on a screen of `layoutSize` pixels; fonts and lines scale with it. Takes the chart.
+void renderChart(std::unique_ptr<QChart> chart, QPainter& painter, const QRectF& target,
+                 const QSizeF& layoutSize);
+
+// The sweep's step-time breakdown and scaling charts, painted as renderChart() does (for reports, which
+// stay out of Qt Charts).
+void renderStepBreakdownChart(const SweepResultModel& sweep, QPainter& painter, const QRectF& target,
+                              const QSizeF& layoutSize);
+void renderScalingChart(const SweepResultModel& sweep, QPainter& painter, const QRectF& target,
+                        const QSizeF& layoutSize);
+
+} // namespace choreo::ui

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "ui/scenarioform.h"
+
+QT_BEGIN_NAMESPACE
+class QComboBox;
+class QDoubleSpinBox;
+class QPushButton;
+class QTableView;
+QT_END_NAMESPACE
+
+namespace choreo::ui {
+
+class PoolTableModel;
+
+// The cluster: device pools (table with add/remove) and the network between nodes.
+class ClusterEditor final : public ScenarioForm {
+    Q_OBJECT
+
+public:
+    ClusterEditor(Document* document, FieldMarks* marks, QWidget* parent = nullptr);
+
+    [[nodiscard]] PoolTableModel* poolModel() const { return pools_; }
+
+protected:
+    void refresh() override;
+
+private:
+    void addPool();
+    void removePool();
+
+    PoolTableModel* pools_;
+    QTableView* poolView_;
+    QPushButton* removeButton_;
+    QDoubleSpinBox* nic_;
+    QComboBox* topology_;
+    QDoubleSpinBox* oversubscription_;
+};
+
+} // namespace choreo::ui

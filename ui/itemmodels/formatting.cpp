@@ -1,0 +1,56 @@
+#include "ui/itemmodels/formatting.h"
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace choreo::ui {
+
+namespace {
+
+const QLocale& numberLocale() {
+    static const QLocale locale(QLocale::English, QLocale::UnitedStates);
+    return locale;
+}
+
+} // namespace
+
+QString formatFixed(double value, int decimals) {
+    if (!std::isfinite(value))
+        return u"-"_s;
+    return numberLocale().toString(value, 'f', decimals);
+}
+
+QString formatSignificant(double value, int significant) {
+    if (!std::isfinite(value))
+        return u"-"_s;
+    if (value == 0.0)
+        return u"0"_s;
+    const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(value))));
+    const int decimals = std::clamp(significant - 1 - magnitude, 0, 9);
+    return formatFixed(value, decimals);
+}
+
+QString formatCompact(double value, int significant) {
+    QString text = formatSignificant(value, significant);
+    if (text.contains(u'.')) {
+        while (text.endsWith(u'0'))
+            text.chop(1);
+        if (text.endsWith(u'.'))
+            text.chop(1);
+    }
+    return text;
+}
+
+QString formatPercent(double fraction) {
+    return formatFixed(fraction * 100.0, 1) + u" %"_s;
+}
+
+QString formatUsd(double usd) {
+    return u"$"_s + formatFixed(usd, 0);
+}
+
+} // namespace choreo::ui

@@ -1,0 +1,142 @@
+#include "ui/itemmodels/resultsummarymodel.h"
+
+#include "ui/itemmodels/formatting.h"
+#include "ui/itemmodels/roles.h"
+
+using namespace Qt::StringLiterals;
+
+namespace choreo::ui {
+
+ResultSummaryModel::ResultSummaryModel(QObject* parent)
+    : QAbstractTableModel(parent) {}
+
+std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::RunResult& r) {
+    const auto text = [](const std::string& s) { return QString::fromStdString(s); };
+    const double days = r.time_to_train_s / 86400.0;
+    const double stepParts =
+        r.breakdown.compute_s + r.breakdown.exposed_communication_s + r.breakdown.pipeline_bubble_s;
+    const auto share = [stepParts](double part) {
+        return stepParts > 0 ? u" ("_s + formatPercent(part / stepParts) + u")"_s : QString();
+    };
+    const auto gb = [](double v) { return formatFixed(v, 1) + u" GB"_s; };
+    using G = Group;
+    std::vector<Row> rows = {
+        {G::Results, u"scenario"_s, tr("Scenario"), text(r.scenario), {}},
+        {G::Results, u"device"_s, tr("Devices"), QString::number(r.devices) + u" × "_s + text(r.device),
+         static_cast<double>(r.devices)},
+        {G::Results, u"fidelity"_s, tr("Fidelity"), text(r.fidelity), {}},
+        {G::Results, u"calibration"_s, tr("Calibration"), text(r.calibration), {}},
+        {G::Results, u"step_time_s"_s, tr("Step time"), formatSignificant(r.step_time_s, 4) + u" s"_s,
+         r.step_time_s},
+        {G::Results, u"tokens_per_s"_s, tr("Throughput"), formatFixed(r.tokens_per_s, 0) + u" tokens/s"_s,
+         r.tokens_per_s},
+        {G::Results, u"mfu"_s, tr("MFU"), formatPercent(r.mfu), r.mfu},
+        {G::Results, u"achieved_tflops_per_device"_s, tr("Achieved per device"),
+         formatFixed(r.achieved_tflops_per_device, 1) + u" TFLOP/s"_s, r.achieved_tflops_per_device},
+        {G::Results, u"time_to_train_days"_s, tr("Time to train"), formatSignificant(days, 3) + u" days"_s,
+         days},
+        {G::Results, u"energy_MWh"_s, tr("Energy (facility)"),
+         formatSignificant(r.energy_kWh / 1000.0, 4) + u" MWh"_s, r.energy_kWh / 1000.0},
+        {G::Results, u"average_power_kW"_s, tr("Average power (facility)"),
+         formatFixed(r.average_power_kW, 1) + u" kW"_s, r.average_power_kW},
+        {G::Results, u"it_power_kW"_s, tr("IT power (devices)"), formatFixed(r.it_power_kW, 1) + u" kW"_s,
+         r.it_power_kW},
+        {G::Results, u"cost_usd"_s, tr("Cost (%1)").arg(text(r.cost_mode)), formatUsd(r.cost_usd),
+         r.cost_usd},
+        {G::Results, u"cost_hardware_usd"_s, tr("  hardware"), formatUsd(r.cost_hardware_usd),
+         r.cost_hardware_usd},
+        {G::Results, u"cost_electricity_usd"_s, tr("  electricity"), formatUsd(r.cost_electricity_usd),
+         r.cost_electricity_usd},
+        {G::StepTime, u"compute_s"_s, tr("Compute"),
+         formatSignificant(r.breakdown.compute_s, 4) + u" s"_s + share(r.breakdown.compute_s),
+         r.breakdown.compute_s},
+        {G::StepTime, u"exposed_communication_s"_s, tr("Exposed communication"),
+         formatSignificant(r.breakdown.exposed_communication_s, 4) + u" s"_s +
+             share(r.breakdown.exposed_communication_s),
+         r.breakdown.exposed_communication_s},
+        {G::StepTime, u"pipeline_bubble_s"_s, tr("Pipeline bubble"),
+         formatSignificant(r.breakdown.pipeline_bubble_s, 4) + u" s"_s + share(r.breakdown.pipeline_bubble_s),
+         r.breakdown.pipeline_bubble_s},
+        {G::Memory, u"memory_per_device_GB"_s, tr("Memory per device"), gb(r.memory_per_device_GB),
+         r.memory_per_device_GB},
+        {G::Memory, u"weights_GB"_s, tr("  weights"), gb(r.memory.weights_GB), r.memory.weights_GB},
+        {G::Memory, u"gradients_GB"_s, tr("  gradients"), gb(r.memory.gradients_GB), r.memory.gradients_GB},
+        {G::Memory, u"optimizer_GB"_s, tr("  optimizer states"), gb(r.memory.optimizer_GB),
+         r.memory.optimizer_GB},
+        {G::Memory, u"activations_GB"_s, tr("  activations"), gb(r.memory.activations_GB),
+         r.memory.activations_GB},
+        {G::Memory, u"buffers_GB"_s, tr("  buffers and workspace"), gb(r.memory.buffers_GB),
+         r.memory.buffers_GB},
+        {G::Memory, u"stage"_s, tr("  worst pipeline stage"), QString::number(r.memory.stage),
+         static_cast<double>(r.memory.stage)},
+    };
+    return rows;
+}
+
+void ResultSummaryModel::setResult(const models::RunResult& result) {
+    beginResetModel();
+    result_ = result;
+    rows_ = rowsFor(result);
+    endResetModel();
+}
+
+void ResultSummaryModel::clear() {
+    beginResetModel();
+    result_.reset();
+    rows_.clear();
+    endResetModel();
+}
+
+std::vector<std::pair<QString, QString>> ResultSummaryModel::rowsOf(Group group) const {
+    std::vector<std::pair<QString, QString>> out;
+    for (const auto& row : rows_)
+        if (row.group == group)
+            out.emplace_back(row.label, row.text);
+    return out;
+}
+
+int ResultSummaryModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int ResultSummaryModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ResultSummaryModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row& row = rows_[static_cast<std::size_t>(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        return index.column() == QuantityColumn ? row.label : row.text;
+    case Qt::ToolTipRole:
+        return row.label.trimmed() + u": "_s + row.text;
+    case Qt::TextAlignmentRole:
+        return index.column() == ValueColumn ? (Qt::AlignRight | Qt::AlignVCenter).toInt()
+                                             : (Qt::AlignLeft | Qt::AlignVCenter).toInt();
+    case ValueRole:
+        return row.value;
+    case GroupRole:
+        return static_cast<int>(row.group);
+    case KeyRole:
+        return row.key;
+    default:
+        return {};
+    }
+}
+
+QVariant ResultSummaryModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case QuantityColumn:
+        return tr("Quantity");
+    case ValueColumn:
+        return tr("Value");
+    default:
+        return {};
+    }
+}
+
+} // namespace choreo::ui

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "models/result.h"
+
+#include <QAbstractTableModel>
+#include <QString>
+#include <QVariant>
+
+#include <optional>
+#include <vector>
+
+namespace choreo::ui {
+
+// The result of one run as (quantity, value) rows, grouped: headline results, step-time breakdown,
+// memory per device. Read-only; the summary panel, the PDF report and tests read it.
+class ResultSummaryModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { QuantityColumn, ValueColumn, ColumnCount };
+    enum class Group { Results, StepTime, Memory };
+
+    explicit ResultSummaryModel(QObject* parent = nullptr);
+
+    // Replaces the rows with those of `result`.
+    void setResult(const models::RunResult& result);
+    // No result: no rows.
+    void clear();
+    [[nodiscard]] const std::optional<models::RunResult>& result() const { return result_; }
+    // Rows of one group, as (label, value text) pairs in display order; sub-items are indented.
+    [[nodiscard]] std::vector<std::pair<QString, QString>> rowsOf(Group group) const;
+
+    [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
+    [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
+    [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
+                                      int role = Qt::DisplayRole) const override;
+
+private:
+    struct Row {
+        Group group;
+        QString key;
+        QString label;
+        QString text;
+        QVariant value;
+    };
+    static std::vector<Row> rowsFor(const models::RunResult& r);
+
+    std::optional<models::RunResult> result_;
+    std::vector<Row> rows_;
+};
+
+} // namespace choreo::ui

@@ -1,0 +1,458 @@
+#include "ui/mainwindow.h"
+
+#include "models/scenarioio.h"
+#include "ui/document.h"
+#include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/reports/reportwriter.h"
+#include "ui/reports/sweepcsv.h"
+#include "ui/results/resultspanel.h"
+#include "ui/runs/analysisjob.h"
+#include "ui/scenarioeditor.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace choreo::ui {
+
+namespace {
+
+const QString kGeometryKey = u"mainWindow/geometry"_s;
+const QString kStateKey = u"mainWindow/state"_s;
+const QString kLastDirKey = u"mainWindow/lastDirectory"_s;
+constexpr int kProgressSteps = 1000;
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSettings& settings,
+                       QString defaultScenario, QWidget* parent)
+    : QMainWindow(parent)
+    , catalog_(catalog)
+    , worker_(std::move(worker))
+    , settings_(settings)
+    , recent_(settings)
+    , defaultScenario_(std::move(defaultScenario)) {
+    setObjectName(u"mainWindow"_s);
+    document_ = new Document(catalog_, models::Scenario{}, this);
+
+    // Left: the scenario's forms, scrollable, with the validation result under them.
+    editor_ = new ScenarioEditor(document_, &marks_);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(editor_);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    validity_ = new QLabel;
+    validity_->setObjectName(u"validityLabel"_s);
+    diagnostics_ = new QListWidget;
+    diagnostics_->setObjectName(u"diagnosticsList"_s);
+    diagnostics_->setMaximumHeight(110);
+    diagnostics_->setWordWrap(true);
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(scroll, 1);
+    leftLayout->addWidget(validity_);
+    leftLayout->addWidget(diagnostics_);
+    left->setMinimumWidth(440);
+
+    results_ = new ResultsPanel;
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(left);
+    split->addWidget(results_);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setSizes({470, 810});
+    setCentralWidget(split);
+
+    status_ = new QLabel;
+    progress_ = new QProgressBar;
+    progress_->setObjectName(u"runProgress"_s);
+    progress_->setMaximumWidth(220);
+    progress_->setRange(0, kProgressSteps);
+    progress_->hide();
+    cancelButton_ = new QPushButton(tr("Cancel"));
+    cancelButton_->setObjectName(u"cancelRunButton"_s);
+    cancelButton_->hide();
+    connect(cancelButton_, &QPushButton::clicked, this, &MainWindow::cancelAnalysis);
+    statusBar()->addWidget(status_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancelButton_);
+
+    createActions();
+    connect(document_, &Document::scenarioChanged, this, &MainWindow::updateValidation);
+    connect(document_, &Document::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(document_, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    updateValidation();
+    updateTitle();
+    updateActions();
+
+    if (!restoreGeometry(settings_.value(kGeometryKey).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings_.value(kStateKey).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New"), QKeySequence::New, this, [this] {
+        if (maybeSave())
+            newFile();
+    });
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
+        if (maybeSave())
+            open();
+    });
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { save(); });
+    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveAs(); });
+    file->addSeparator();
+    exportReportAction_ = file->addAction(tr("Export &report (PDF)…"), this, &MainWindow::exportReport);
+    exportReportAction_->setObjectName(u"exportReportAction"_s);
+    exportCsvAction_ = file->addAction(tr("Export s&weep (CSV)…"), this, &MainWindow::exportCsv);
+    exportCsvAction_->setObjectName(u"exportCsvAction"_s);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    undo->setObjectName(u"undoAction"_s);
+    QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts(QKeySequence::Redo);
+    redo->setObjectName(u"redoAction"_s);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    runAction_ = run->addAction(tr("&Run"), this, &MainWindow::runAnalysis);
+    runAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    runAction_->setObjectName(u"runAction"_s);
+    runAction_->setToolTip(tr("Simulate the scenario, then its scaling sweep (Ctrl+R)"));
+    cancelAction_ = run->addAction(tr("&Cancel run"), this, &MainWindow::cancelAnalysis);
+    cancelAction_->setObjectName(u"cancelAction"_s);
+
+    QToolBar* tools = addToolBar(tr("Main"));
+    tools->setObjectName(u"mainToolBar"_s);
+    tools->setMovable(false);
+    tools->addAction(runAction_);
+    tools->addAction(cancelAction_);
+    tools->addSeparator();
+    tools->addAction(undo);
+    tools->addAction(redo);
+    tools->addSeparator();
+    tools->addAction(exportReportAction_);
+}
+
+bool MainWindow::openFile(const QString& path) {
+    models::Diagnostics errors;
+    auto scenario = models::loadScenarioFile(path.toStdString(), errors);
+    if (!scenario) {
+        showError(tr("Cannot open scenario"),
+                  tr("%1 cannot be opened:\n%2").arg(path, q(models::joinDiagnostics(errors))));
+        return false;
+    }
+    document_->reset(*scenario, QFileInfo(path).absoluteFilePath());
+    recent_.add(path);
+    return true;
+}
+
+void MainWindow::newFile() {
+    models::Diagnostics errors;
+    auto scenario = models::loadScenarioFile(defaultScenario_.toStdString(), errors);
+    if (!scenario) {
+        showError(tr("Cannot create a scenario"),
+                  tr("The template %1 cannot be read:\n%2")
+                      .arg(defaultScenario_, q(models::joinDiagnostics(errors))));
+        return;
+    }
+    scenario->name = tr("Untitled scenario").toStdString();
+    document_->reset(*scenario, QString());
+}
+
+void MainWindow::open() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open scenario"), settings_.value(kLastDirKey).toString(),
+                                     tr("Choreo scenarios (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings_.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
+bool MainWindow::save() {
+    if (document_->filePath().isEmpty())
+        return saveAs();
+    return saveTo(document_->filePath());
+}
+
+bool MainWindow::saveAs() {
+    const QString suggested =
+        document_->filePath().isEmpty()
+            ? QFileInfo(settings_.value(kLastDirKey).toString(), q(document_->scenario().name) + u".json"_s)
+                  .filePath()
+            : document_->filePath();
+    QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), suggested,
+                                                tr("Choreo scenarios (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += u".json"_s;
+    settings_.setValue(kLastDirKey, QFileInfo(path).absolutePath());
+    return saveTo(path);
+}
+
+bool MainWindow::saveTo(const QString& path) {
+    QString error;
+    if (!document_->save(path, error)) {
+        showError(tr("Cannot save"), tr("%1 could not be saved: %2").arg(path, error));
+        return false;
+    }
+    recent_.add(path);
+    status_->setText(tr("Saved %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+bool MainWindow::maybeSave() {
+    if (!document_->isModified())
+        return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("The scenario has unsaved changes. Save them?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList files = recent_.files();
+    for (const QString& path : files) {
+        recentMenu_
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (!maybeSave())
+                                return;
+                            if (!QFileInfo::exists(path)) {
+                                recent_.remove(path);
+                                showError(tr("Cannot open scenario"), tr("%1 no longer exists.").arg(path));
+                                return;
+                            }
+                            openFile(path);
+                        })
+            ->setToolTip(path);
+    }
+    if (files.isEmpty())
+        recentMenu_->addAction(tr("(none)"))->setEnabled(false);
+}
+
+void MainWindow::updateTitle() {
+    const QString path = document_->filePath();
+    const QString name = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
+    setWindowTitle(tr("%1[*] - Choreo").arg(name));
+    setWindowModified(document_->isModified());
+}
+
+void MainWindow::updateValidation() {
+    const auto& diagnostics = document_->diagnostics();
+    diagnostics_->clear();
+    for (const auto& d : diagnostics)
+        diagnostics_->addItem(q(d.text()));
+    diagnostics_->setVisible(!diagnostics.empty());
+    if (diagnostics.empty()) {
+        validity_->setText(tr("Scenario is valid: ready to run."));
+        validity_->setStyleSheet(u"color: #1c6b2a;"_s);
+    } else {
+        validity_->setText(
+            tr("%n problem(s) to fix before running:", nullptr, static_cast<int>(diagnostics.size())));
+        validity_->setStyleSheet(u"color: #a01818;"_s);
+    }
+    marks_.show(diagnostics);
+    updateActions();
+}
+
+void MainWindow::updateActions() {
+    runAction_->setEnabled(document_->isValid());
+    cancelAction_->setEnabled(isAnalysisRunning());
+    exportReportAction_->setEnabled(resultBase_.has_value());
+    exportCsvAction_->setEnabled(results_->sweepModel()->rowCount() > 0);
+}
+
+bool MainWindow::isAnalysisRunning() const {
+    return job_ && job_->isRunning();
+}
+
+void MainWindow::setRunning(bool running) {
+    progress_->setVisible(running);
+    cancelButton_->setVisible(running);
+    updateActions();
+}
+
+void MainWindow::runAnalysis() {
+    if (!document_->isValid())
+        return;
+    if (job_) {
+        // Latest job wins: the old one goes quietly, its workers killed.
+        job_->disconnect(this);
+        job_->cancel();
+        job_->deleteLater();
+        job_ = nullptr;
+    }
+    results_->clear();
+    resultScenario_.reset();
+    resultBase_.reset();
+
+    auto* job = new AnalysisJob(worker_, 0, this);
+    job_ = job;
+    connect(job, &AnalysisJob::baseProgress, this, [this](double fraction, const QString& stage) {
+        progress_->setRange(0, kProgressSteps);
+        progress_->setValue(static_cast<int>(fraction * kProgressSteps));
+        status_->setText(stage.isEmpty() ? tr("Simulating…") : tr("Simulating: %1").arg(stage));
+    });
+    connect(job, &AnalysisJob::baseFinished, this, [this, job](const models::RunResult& result) {
+        resultScenario_ = job->scenario();
+        resultBase_ = result;
+        results_->showBaseResult(result);
+        updateActions();
+    });
+    connect(job, &AnalysisJob::baseFailed, this, [this](const WorkerFailure& failure) {
+        results_->showFailure(failure);
+        status_->setText(tr("The run failed."));
+    });
+    connect(job, &AnalysisJob::sweepStarted, this, [this, job](int points) {
+        results_->setSweep(job->sweepOutcomes(), job->baseResult() ? job->baseResult()->devices : 0);
+        progress_->setRange(0, std::max(points, 1));
+        progress_->setValue(0);
+        status_->setText(tr("Scaling sweep: %1 points…").arg(points));
+        updateActions();
+    });
+    const auto pointChanged = [this, job](int index) {
+        results_->updateSweepPoint(index, job->sweepOutcomes()[static_cast<std::size_t>(index)]);
+    };
+    connect(job, &AnalysisJob::sweepPointStarted, this, pointChanged);
+    connect(job, &AnalysisJob::sweepPointFinished, this, [this, job, pointChanged](int index) {
+        pointChanged(index);
+        int done = 0;
+        for (const auto& o : job->sweepOutcomes())
+            done += o.state == SweepOutcome::State::Succeeded || o.state == SweepOutcome::State::Failed;
+        progress_->setValue(done);
+        status_->setText(
+            tr("Scaling sweep: %1 of %2 points done…").arg(done).arg(job->sweepOutcomes().size()));
+    });
+    connect(job, &AnalysisJob::finished, this, [this, job](bool ok) {
+        job_ = nullptr;
+        job->deleteLater();
+        setRunning(false);
+        if (ok) {
+            int failed = 0;
+            for (int row = 0; row < results_->sweepModel()->rowCount(); ++row)
+                failed += results_->sweepModel()->outcomes()[static_cast<std::size_t>(row)].state ==
+                          SweepOutcome::State::Failed;
+            status_->setText(
+                failed == 0 ? tr("Done.")
+                            : tr("Done; %n sweep point(s) failed (see the sweep table).", nullptr, failed));
+        }
+        emit analysisFinished(ok);
+    });
+    connect(job, &AnalysisJob::cancelled, this, [this, job] {
+        job_ = nullptr;
+        job->deleteLater();
+        setRunning(false);
+        results_->showNote(tr("Run cancelled."));
+        status_->setText(tr("Cancelled."));
+    });
+
+    progress_->setRange(0, 0); // busy until the worker reports progress
+    status_->setText(tr("Starting the simulation…"));
+    job->start(document_->scenario());
+    setRunning(true);
+}
+
+void MainWindow::cancelAnalysis() {
+    if (job_)
+        job_->cancel();
+}
+
+void MainWindow::exportReport() {
+    if (!resultBase_ || !resultScenario_)
+        return;
+    const QString suggested =
+        QFileInfo(settings_.value(kLastDirKey).toString(), q(resultScenario_->name) + u".pdf"_s).filePath();
+    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested, tr("PDF (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += u".pdf"_s;
+    const ReportInput input{*resultScenario_, *resultBase_, results_->sweepModel()->outcomes(), &catalog_,
+                            QDateTime::currentDateTime()};
+    QString error;
+    if (writeReportPdf(input, path, error) == 0) {
+        showError(tr("Cannot export the report"), error);
+        return;
+    }
+    status_->setText(tr("Report written to %1").arg(path));
+}
+
+void MainWindow::exportCsv() {
+    const QString name = resultScenario_ ? q(resultScenario_->name) : q(document_->scenario().name);
+    const QString suggested = QFileInfo(settings_.value(kLastDirKey).toString(), name + u".csv"_s).filePath();
+    QString path = QFileDialog::getSaveFileName(this, tr("Export sweep"), suggested, tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += u".csv"_s;
+    QString error;
+    if (!writeSweepCsv(*results_->sweepModel(), path, error)) {
+        showError(tr("Cannot export the sweep"), error);
+        return;
+    }
+    status_->setText(tr("Sweep written to %1").arg(path));
+}
+
+void MainWindow::showError(const QString& title, const QString& text) {
+    if (quiet_) {
+        qWarning().noquote() << title << ":" << text;
+        return;
+    }
+    QMessageBox::warning(this, title, text);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    if (job_) {
+        job_->disconnect(this);
+        job_->cancel();
+    }
+    settings_.setValue(kGeometryKey, saveGeometry());
+    settings_.setValue(kStateKey, saveState());
+    event->accept();
+}
+
+} // namespace choreo::ui

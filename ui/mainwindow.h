@@ -1,0 +1,113 @@
+#pragma once
+
+#include "models/catalog.h"
+#include "models/result.h"
+#include "models/scenario.h"
+#include "ui/fieldmarks.h"
+#include "ui/recentfiles.h"
+#include "ui/runs/workercommand.h"
+#include "ui/runs/workerfailure.h"
+
+#include <QMainWindow>
+#include <QSettings>
+#include <QString>
+
+#include <optional>
+
+QT_BEGIN_NAMESPACE
+class QAction;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+QT_END_NAMESPACE
+
+namespace choreo::ui {
+
+class AnalysisJob;
+class Document;
+class ResultsPanel;
+class ScenarioEditor;
+
+// The desktop program's window: the scenario's forms on the left, the latest run's results on the
+// right. Runs go to worker processes; the window never waits for one.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    // `catalog` and `settings` must outlive the window. `defaultScenario` is the template of File > New.
+    MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSettings& settings,
+               QString defaultScenario, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads a scenario file into the document (no unsaved-changes prompt); false, with a message, when it
+    // cannot.
+    bool openFile(const QString& path);
+    // Errors go to the log instead of message boxes (for smoke tests and unattended runs).
+    void setQuiet(bool quiet) { quiet_ = quiet; }
+
+    [[nodiscard]] Document* document() const { return document_; }
+    [[nodiscard]] ResultsPanel* results() const { return results_; }
+    [[nodiscard]] bool isAnalysisRunning() const;
+
+public slots:
+    // Runs the current scenario and then its scaling sweep; a run in progress is cancelled first.
+    void runAnalysis();
+    void cancelAnalysis();
+
+signals:
+    // A run (base and sweep) is over; ok when the base run gave a result. Not emitted on cancel.
+    void analysisFinished(bool ok);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void newFile();
+    void open();
+    bool save();
+    bool saveAs();
+    bool saveTo(const QString& path);
+    // Asks what to do with unsaved changes; true when it is fine to go on.
+    bool maybeSave();
+    void exportReport();
+    void exportCsv();
+    void rebuildRecentMenu();
+    void updateTitle();
+    void updateValidation();
+    void updateActions();
+    void setRunning(bool running);
+    void showError(const QString& title, const QString& text);
+
+    const models::Catalog& catalog_;
+    WorkerCommand worker_;
+    QSettings& settings_;
+    RecentFiles recent_;
+    QString defaultScenario_;
+    bool quiet_ = false;
+
+    Document* document_ = nullptr;
+    FieldMarks marks_;
+    ScenarioEditor* editor_ = nullptr;
+    QListWidget* diagnostics_ = nullptr;
+    QLabel* validity_ = nullptr;
+    ResultsPanel* results_ = nullptr;
+    QLabel* status_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+
+    QAction* runAction_ = nullptr;
+    QAction* cancelAction_ = nullptr;
+    QAction* exportReportAction_ = nullptr;
+    QAction* exportCsvAction_ = nullptr;
+
+    AnalysisJob* job_ = nullptr;
+    // What the results on screen belong to: the scenario as it was run, not as edited since.
+    std::optional<models::Scenario> resultScenario_;
+    std::optional<models::RunResult> resultBase_;
+};
+
+} // namespace choreo::ui

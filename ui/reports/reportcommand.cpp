@@ -1,0 +1,131 @@
+#include "ui/reports/reportcommand.h"
+
+#include "models/catalog.h"
+#include "models/resolved.h"
+#include "models/scenarioio.h"
+#include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/reports/reportwriter.h"
+#include "ui/reports/sweepcsv.h"
+#include "ui/runs/analysisjob.h"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QEventLoop>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+using namespace Qt::StringLiterals;
+
+namespace choreo::ui {
+
+namespace {
+
+constexpr int kExitInvalidInput = 2;
+constexpr int kExitSimulationFailed = 3;
+constexpr int kExitIo = 4;
+constexpr int kExitInternal = 5;
+
+void printDiagnostics(const models::Diagnostics& diagnostics) {
+    for (const auto& d : diagnostics)
+        std::cerr << "  " << d.text() << '\n';
+}
+
+} // namespace
+
+int runReportCommand(int argc, char** argv, const std::string& scenarioPath, const std::string& outputPdf,
+                     const std::string& workerExe, const std::string& assetsDir) {
+    std::unique_ptr<QApplication> ownApp;
+    if (!QCoreApplication::instance()) {
+        // A report is drawn, never shown: no display server is needed or wanted (CI, batch nodes).
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        ownApp = std::make_unique<QApplication>(argc, argv);
+    } else if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
+        std::cerr << "choreo-sim report: charts need a QApplication, not a QCoreApplication\n";
+        return kExitInternal;
+    }
+
+    models::Diagnostics errors;
+    const std::filesystem::path assets(assetsDir);
+    const auto catalog = models::Catalog::load(assets / "catalog", errors);
+    if (!catalog) {
+        std::cerr << "choreo-sim report: cannot load the catalog from " << (assets / "catalog").string()
+                  << ":\n";
+        printDiagnostics(errors);
+        return kExitIo;
+    }
+    std::string text, ioError;
+    if (!models::readTextFile(scenarioPath, text, ioError)) {
+        std::cerr << "choreo-sim report: " << ioError << '\n';
+        return kExitIo;
+    }
+    auto scenario = models::parseScenario(text, errors);
+    if (scenario)
+        models::resolveScenario(*scenario, *catalog, errors);
+    if (!errors.empty()) {
+        std::cerr << "choreo-sim report: " << scenarioPath << " is not a valid scenario:\n";
+        printDiagnostics(errors);
+        return kExitInvalidInput;
+    }
+
+    // Fail before minutes of simulation, not after, when the report cannot be written.
+    const std::filesystem::path outputDir = std::filesystem::absolute(outputPdf).parent_path();
+    if (!std::filesystem::is_directory(outputDir)) {
+        std::cerr << "choreo-sim report: the folder " << outputDir.string() << " does not exist\n";
+        return kExitIo;
+    }
+
+    AnalysisJob job(WorkerCommand{QString::fromStdString(workerExe),
+                                  {u"worker"_s, u"--assets"_s, QString::fromStdString(assetsDir)}});
+    std::optional<WorkerFailure> baseFailure;
+    QEventLoop loop;
+    QObject::connect(&job, &AnalysisJob::baseFailed, [&](const WorkerFailure& f) { baseFailure = f; });
+    QObject::connect(&job, &AnalysisJob::baseFinished, [](const models::RunResult& r) {
+        std::cerr << "choreo-sim report: base run done (" << r.step_time_s << " s per step)\n";
+    });
+    QObject::connect(&job, &AnalysisJob::sweepStarted, [](int points) {
+        std::cerr << "choreo-sim report: sweep of " << points << " points\n";
+    });
+    QObject::connect(&job, &AnalysisJob::sweepPointFinished, [&job](int index) {
+        const auto& o = job.sweepOutcomes()[static_cast<std::size_t>(index)];
+        std::cerr << "choreo-sim report:   " << o.label.toStdString() << ": "
+                  << (o.result    ? "ok"
+                      : o.failure ? o.failure->message.toStdString()
+                                  : "failed")
+                  << '\n';
+    });
+    QObject::connect(&job, &AnalysisJob::finished, &loop, &QEventLoop::quit);
+    std::cerr << "choreo-sim report: running " << scenario->name << '\n';
+    job.start(*scenario);
+    loop.exec();
+
+    if (baseFailure || !job.baseResult()) {
+        std::cerr << "choreo-sim report: the run failed: "
+                  << (baseFailure ? baseFailure->message.toStdString() : std::string("no result")) << '\n';
+        if (baseFailure)
+            printDiagnostics(baseFailure->diagnostics);
+        return kExitSimulationFailed;
+    }
+
+    ReportInput input{*scenario, *job.baseResult(), job.sweepOutcomes(), &*catalog,
+                      QDateTime::currentDateTime()};
+    const QString pdf = QString::fromStdString(outputPdf);
+    QString error;
+    if (writeReportPdf(input, pdf, error) == 0) {
+        std::cerr << "choreo-sim report: " << error.toStdString() << '\n';
+        return kExitIo;
+    }
+    SweepResultModel sweep;
+    sweep.setOutcomes(input.sweep, input.base.devices);
+    const QString csv = csvPathForReport(pdf);
+    if (!writeSweepCsv(sweep, csv, error)) {
+        std::cerr << "choreo-sim report: " << error.toStdString() << '\n';
+        return kExitIo;
+    }
+    std::cerr << "choreo-sim report: sweep table in " << csv.toStdString() << '\n';
+    std::cout << outputPdf << std::endl;
+    return 0;
+}
+
+} // namespace choreo::ui

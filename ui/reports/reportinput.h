@@ -1,0 +1,24 @@
+#pragma once
+
+#include "models/catalog.h"
+#include "models/result.h"
+#include "models/scenario.h"
+#include "ui/runs/sweepoutcome.h"
+
+#include <QDateTime>
+
+#include <vector>
+
+namespace choreo::ui {
+
+// Everything a report shows, as values: the scenario as run, its result, the sweep (failed points
+// included) and the catalog that gave the figures. The catalog must outlive the writing.
+struct ReportInput {
+    models::Scenario scenario;
+    models::RunResult base;
+    std::vector<SweepOutcome> sweep;
+    const models::Catalog* catalog = nullptr;
+    QDateTime generated;
+};
+
+} // namespace choreo::ui

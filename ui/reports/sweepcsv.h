@@ -1,0 +1,17 @@
+#pragma once
+
+#include <QString>
+
+namespace choreo::ui {
+
+class SweepResultModel;
+
+// The sweep as RFC 4180 CSV: a header of machine names, then one row per point (failed points
+// included, with their message in `note`); numbers in C locale, shortest exact form.
+QString sweepCsv(const SweepResultModel& sweep);
+// Writes sweepCsv() to `path` atomically; false with `error` set when it cannot.
+bool writeSweepCsv(const SweepResultModel& sweep, const QString& path, QString& error);
+// The CSV written next to a report: the same path with a .csv extension.
+QString csvPathForReport(const QString& pdfPath);
+
+} // namespace choreo::ui

@@ -1,0 +1,128 @@
+#include "ui/results/resultspanel.h"
+
+#include "ui/charts/breakdownchart.h"
+#include "ui/charts/modelchartview.h"
+#include "ui/charts/scalingchart.h"
+#include "ui/itemmodels/resultsummarymodel.h"
+#include "ui/itemmodels/sweepresultmodel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace choreo::ui {
+
+ResultsPanel::ResultsPanel(QWidget* parent)
+    : QWidget(parent)
+    , summary_(new ResultSummaryModel(this))
+    , sweep_(new SweepResultModel(this))
+    , message_(new QLabel)
+    , details_(new QPlainTextEdit)
+    , summaryView_(new QTableView)
+    , sweepView_(new QTableView)
+    , breakdownChart_(new ModelChartView(
+          sweep_, [sweep = sweep_](const QAbstractItemModel&) { return createStepBreakdownChart(*sweep); }))
+    , scalingChart_(new ModelChartView(
+          sweep_, [sweep = sweep_](const QAbstractItemModel&) { return createScalingChart(*sweep); }))
+    , tabs_(new QTabWidget) {
+    breakdownChart_->setObjectName(u"breakdownChart"_s);
+    scalingChart_->setObjectName(u"scalingChart"_s);
+
+    message_->setObjectName(u"resultMessage"_s);
+    message_->setWordWrap(true);
+    message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    message_->hide();
+    details_->setObjectName(u"workerLog"_s);
+    details_->setReadOnly(true);
+    details_->setMaximumHeight(90);
+    details_->setPlaceholderText(tr("worker log"));
+    details_->hide();
+
+    summaryView_->setObjectName(u"summaryTable"_s);
+    summaryView_->setModel(summary_);
+    summaryView_->verticalHeader()->hide();
+    summaryView_->verticalHeader()->setDefaultSectionSize(22);
+    summaryView_->horizontalHeader()->setSectionResizeMode(ResultSummaryModel::QuantityColumn,
+                                                           QHeaderView::ResizeToContents);
+    summaryView_->horizontalHeader()->setStretchLastSection(true);
+    summaryView_->setSelectionMode(QAbstractItemView::NoSelection);
+    summaryView_->setWordWrap(false);
+    summaryView_->setMinimumWidth(330);
+
+    sweepView_->setObjectName(u"sweepTable"_s);
+    sweepView_->setModel(sweep_);
+    sweepView_->verticalHeader()->hide();
+    sweepView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    sweepView_->horizontalHeader()->setStretchLastSection(true);
+    sweepView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+    auto* top = new QSplitter(Qt::Horizontal);
+    top->addWidget(summaryView_);
+    top->addWidget(breakdownChart_);
+    top->setStretchFactor(0, 0);
+    top->setStretchFactor(1, 1);
+    top->setSizes({360, 480});
+
+    tabs_->addTab(scalingChart_, tr("Scaling"));
+    tabs_->addTab(sweepView_, tr("Sweep table"));
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(top);
+    split->addWidget(tabs_);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(message_);
+    layout->addWidget(details_);
+    layout->addWidget(split, 1);
+}
+
+QString ResultsPanel::message() const {
+    return message_->isHidden() ? QString() : message_->text();
+}
+
+void ResultsPanel::clear() {
+    summary_->clear();
+    sweep_->clear();
+    showNote({});
+    details_->clear();
+    details_->hide();
+}
+
+void ResultsPanel::showBaseResult(const models::RunResult& result) {
+    summary_->setResult(result);
+}
+
+void ResultsPanel::showFailure(const WorkerFailure& failure) {
+    message_->setStyleSheet(u"color: #a01818;"_s);
+    message_->setTextFormat(Qt::PlainText);
+    message_->setText(tr("The run failed: %1").arg(failure.text()));
+    message_->show();
+    details_->setPlainText(failure.stderrTail);
+    details_->setVisible(!failure.stderrTail.trimmed().isEmpty());
+}
+
+void ResultsPanel::showNote(const QString& note) {
+    message_->setStyleSheet(QString());
+    message_->setTextFormat(Qt::PlainText);
+    message_->setText(note);
+    message_->setVisible(!note.isEmpty());
+}
+
+void ResultsPanel::setSweep(const std::vector<SweepOutcome>& outcomes, std::int64_t baseDevices) {
+    sweep_->setOutcomes(outcomes, baseDevices);
+}
+
+void ResultsPanel::updateSweepPoint(int index, const SweepOutcome& outcome) {
+    sweep_->setOutcome(index, outcome);
+}
+
+} // namespace choreo::ui

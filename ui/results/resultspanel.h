@@ -1,0 +1,60 @@
+#pragma once
+
+#include "models/result.h"
+#include "ui/runs/sweepoutcome.h"
+#include "ui/runs/workerfailure.h"
+
+#include <QWidget>
+
+#include <cstdint>
+#include <vector>
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+class QPlainTextEdit;
+class QTableView;
+class QTabWidget;
+QT_END_NAMESPACE
+
+namespace choreo::ui {
+
+class ModelChartView;
+class ResultSummaryModel;
+class SweepResultModel;
+
+// The answers of the latest run: summary table, step-time breakdown and scaling charts, sweep table,
+// and the worker's message when a run failed.
+class ResultsPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ResultsPanel(QWidget* parent = nullptr);
+
+    // Forgets the previous run's results (a new run starts).
+    void clear();
+    void showBaseResult(const models::RunResult& result);
+    // The message and diagnostics of a failed run, with the worker's log as details.
+    void showFailure(const WorkerFailure& failure);
+    // A note above the results (cancelled, sweep progress); empty hides it.
+    void showNote(const QString& note);
+    void setSweep(const std::vector<SweepOutcome>& outcomes, std::int64_t baseDevices);
+    void updateSweepPoint(int index, const SweepOutcome& outcome);
+
+    [[nodiscard]] ResultSummaryModel* summaryModel() const { return summary_; }
+    [[nodiscard]] SweepResultModel* sweepModel() const { return sweep_; }
+    // The text shown above the results (tests).
+    [[nodiscard]] QString message() const;
+
+private:
+    ResultSummaryModel* summary_;
+    SweepResultModel* sweep_;
+    QLabel* message_;
+    QPlainTextEdit* details_;
+    QTableView* summaryView_;
+    QTableView* sweepView_;
+    ModelChartView* breakdownChart_;
+    ModelChartView* scalingChart_;
+    QTabWidget* tabs_;
+};
+
+} // namespace choreo::ui
