@@ -51,6 +51,8 @@ TaskGraph::Id flowsAfterDelay(TaskGraph& graph, const Platform& platform,
                               const std::vector<std::int64_t>& ranks, double traffic, int hops,
                               TaskGraph::Id after, Edges edges) {
     const auto n = static_cast<std::int64_t>(ranks.size());
+    if (n == 0)
+        return after;
     auto at = [&](std::int64_t i) { return ranks[static_cast<std::size_t>(i % n)]; };
     double hop = 0.0; // the slowest edge sets the pace of every step
     for (std::int64_t i = 0; i < n; ++i)

@@ -189,6 +189,7 @@ public:
         const double cpBytes = (backward ? c.cp_bytes_backward : c.cp_bytes_forward) / layers;
         const int cpSteps = (backward ? c.cp_steps_backward : c.cp_steps_forward) / layers;
         std::vector<Op> pieces;
+        pieces.reserve(static_cast<std::size_t>(layers));
         for (int l = 0; l < layers; ++l)
             pieces.push_back(
                 makeOp(chunk, computeS, coll / layers + (l < coll % layers ? 1 : 0), cpBytes, cpSteps));
@@ -297,6 +298,7 @@ public:
             group > 1 ? std::clamp(static_cast<int>(std::ceil(params / bucketParams)), 1, kMaxBuckets) : 1;
         const auto kind = zero_ >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
         std::vector<Op> pieces;
+        pieces.reserve(static_cast<std::size_t>(buckets));
         for (int k = 0; k < buckets; ++k) {
             const int coll =
                 c.tp_collectives_backward / buckets + (k < c.tp_collectives_backward % buckets ? 1 : 0);
