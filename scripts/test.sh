@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every test: install what is missing, build with warnings as errors and run all CTest suites (models,
-# sim, ui incl. the GUI smoke test, slow), then build models and sim with AddressSanitizer and
-# UndefinedBehaviorSanitizer and run their tests under them.
+# Every test: install what is missing, build with warnings as errors, check format and lint, run all
+# CTest suites (models, sim, ui incl. the GUI smoke test), then build models and sim with
+# AddressSanitizer and UndefinedBehaviorSanitizer and run their tests under them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -10,10 +10,9 @@ choreo_install_deps
 jobs=$(nproc)
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$jobs"
+scripts/lint.sh build/ci
 ctest --preset ci -j "$jobs"
 
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs" -L 'models|sim'
-
-scripts/lint.sh build/ci
