@@ -59,7 +59,10 @@ MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
 
     const auto& p = w.parallel;
     const std::int64_t micro = std::max<std::int64_t>(1, w.microBatchesPerStep());
-    const double layersPerChunk = static_cast<double>(w.model.layers) / static_cast<double>(p.pp * p.vp);
+    std::int64_t deviceLayers = 0;
+    for (std::int64_t c = stage; c < p.pp * p.vp; c += p.pp)
+        deviceLayers += layersInChunk(w, c);
+    const double layersPerChunk = static_cast<double>(deviceLayers) / static_cast<double>(p.vp);
     // Chunks whose activations a device holds at its peak: 1F1B keeps (pp - s) micro-batches in flight;
     // Megatron's interleaved schedule warms up with 2(pp - s - 1) + (vp - 1) pp chunk forwards, plus one.
     const std::int64_t chunks = p.vp == 1

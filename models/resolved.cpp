@@ -28,11 +28,15 @@ void checkModel(const Workload& w, Diagnostics& errors) {
                                                       " must divide one another"});
     if (m.ffn_hidden % p.tp != 0)
         errors.push_back({"workload.parallel.tp", divides(p.tp, "ffn_hidden", m.ffn_hidden)});
-    if (m.layers % p.pp != 0)
-        errors.push_back({"workload.parallel.pp", divides(p.pp, "layers", m.layers)});
-    else if (m.layers % (p.pp * p.vp) != 0)
+    // Uneven splits are allowed (layersInChunk), but every model chunk needs a layer.
+    if (p.pp > m.layers)
+        errors.push_back({"workload.parallel.pp",
+                          std::to_string(p.pp) + " pipeline stages for layers=" + std::to_string(m.layers) +
+                              ": every stage needs a layer"});
+    else if (p.pp * p.vp > m.layers)
         errors.push_back({"workload.parallel.vp", "pp*vp = " + std::to_string(p.pp * p.vp) +
-                                                      " does not divide layers=" + std::to_string(m.layers)});
+                                                      " model chunks for layers=" + std::to_string(m.layers) +
+                                                      ": every chunk needs a layer"});
     if (p.vp > 1 && p.pp == 1)
         errors.push_back(
             {"workload.parallel.vp", "interleaving (vp > 1) needs pipeline parallelism (pp > 1)"});

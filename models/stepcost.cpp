@@ -64,7 +64,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double kvWidth = static_cast<double>(m.kv_heads) * headDim;
     const double act = activationBytes(attnPrec);
     const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
-    const double layers = static_cast<double>(m.layers) / static_cast<double>(chunks);
+    const auto layers = static_cast<double>(layersInChunk(w, chunk));
     const bool first = chunk == 0;
     const bool last = chunk == chunks - 1;
 

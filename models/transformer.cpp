@@ -15,10 +15,19 @@ ParameterCount countParameters(const ModelShape& m) {
     return p;
 }
 
+std::int64_t layersInChunk(const Workload& w, std::int64_t chunk) {
+    const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
+    const std::int64_t most = (w.model.layers + chunks - 1) / chunks;
+    const std::int64_t deficit = most * chunks - w.model.layers;
+    // Chunks short of a layer, in order: 0, last, 1, last-1, ...
+    const std::int64_t rank = chunk <= chunks - 1 - chunk ? 2 * chunk : 2 * (chunks - 1 - chunk) + 1;
+    return most - (rank < deficit ? 1 : 0);
+}
+
 double parametersPerChunk(const Workload& w, std::int64_t chunk) {
     const auto p = countParameters(w.model);
     const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
-    const double layers = static_cast<double>(w.model.layers) / static_cast<double>(chunks);
+    const auto layers = static_cast<double>(layersInChunk(w, chunk));
     const double tp = static_cast<double>(w.parallel.tp);
     // Norm weights are replicated across tensor-parallel ranks; matrices are split.
     double params = layers * ((p.attention_per_layer + p.ffn_per_layer) / tp + p.norms_per_layer);

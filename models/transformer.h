@@ -19,6 +19,10 @@ struct ParameterCount {
 };
 ParameterCount countParameters(const ModelShape& model);
 
+// Transformer layers in model chunk `chunk` (0 .. pp*vp-1). When pp*vp does not divide the layers, the
+// chunks get ceil(layers / chunks) or one less; the first and last chunks, which also hold the embedding
+// and the logits layer, give up a layer first (as Llama 3 405B's 126 layers over 16 stages: 7, 8 ... 8, 7).
+std::int64_t layersInChunk(const Workload& workload, std::int64_t chunk);
 // Parameters of virtual pipeline stage `chunk` (0 .. pp*vp-1) held by one tensor rank.
 double parametersPerChunk(const Workload& workload, std::int64_t chunk);
 // Parameters held by one device of pipeline stage `stage` (its vp chunks; tensor-parallel shard), before

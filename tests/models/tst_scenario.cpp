@@ -132,8 +132,12 @@ private slots:
             });
         row("wrong format", "format: unsupported format \"choreo-scenario/9\"",
             [](Json& d) { d["format"] = "choreo-scenario/9"; });
-        row("pp does not divide layers", "workload.parallel.pp: 3 does not divide layers=80",
-            [](Json& d) { d["workload"]["parallel"]["pp"] = 3; });
+        row("more stages than layers",
+            "workload.parallel.pp: 16 pipeline stages for layers=8: every stage needs a layer", [](Json& d) {
+                d["workload"]["model"]["layers"] = 8;
+                d["workload"]["parallel"]["pp"] = 16;
+                d["workload"]["parallel"]["dp"] = 2;
+            });
         row("batch split", "workload.global_batch: 100 is not a multiple of micro_batch*dp = 8",
             [](Json& d) { d["workload"]["global_batch"] = 100; });
         row("pue below one", "costs.pue: must be at least 1.0, got 0.9",

@@ -107,6 +107,25 @@ private slots:
         QCOMPARE(m.optimizer_GB, params * 12 / 4 / 1e9);
     }
 
+    void unevenPipelineStages() {
+        Workload w = small();
+        w.model.layers = 126;
+        w.parallel.pp = 16;
+        w.global_batch = 16;
+        std::int64_t total = 0;
+        for (std::int64_t c = 0; c < 16; ++c) {
+            total += layersInChunk(w, c);
+            QCOMPARE(layersInChunk(w, c), c == 0 || c == 15 ? std::int64_t(7) : std::int64_t(8));
+        }
+        QCOMPARE(total, std::int64_t(126));
+        w.model.layers = 13; // 4 chunks of 4, deficit 3: chunks 0, 3 and 1 give up a layer
+        w.parallel.pp = 4;
+        QCOMPARE(layersInChunk(w, 0), std::int64_t(3));
+        QCOMPARE(layersInChunk(w, 1), std::int64_t(3));
+        QCOMPARE(layersInChunk(w, 2), std::int64_t(4));
+        QCOMPARE(layersInChunk(w, 3), std::int64_t(3));
+    }
+
     void peakIsTheWorstStage() {
         Workload w = small();
         w.parallel = {.pp = 2};
