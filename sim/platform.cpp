@@ -27,8 +27,8 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     s.switch_latency_s = rs.switch_latency_s;
     s.nic_latency_s = rs.switch_latency_s; // NIC to leaf: one switch traversal
     const double leafDown = static_cast<double>(s.nodes_per_leaf * s.devices_per_node) * s.nic_Bps;
-    s.leaf_uplink_Bps =
-        topo.kind == models::TopologyKind::SingleSwitch ? leafDown : leafDown / topo.oversubscription;
+    s.oversubscribed = topo.kind == models::TopologyKind::FatTree && topo.oversubscription > 1.0;
+    s.leaf_uplink_Bps = s.oversubscribed ? leafDown / topo.oversubscription : leafDown;
     return s;
 }
 
@@ -73,32 +73,42 @@ Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec)
     }
     scaleUp->seal();
 
-    // Scale-out: a spine (star) of leaf switches (stars); each NIC has its own link to its leaf, each
-    // leaf one aggregate uplink whose capacity carries the oversubscription.
+    // Scale-out: each NIC has its own link to the fabric. A non-blocking fabric (fat tree without
+    // oversubscription, single switch) never limits a flow beyond the NIC links, so it is one star: a
+    // crossbar. An oversubscribed fat tree is a spine (star) of leaf switches (stars), each leaf with
+    // one aggregate uplink whose capacity carries the oversubscription. (Every zone makes each later
+    // host and link creation slower: SimGrid checks names across all zones.)
     sg4::NetZone* spine = starZone("scale-out", root);
     nics_.reserve(static_cast<std::size_t>(spec.devices));
-    const std::int64_t perLeaf = spec.nodes_per_leaf * spec.devices_per_node;
-    const std::int64_t leaves = (spec.devices + perLeaf - 1) / perLeaf;
-    for (std::int64_t l = 0; l < leaves; ++l) {
-        const std::string leafName = "leaf" + std::to_string(l);
-        sg4::NetZone* leaf = starZone(leafName, spine);
-        simgrid::kernel::routing::NetPoint* gateway = leaf->create_router(leafName + "-gw");
-        leaf->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
-        for (std::int64_t i = l * perLeaf; i < std::min(spec.devices, (l + 1) * perLeaf); ++i) {
-            const std::string name = "nic" + std::to_string(i);
-            sg4::Host* h = leaf->create_host(name, 1.0);
-            h->set_property("wattage_per_state", "0:0:0");
-            h->set_property("wattage_off", "0");
-            h->seal();
-            auto* link = duplex(leaf, name + "-link", spec.nic_Bps, spec.nic_latency_s);
-            leaf->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
-                            {{link, sg4::LinkInRoute::Direction::UP}}, true);
-            nics_.push_back(h);
+    auto addNic = [&](sg4::NetZone* zone, std::int64_t i) {
+        const std::string name = "nic" + std::to_string(i);
+        sg4::Host* h = zone->create_host(name, 1.0);
+        h->set_property("wattage_per_state", "0:0:0");
+        h->set_property("wattage_off", "0");
+        h->seal();
+        auto* link = duplex(zone, name + "-link", spec.nic_Bps, spec.nic_latency_s);
+        zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
+                        {{link, sg4::LinkInRoute::Direction::UP}}, true);
+        nics_.push_back(h);
+    };
+    if (!spec.oversubscribed) {
+        for (std::int64_t i = 0; i < spec.devices; ++i)
+            addNic(spine, i);
+    } else {
+        const std::int64_t perLeaf = spec.nodes_per_leaf * spec.devices_per_node;
+        const std::int64_t leaves = (spec.devices + perLeaf - 1) / perLeaf;
+        for (std::int64_t l = 0; l < leaves; ++l) {
+            const std::string leafName = "leaf" + std::to_string(l);
+            sg4::NetZone* leaf = starZone(leafName, spine);
+            simgrid::kernel::routing::NetPoint* gateway = leaf->create_router(leafName + "-gw");
+            leaf->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
+            for (std::int64_t i = l * perLeaf; i < std::min(spec.devices, (l + 1) * perLeaf); ++i)
+                addNic(leaf, i);
+            leaf->seal();
+            auto* uplink = duplex(spine, leafName + "-uplink", spec.leaf_uplink_Bps, spec.switch_latency_s);
+            spine->add_route(leaf->get_netpoint(), nullptr, gateway, nullptr,
+                             {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
         }
-        leaf->seal();
-        auto* uplink = duplex(spine, leafName + "-uplink", spec.leaf_uplink_Bps, spec.switch_latency_s);
-        spine->add_route(leaf->get_netpoint(), nullptr, gateway, nullptr,
-                         {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
     }
     spine->seal();
 

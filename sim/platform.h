@@ -24,7 +24,8 @@ struct PlatformSpec {
     double scale_up_latency_s = 0;
     double nic_Bps = 0; // effective, per device, one direction
     double nic_latency_s = 0;
-    double leaf_uplink_Bps = 0; // aggregate leaf-to-spine capacity (oversubscription applied)
+    double leaf_uplink_Bps = 0;  // aggregate leaf-to-spine capacity (oversubscription applied)
+    bool oversubscribed = false; // leaf uplinks narrower than their downlinks: model them
     double switch_latency_s = 0;
 
     // The spec of a resolved scenario's training pool.
