@@ -7,6 +7,7 @@
 #include "models/result.h"
 #include "models/scenarioio.h"
 #include "models/validationcase.h"
+#include "sim/bench.h"
 #include "sim/exitcodes.h"
 #include "sim/isolate.h"
 #include "sim/simulator.h"
@@ -42,6 +43,10 @@ Commands:
   report SCENARIO -o REPORT.pdf
         Simulate SCENARIO and a scaling sweep of it (in worker processes) and write a PDF report
         and the sweep as CSV next to it.
+  bench [--json] [--packet] [--jobs N]
+        Measure the simulator: platform construction and one step of Llama 3 405B on 16,384
+        GPUs, a 12-point scaling sweep (8 to 16,384 GPUs); with --packet also 1,024 GPUs at
+        packet fidelity (minutes). Wall time and peak memory per case.
   worker
         Serve one simulation over standard input/output (docs/protocol.md). Used by the
         desktop program; logs go to standard error.
@@ -64,6 +69,7 @@ struct Options {
     std::vector<std::string> positional;
     bool json = false;
     bool markdown = false;
+    bool packet = false;
     sim::Fidelity fidelity = sim::Fidelity::Flow;
     std::optional<std::string> assets;
     std::optional<std::string> output;
@@ -97,6 +103,8 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
             o.json = true;
         } else if (a == "--markdown") {
             o.markdown = true;
+        } else if (a == "--packet") {
+            o.packet = true;
         } else if (a == "--fidelity") {
             auto v = value("--fidelity");
             if (!v)
@@ -265,6 +273,26 @@ int commandReport(int argc, char** argv, const Options& o, const fs::path& asset
 #endif
 }
 
+int commandBench(const Options& o, const fs::path& assets) {
+    if (!o.positional.empty())
+        return usageError("bench takes no arguments");
+    std::string catalogError;
+    auto catalog = loadCatalog(assets, catalogError);
+    if (!catalog) {
+        std::cerr << "choreo-sim: the hardware catalog could not be loaded:\n" << catalogError << "\n";
+        return sim::kExitIo;
+    }
+    const auto cases = sim::runBenchmarks(*catalog, {o.packet, o.jobs});
+    if (o.json)
+        std::cout << sim::benchToJson(cases).dump(2) << "\n";
+    else
+        std::cout << sim::benchToText(cases);
+    for (const auto& c : cases)
+        if (!c.ok)
+            return sim::kExitSimulationFailed;
+    return sim::kExitOk;
+}
+
 int commandWorker(const Options& o, const fs::path& assets) {
     if (!o.positional.empty())
         return usageError("worker takes no arguments; it reads its request from standard input");
@@ -289,6 +317,8 @@ int main(int argc, char** argv) {
             return commandReport(argc, argv, o, assets);
         if (o.command == "worker")
             return commandWorker(o, assets);
+        if (o.command == "bench")
+            return commandBench(o, assets);
         if (o.command == "help") {
             std::cout << kUsage;
             return sim::kExitOk;

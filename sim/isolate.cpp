@@ -1,10 +1,12 @@
 #include "sim/isolate.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <map>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -30,6 +32,7 @@ struct Running {
     int fd = -1;
     std::size_t index = 0;
     std::string buffer;
+    std::chrono::steady_clock::time_point started;
 };
 
 } // namespace
@@ -77,7 +80,7 @@ std::vector<IsolatedOutcome> runIsolated(const std::vector<std::function<std::st
             ::_exit(code);
         }
         ::close(fds[1]);
-        running[fds[0]] = Running{pid, fds[0], index, {}};
+        running[fds[0]] = Running{pid, fds[0], index, {}, std::chrono::steady_clock::now()};
     };
 
     while (next < work.size() || !running.empty()) {
@@ -106,9 +109,12 @@ std::vector<IsolatedOutcome> runIsolated(const std::vector<std::function<std::st
             // End of output: reap the child.
             ::close(p.fd);
             int status = 0;
-            while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
+            rusage usage{};
+            while (::wait4(r.pid, &status, 0, &usage) < 0 && errno == EINTR) {
             }
             IsolatedOutcome& o = outcomes[r.index];
+            o.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - r.started).count();
+            o.max_rss_kB = usage.ru_maxrss;
             if (WIFEXITED(status)) {
                 o.exit_code = WEXITSTATUS(status);
                 o.ok = o.exit_code == 0;

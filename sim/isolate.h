@@ -8,9 +8,11 @@ namespace choreo::sim {
 
 // What one isolated job produced.
 struct IsolatedOutcome {
-    bool ok = false;    // the job returned normally
-    std::string output; // what it returned (ok) or its error message (not ok)
-    int exit_code = 0;  // the child's exit code, or 128 + signal when it died of one
+    bool ok = false;     // the job returned normally
+    std::string output;  // what it returned (ok) or its error message (not ok)
+    int exit_code = 0;   // the child's exit code, or 128 + signal when it died of one
+    double wall_s = 0;   // from fork to exit
+    long max_rss_kB = 0; // the child's peak resident memory
 };
 
 // Runs each job in a forked child process, at most `jobs` at a time, so that one simulation's

@@ -1,0 +1,187 @@
+#include "sim/bench.h"
+
+#include "models/resolved.h"
+#include "models/scenarioio.h"
+#include "sim/engine.h"
+#include "sim/isolate.h"
+#include "sim/platform.h"
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+namespace choreo::sim {
+
+namespace {
+
+// Llama 3 405B (126 layers, hidden 16384, 128 heads, 8 KV heads, FFN 53248 gated, vocab 128256, seq 8192)
+// on `devices` H100 at tp 8, pipeline and data parallelism as given, global batch 2048.
+models::Scenario llama405b(std::int64_t devices, std::int64_t pp, std::int64_t dp) {
+    models::Scenario s;
+    s.name = "Llama-3 405B on " + std::to_string(devices) + " H100";
+    s.cluster.pools.push_back({"gpus", "h100-sxm", devices, std::min<std::int64_t>(8, devices)});
+    s.cluster.network.nic_Gbps = 400.0;
+    auto& w = s.workload;
+    w.model = {"Llama-3 405B", 126, 16384, 128, 8, 53248, true, 128256, 8192};
+    w.global_batch = 2048;
+    w.micro_batch = 1;
+    w.tokens_to_train = 15e12;
+    w.precision = models::Precision::Bf16;
+    w.parallel = {
+        .tp = std::min<std::int64_t>(8, devices), .pp = pp, .dp = dp, .sequence_parallel = true, .zero = 1};
+    w.recompute = models::Recompute::Full;
+    return s;
+}
+
+models::ResolvedScenario resolve(const models::Scenario& s, const models::Catalog& catalog) {
+    models::Diagnostics errors;
+    // Benchmarks measure the simulator, so layouts that would not fit in memory still run.
+    auto r = models::resolveScenario(s, catalog, errors, /*checkMemory=*/false);
+    if (!r)
+        throw std::runtime_error(models::joinDiagnostics(errors));
+    return *r;
+}
+
+std::function<std::string()> stepJob(models::ResolvedScenario rs, Fidelity fidelity) {
+    return [rs = std::move(rs), fidelity] {
+        SimulationOptions options;
+        options.fidelity = fidelity;
+        const auto m = simulateStep(rs, options);
+        return models::Json{{"step_time_s", m.step_time_s}, {"activities", m.simulated_activities}}.dump();
+    };
+}
+
+BenchCase fromOutcome(BenchCase c, const IsolatedOutcome& o) {
+    c.ok = o.ok;
+    c.wall_s = o.wall_s;
+    c.peak_MiB = static_cast<double>(o.max_rss_kB) / 1024.0;
+    if (!o.ok) {
+        c.error = o.output;
+        return c;
+    }
+    const auto j = models::Json::parse(o.output);
+    c.step_time_s = j.value("step_time_s", 0.0);
+    c.activities = j.value("activities", std::int64_t{0});
+    c.platform_s = j.value("platform_s", 0.0);
+    return c;
+}
+
+BenchCase named(std::string name, std::int64_t devices, std::string fidelity) {
+    BenchCase c;
+    c.name = std::move(name);
+    c.devices = devices;
+    c.fidelity = std::move(fidelity);
+    return c;
+}
+
+} // namespace
+
+std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const BenchOptions& options) {
+    std::vector<BenchCase> out;
+    const auto big = resolve(llama405b(16384, 16, 128), catalog);
+
+    // Platform construction alone.
+    {
+        auto job = [rs = big] {
+            auto engine = makeEngine();
+            const auto start = std::chrono::steady_clock::now();
+            Platform platform(*engine, PlatformSpec::fromScenario(rs));
+            const double built =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            return models::Json{{"platform_s", built}}.dump();
+        };
+        out.push_back(fromOutcome(named("platform construction", 16384, "-"), runIsolated({job}, 1).front()));
+    }
+    // One step of Llama 3 405B on 16,384 GPUs at flow fidelity.
+    out.push_back(fromOutcome(named("Llama-3 405B step, tp8 pp16 dp128", 16384, "flow"),
+                              runIsolated({stepJob(big, Fidelity::Flow)}, 1).front()));
+
+    // A 12-point scaling sweep, 8 to 16,384 devices, all cores.
+    {
+        std::vector<std::function<std::string()>> jobs;
+        std::vector<std::int64_t> sizes;
+        for (std::int64_t n = 8; n <= 16384; n *= 2) {
+            const std::int64_t pp = std::clamp<std::int64_t>(n / 8, 1, 16);
+            jobs.push_back(stepJob(resolve(llama405b(n, pp, n / (8 * pp)), catalog), Fidelity::Flow));
+            sizes.push_back(n);
+        }
+        const auto start = std::chrono::steady_clock::now();
+        const auto outcomes = runIsolated(jobs, options.jobs > 0 ? options.jobs : defaultJobs());
+        BenchCase c = named("12-point sweep 8 to 16,384 devices", 16384, "flow");
+        c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        c.points = static_cast<int>(outcomes.size());
+        c.ok = true;
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+            const auto& o = outcomes[i];
+            c.point_cases.push_back(fromOutcome(named("  sweep point", sizes[i], "flow"), o));
+            c.peak_MiB = std::max(c.peak_MiB, static_cast<double>(o.max_rss_kB) / 1024.0);
+            c.ok = c.ok && o.ok;
+            if (!o.ok)
+                c.error = o.output;
+        }
+        out.push_back(c);
+    }
+    if (options.packet)
+        out.push_back(fromOutcome(
+            named("Llama-3 405B step, tp8 pp16 dp8", 1024, "packet"),
+            runIsolated({stepJob(resolve(llama405b(1024, 16, 8), catalog), Fidelity::Packet)}, 1).front()));
+    return out;
+}
+
+models::Json benchToJson(const std::vector<BenchCase>& cases) {
+    models::Json list = models::Json::array();
+    for (const auto& c : cases) {
+        models::Json j{{"case", c.name}, {"devices", c.devices}, {"fidelity", c.fidelity},
+                       {"ok", c.ok},     {"wall_s", c.wall_s},   {"peak_MiB", c.peak_MiB}};
+        if (c.platform_s > 0)
+            j["platform_s"] = c.platform_s;
+        if (c.step_time_s > 0) {
+            j["simulated_step_time_s"] = c.step_time_s;
+            j["activities"] = c.activities;
+        }
+        if (c.points > 0)
+            j["points"] = benchToJson(c.point_cases)["cases"];
+        if (!c.ok)
+            j["error"] = c.error;
+        list.push_back(j);
+    }
+    return models::Json{{"cases", list}};
+}
+
+namespace {
+
+std::string benchRow(const BenchCase& c) {
+    char notes[160];
+    if (!c.ok)
+        std::snprintf(notes, sizeof notes, "FAILED: %.140s", c.error.c_str());
+    else if (c.platform_s > 0)
+        std::snprintf(notes, sizeof notes, "construction %.3f s", c.platform_s);
+    else if (c.points > 0)
+        std::snprintf(notes, sizeof notes, "%d points in parallel", c.points);
+    else
+        std::snprintf(notes, sizeof notes, "step %.3f s simulated, %lld activities", c.step_time_s,
+                      static_cast<long long>(c.activities));
+    char line[512];
+    std::snprintf(line, sizeof line, "%-38s %7lld %-8s %9.2f %10.0f  %s\n", c.name.c_str(),
+                  static_cast<long long>(c.devices), c.fidelity.c_str(), c.wall_s, c.peak_MiB, notes);
+    return line;
+}
+
+} // namespace
+
+std::string benchToText(const std::vector<BenchCase>& cases) {
+    char header[256];
+    std::snprintf(header, sizeof header, "%-38s %7s %-8s %9s %10s  %s\n", "case", "devices", "fidelity",
+                  "wall (s)", "peak (MiB)", "notes");
+    std::string out = header;
+    for (const auto& c : cases) {
+        out += benchRow(c);
+        for (const auto& p : c.point_cases)
+            out += benchRow(p);
+    }
+    return out;
+}
+
+} // namespace choreo::sim
