@@ -155,6 +155,15 @@ std::optional<models::Catalog> loadCatalog(const fs::path& assets, std::string& 
     return catalog;
 }
 
+// The catalog, or nullopt after saying why on standard error.
+std::optional<models::Catalog> loadCatalogOrSay(const fs::path& assets) {
+    std::string error;
+    auto catalog = loadCatalog(assets, error);
+    if (!catalog)
+        std::cerr << "choreo-sim: the hardware catalog could not be loaded:\n" << error << "\n";
+    return catalog;
+}
+
 void printDiagnostics(const std::string& file, const models::Diagnostics& errors) {
     for (const auto& d : errors)
         std::cerr << file << ": " << d.text() << "\n";
@@ -191,12 +200,9 @@ void printText(const models::RunResult& r) {
 int commandRun(const Options& o, const fs::path& assets) {
     if (o.positional.size() != 1)
         return usageError("run needs exactly one SCENARIO file");
-    std::string catalogError;
-    auto catalog = loadCatalog(assets, catalogError);
-    if (!catalog) {
-        std::cerr << "choreo-sim: the hardware catalog could not be loaded:\n" << catalogError << "\n";
+    auto catalog = loadCatalogOrSay(assets);
+    if (!catalog)
         return sim::kExitIo;
-    }
     const std::string& file = o.positional[0];
     models::Diagnostics errors;
     auto scenario = models::loadScenarioFile(file, errors);
@@ -227,12 +233,9 @@ int commandRun(const Options& o, const fs::path& assets) {
 int commandValidate(const Options& o, const fs::path& assets) {
     if (o.positional.size() != 1)
         return usageError("validate needs exactly one CSV file");
-    std::string catalogError;
-    auto catalog = loadCatalog(assets, catalogError);
-    if (!catalog) {
-        std::cerr << "choreo-sim: the hardware catalog could not be loaded:\n" << catalogError << "\n";
+    auto catalog = loadCatalogOrSay(assets);
+    if (!catalog)
         return sim::kExitIo;
-    }
     std::string text, error;
     if (!models::readTextFile(o.positional[0], text, error)) {
         std::cerr << "choreo-sim: " << error << "\n";
@@ -276,12 +279,9 @@ int commandReport(int argc, char** argv, const Options& o, const fs::path& asset
 int commandBench(const Options& o, const fs::path& assets) {
     if (!o.positional.empty())
         return usageError("bench takes no arguments");
-    std::string catalogError;
-    auto catalog = loadCatalog(assets, catalogError);
-    if (!catalog) {
-        std::cerr << "choreo-sim: the hardware catalog could not be loaded:\n" << catalogError << "\n";
+    auto catalog = loadCatalogOrSay(assets);
+    if (!catalog)
         return sim::kExitIo;
-    }
     const auto cases = sim::runBenchmarks(*catalog, {o.packet, o.jobs});
     if (o.json)
         std::cout << sim::benchToJson(cases).dump(2) << "\n";

@@ -47,6 +47,20 @@ sg4::SplitDuplexLink* duplex(sg4::NetZone* zone, const std::string& name, double
     return link;
 }
 
+// A host with its energy properties (set before seal()) and its own split-duplex link to the zone's
+// centre.
+sg4::Host* attachedHost(sg4::NetZone* zone, const std::string& name, double speed, const std::string& wattage,
+                        double bandwidth, double latency) {
+    sg4::Host* h = zone->create_host(name, speed);
+    h->set_property("wattage_per_state", wattage);
+    h->set_property("wattage_off", "0");
+    h->seal();
+    auto* link = duplex(zone, name + "-link", bandwidth, latency);
+    zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}},
+                    true);
+    return h;
+}
+
 } // namespace
 
 Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec)
@@ -60,17 +74,9 @@ Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec)
     devices_.reserve(static_cast<std::size_t>(spec.devices));
     const std::string wattage =
         std::to_string(spec.idle_W) + ":" + std::to_string(spec.busy_W) + ":" + std::to_string(spec.busy_W);
-    for (std::int64_t i = 0; i < spec.devices; ++i) {
-        const std::string name = "dev" + std::to_string(i);
-        sg4::Host* h = scaleUp->create_host(name, spec.device_speed_flops);
-        h->set_property("wattage_per_state", wattage);
-        h->set_property("wattage_off", "0");
-        h->seal();
-        auto* link = duplex(scaleUp, name + "-scaleup", spec.scale_up_Bps, spec.scale_up_latency_s);
-        scaleUp->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
-                           {{link, sg4::LinkInRoute::Direction::UP}}, true);
-        devices_.push_back(h);
-    }
+    for (std::int64_t i = 0; i < spec.devices; ++i)
+        devices_.push_back(attachedHost(scaleUp, "dev" + std::to_string(i), spec.device_speed_flops, wattage,
+                                        spec.scale_up_Bps, spec.scale_up_latency_s));
     scaleUp->seal();
 
     // Scale-out: each NIC has its own link to the fabric. A non-blocking fabric (fat tree without
@@ -81,15 +87,8 @@ Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec)
     sg4::NetZone* spine = starZone("scale-out", root);
     nics_.reserve(static_cast<std::size_t>(spec.devices));
     auto addNic = [&](sg4::NetZone* zone, std::int64_t i) {
-        const std::string name = "nic" + std::to_string(i);
-        sg4::Host* h = zone->create_host(name, 1.0);
-        h->set_property("wattage_per_state", "0:0:0");
-        h->set_property("wattage_off", "0");
-        h->seal();
-        auto* link = duplex(zone, name + "-link", spec.nic_Bps, spec.nic_latency_s);
-        zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
-                        {{link, sg4::LinkInRoute::Direction::UP}}, true);
-        nics_.push_back(h);
+        nics_.push_back(
+            attachedHost(zone, "nic" + std::to_string(i), 1.0, "0:0:0", spec.nic_Bps, spec.nic_latency_s));
     };
     if (!spec.oversubscribed) {
         for (std::int64_t i = 0; i < spec.devices; ++i)
