@@ -33,10 +33,10 @@ namespace fs = std::filesystem;
 constexpr const char* kUsage = R"(Usage: choreo-sim COMMAND [OPTIONS]
 
 Commands:
-  run SCENARIO [--json] [--fidelity flow|packet]
+  run SCENARIO [--json] [--fidelity analytical|flow|packet]
         Simulate one training step of SCENARIO (a choreo-scenario/1 JSON file) and print
         step time, throughput, MFU, time to train, energy, power, cost and memory.
-  validate CSV [--json|--markdown] [--fidelity flow|packet] [--jobs N]
+  validate CSV [--json|--markdown] [--fidelity analytical|flow|packet] [--jobs N]
         Simulate each published run of CSV (format: shared/validation/README.md) and compare
         the predicted with the measured step time. Cases using something not modelled yet are
         listed as skipped, with the reason.
@@ -56,7 +56,8 @@ Options:
                  the executable, or the source tree
   --json         Machine-readable output
   --markdown     validate: a Markdown table (docs/validation.md)
-  --fidelity F   flow (default): collectives as concurrent flows; packet: every message
+  --fidelity F   flow (default): collectives as concurrent flows on the SimGrid platform;
+                 packet: every message; analytical: closed form, no SimGrid (microseconds)
   --jobs N       Simulations at once (validate; default: number of CPUs)
   -h, --help     This help      --version   Print the version
 
@@ -108,13 +109,12 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
         } else if (a == "--fidelity") {
             auto v = value("--fidelity");
             if (!v)
-                return usageError("--fidelity needs a value (flow or packet)");
-            if (*v == "flow")
-                o.fidelity = sim::Fidelity::Flow;
-            else if (*v == "packet")
-                o.fidelity = sim::Fidelity::Packet;
-            else
-                return usageError("--fidelity: unknown level \"" + *v + "\" (known: flow, packet)");
+                return usageError("--fidelity needs a value (analytical, flow or packet)");
+            auto f = sim::fidelityFromString(*v);
+            if (!f)
+                return usageError("--fidelity: unknown level \"" + *v +
+                                  "\" (known: analytical, flow, packet)");
+            o.fidelity = *f;
         } else if (a == "--assets") {
             o.assets = value("--assets");
             if (!o.assets)

@@ -2,6 +2,7 @@
 
 #include "models/resolved.h"
 #include "models/scenarioio.h"
+#include "sim/analytical.h"
 #include "sim/engine.h"
 #include "sim/isolate.h"
 #include "sim/platform.h"
@@ -65,6 +66,7 @@ BenchCase fromOutcome(BenchCase c, const IsolatedOutcome& o) {
     c.step_time_s = j.value("step_time_s", 0.0);
     c.activities = j.value("activities", std::int64_t{0});
     c.platform_s = j.value("platform_s", 0.0);
+    c.per_call_s = j.value("per_call_s", 0.0);
     return c;
 }
 
@@ -93,6 +95,21 @@ std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const Bench
             return models::Json{{"platform_s", built}}.dump();
         };
         out.push_back(fromOutcome(named("platform construction", 16384, "-"), runIsolated({job}, 1).front()));
+    }
+    // The closed form on the same scenario: many calls, time per call.
+    {
+        auto job = [rs = big] {
+            constexpr int calls = 1000;
+            double sink = 0.0;
+            const auto start = std::chrono::steady_clock::now();
+            for (int i = 0; i < calls; ++i)
+                sink += estimateStep(rs).step_time_s;
+            const double each =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / calls;
+            return models::Json{{"step_time_s", sink / calls}, {"per_call_s", each}}.dump();
+        };
+        out.push_back(fromOutcome(named("Llama-3 405B step, 1000 closed forms", 16384, "analytical"),
+                                  runIsolated({job}, 1).front()));
     }
     // One step of Llama 3 405B on 16,384 GPUs at flow fidelity.
     out.push_back(fromOutcome(named("Llama-3 405B step, tp8 pp16 dp128", 16384, "flow"),
@@ -137,6 +154,8 @@ models::Json benchToJson(const std::vector<BenchCase>& cases) {
                        {"ok", c.ok},     {"wall_s", c.wall_s},   {"peak_MiB", c.peak_MiB}};
         if (c.platform_s > 0)
             j["platform_s"] = c.platform_s;
+        if (c.per_call_s > 0)
+            j["per_call_s"] = c.per_call_s;
         if (c.step_time_s > 0) {
             j["simulated_step_time_s"] = c.step_time_s;
             j["activities"] = c.activities;
@@ -158,6 +177,9 @@ std::string benchRow(const BenchCase& c) {
         std::snprintf(notes, sizeof notes, "FAILED: %.140s", c.error.c_str());
     else if (c.platform_s > 0)
         std::snprintf(notes, sizeof notes, "construction %.3f s", c.platform_s);
+    else if (c.per_call_s > 0)
+        std::snprintf(notes, sizeof notes, "%.1f us per estimate, step %.3f s", c.per_call_s * 1e6,
+                      c.step_time_s);
     else if (c.points > 0)
         std::snprintf(notes, sizeof notes, "%d points in parallel", c.points);
     else

@@ -17,6 +17,7 @@ struct BenchCase {
     std::string error;
     double wall_s = 0;      // the whole case, process start to exit (a sweep: all its points)
     double peak_MiB = 0;    // the largest peak resident memory of its processes
+    double per_call_s = 0;  // analytical cases: one closed-form estimate
     double platform_s = 0;  // SimGrid platform construction alone (platform cases)
     double step_time_s = 0; // the simulated step (step cases)
     std::int64_t activities = 0;

@@ -5,16 +5,20 @@
 #include "models/result.h"
 
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 namespace choreo::sim {
 
 enum class Fidelity {
-    Flow,   // each collective phase as concurrent flows over the real links, latency terms added
-    Packet, // every message of every ring step
+    Analytical, // closed form from the same costs and schedule, no SimGrid (sim/analytical.h)
+    Flow,       // each collective phase as concurrent flows over the real links, latency terms added
+    Packet,     // every message of every ring step
 };
 std::string toString(Fidelity fidelity);
+// "analytical", "flow" or "packet"; nullopt for anything else.
+std::optional<Fidelity> fidelityFromString(const std::string& text);
 
 struct SimulationOptions {
     Fidelity fidelity = Fidelity::Flow;

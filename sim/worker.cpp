@@ -62,12 +62,12 @@ int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalo
     if (!problems.empty() || !type || *type != "run" || !request.contains("scenario"))
         return sendError(out, kExitProtocol, "expected {\"type\":\"run\",\"scenario\":{...}}", problems);
     SimulationOptions options;
-    if (fidelityText && *fidelityText == "packet")
-        options.fidelity = Fidelity::Packet;
-    else if (fidelityText && *fidelityText != "flow")
+    if (fidelityText && fidelityFromString(*fidelityText))
+        options.fidelity = *fidelityFromString(*fidelityText);
+    else if (fidelityText)
         return sendError(out, kExitInvalidInput,
                          "request.fidelity: unknown fidelity \"" + *fidelityText +
-                             "\" (known: flow, packet)");
+                             "\" (known: analytical, flow, packet)");
 
     models::Diagnostics errors;
     auto scenario = models::parseScenario(request["scenario"].dump(), errors);

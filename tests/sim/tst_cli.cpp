@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <map>
+
 using choreo::models::Json;
 
 namespace {
@@ -171,6 +173,34 @@ private slots:
         }
         QVERIFY2(std::fabs(times[0] - times[1]) / times[1] < 0.03,
                  qPrintable(QStringLiteral("flow %1 s, packet %2 s").arg(times[0]).arg(times[1])));
+    }
+
+    // The closed form against the simulation on every published run.
+    void analyticalAgreesWithFlow() {
+        if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
+            QSKIP("shared/validation/published-runs.csv is not beside the checkout");
+        std::map<std::string, double> predicted[2];
+        int i = 0;
+        for (const char* fidelity : {"analytical", "flow"}) {
+            const Run r = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV),
+                                     QStringLiteral("--json"), QStringLiteral("--fidelity"),
+                                     QString::fromUtf8(fidelity)});
+            QCOMPARE(r.exitCode, 0);
+            const Json j = Json::parse(r.out.toStdString());
+            QCOMPARE(j["fidelity"].get<std::string>(), std::string(fidelity));
+            for (const auto& c : j["cases"])
+                predicted[i][c["id"].get<std::string>()] = c["predicted_step_time_s"].get<double>();
+            ++i;
+        }
+        QCOMPARE(predicted[0].size(), predicted[1].size());
+        for (const auto& [id, flow] : predicted[1]) {
+            const double analytical = predicted[0].at(id);
+            QVERIFY2(std::fabs(analytical - flow) / flow < 0.10,
+                     qPrintable(QStringLiteral("case %1: analytical %2 s, flow %3 s")
+                                    .arg(QString::fromStdString(id))
+                                    .arg(analytical)
+                                    .arg(flow)));
+        }
     }
 
     void validateCoversEveryRow() {

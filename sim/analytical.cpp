@@ -1,0 +1,212 @@
+#include "sim/analytical.h"
+
+#include "models/stepcost.h"
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace choreo::sim {
+
+namespace {
+
+// The parts of the platform a closed form needs (as sim/platform.cpp builds them).
+struct Links {
+    std::int64_t per_node = 1, per_leaf = 1, tp = 1;
+    double scale_up_Bps = 0, scale_up_hop_s = 0; // effective bandwidth, one hop's latency
+    double nic_Bps = 0, switch_s = 0, uplink_Bps = 0;
+    bool oversubscribed = false;
+
+    bool sameNode(std::int64_t a, std::int64_t b) const { return a / per_node == b / per_node; }
+    bool sameLeaf(std::int64_t a, std::int64_t b) const { return a / per_leaf == b / per_leaf; }
+    double latency(std::int64_t a, std::int64_t b) const {
+        if (sameNode(a, b))
+            return scale_up_hop_s;
+        return 2.0 * switch_s + (sameLeaf(a, b) || !oversubscribed ? 0.0 : 2.0 * switch_s);
+    }
+    double bandwidth(std::int64_t a, std::int64_t b) const {
+        if (sameNode(a, b))
+            return scale_up_Bps;
+        // Rings of every tensor rank cross an oversubscribed leaf uplink side by side.
+        if (oversubscribed && !sameLeaf(a, b))
+            return std::min(nic_Bps, uplink_Bps / static_cast<double>(tp));
+        return nic_Bps;
+    }
+    // Time of a ring over `ranks` with `steps` steps per collective, `count` collectives, each rank
+    // sending `traffic` bytes per collective: the slowest edge paces every step.
+    double ring(const std::vector<std::int64_t>& ranks, int steps, int count, double traffic) const {
+        const auto n = static_cast<std::int64_t>(ranks.size());
+        if (n <= 1 || count <= 0 || traffic <= 0.0)
+            return 0.0;
+        double hop = 0.0, bw = 1e300;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto a = ranks[static_cast<std::size_t>(i)],
+                       b = ranks[static_cast<std::size_t>((i + 1) % n)];
+            hop = std::max(hop, latency(a, b));
+            bw = std::min(bw, bandwidth(a, b));
+        }
+        return count * (steps * hop + traffic / bw);
+    }
+};
+
+} // namespace
+
+models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
+    const auto& w = rs.workload();
+    const auto& p = w.parallel;
+    const auto& dev = rs.device();
+    const double eff = dev.efficiency.network.value;
+    const bool fatTree = rs.scenario.cluster.network.topology.kind == models::TopologyKind::FatTree;
+    Links links;
+    links.per_node = rs.pool().devices_per_node;
+    links.per_leaf = rs.nodes_per_leaf * links.per_node;
+    links.tp = p.tp;
+    links.scale_up_Bps = rs.scale_up_Bps * eff;
+    links.scale_up_hop_s = rs.scale_up_latency_s;
+    links.nic_Bps = rs.nic_Bps * eff;
+    links.switch_s = rs.switch_latency_s;
+    links.oversubscribed = fatTree && rs.scenario.cluster.network.topology.oversubscription > 1.0;
+    links.uplink_Bps = static_cast<double>(links.per_leaf) * links.nic_Bps /
+                       std::max(1.0, rs.scenario.cluster.network.topology.oversubscription);
+
+    auto device = [&](std::int64_t t, std::int64_t c, std::int64_t d, std::int64_t s) {
+        return t + p.tp * (c + p.cp * (d + p.dp * s));
+    };
+    auto group = [&](std::int64_t s, bool tensor, bool context, bool data) {
+        std::vector<std::int64_t> g;
+        for (std::int64_t d = 0; d < (data ? p.dp : 1); ++d)
+            for (std::int64_t c = 0; c < (context ? p.cp : 1); ++c)
+                for (std::int64_t t = 0; t < (tensor ? p.tp : 1); ++t)
+                    g.push_back(device(t, c, d, s));
+        return g;
+    };
+    const std::int64_t chunks = p.pp * p.vp;
+    const auto M = static_cast<double>(w.microBatchesPerStep());
+    const std::int64_t dataGroup = p.dataParallelGroup();
+    const int arSteps = static_cast<int>(2 * (p.tp - 1));
+    const double tpTrafficFactor =
+        p.tp > 1 ? 2.0 * static_cast<double>(p.tp - 1) / static_cast<double>(p.tp) : 0.0;
+
+    // Per pipeline device: one micro-batch's forward and backward over its chunks, its compute alone,
+    // its gradient and parameter traffic, its optimizer.
+    // Per chunk: its backward and its gradient reduction, split in buckets as the simulation does.
+    struct Reduction {
+        double backward = 0, reduce = 0;
+        int buckets = 1;
+    };
+    std::vector<std::vector<Reduction>> reductions(static_cast<std::size_t>(p.pp));
+    std::vector<double> fwd(static_cast<std::size_t>(p.pp)), bwd(fwd), busy(fwd), dpTime(fwd), agTime(fwd),
+        optimizer(fwd), blocked(fwd);
+    double p2p = 0.0;
+    for (std::int64_t j = 0; j < chunks; ++j) {
+        const auto c = models::stageCost(rs, j);
+        const std::int64_t s = j % p.pp;
+        const auto si = static_cast<std::size_t>(s);
+        const auto tensor = group(s, true, false, false), context = group(s, false, true, false);
+        const auto data = group(s, false, true, true);
+        auto op = [&](double compute, int tpColl, double cpBytes, int cpSteps, bool backward) {
+            const double cpTime =
+                links.ring(context, cpSteps > 0 ? 1 : 0, cpSteps, cpBytes / std::max(1, cpSteps));
+            double t =
+                std::max(compute, cpTime) + links.ring(tensor, arSteps, tpColl, tpTrafficFactor * c.tp_bytes);
+            if (p.zero >= 3) { // per layer, the next layer's gather (and the reduce-scatter) beside compute
+                const double n = static_cast<double>(dataGroup);
+                const double gather = links.ring(data, static_cast<int>(dataGroup - 1), 1,
+                                                 (n - 1) / n * c.zero3_layer_param_bytes);
+                const double reduce = backward ? links.ring(data, static_cast<int>(dataGroup - 1), 1,
+                                                            (n - 1) / n * c.zero3_layer_grad_bytes)
+                                               : 0.0;
+                // Gathers and reduce-scatters share the device's links.
+                const double perLayer = t / std::max(1, c.layers);
+                t = gather + std::max(1, c.layers) * std::max(perLayer, gather + reduce);
+            }
+            return t;
+        };
+        const double f =
+            op(c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward, c.cp_steps_forward, false);
+        const double b =
+            op(c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward, c.cp_steps_backward, true);
+        fwd[si] += f;
+        bwd[si] += b;
+        busy[si] += c.forward_s + c.backward_s;
+        blocked[si] += (f + b) - (c.forward_s + c.backward_s);
+        optimizer[si] += c.optimizer_s;
+        if (dataGroup > 1 && p.zero < 3) {
+            const double n = static_cast<double>(dataGroup);
+            const int steps = static_cast<int>(p.zero >= 1 ? dataGroup - 1 : 2 * (dataGroup - 1));
+            const double reduce = links.ring(data, steps, 1, static_cast<double>(steps) / n * c.grad_bytes);
+            dpTime[si] += reduce;
+            const double params = c.grad_bytes / models::gradientReduceBytes(w.precision);
+            const double bucket = std::max(40e6, 1e6 * static_cast<double>(p.dp));
+            reductions[si].push_back(
+                {b, reduce, std::clamp(static_cast<int>(std::ceil(params / bucket)), 1, 8)});
+            if (p.zero >= 1)
+                agTime[si] +=
+                    links.ring(data, static_cast<int>(dataGroup - 1), 1, (n - 1) / n * c.param_bytes);
+        }
+        if (j + 1 < chunks) {
+            const auto a = device(0, 0, 0, s), b2 = device(0, 0, 0, (j + 1) % p.pp);
+            p2p = std::max(p2p, links.latency(a, b2) + c.pp_bytes / links.bandwidth(a, b2));
+        }
+    }
+
+    // 1F1B (interleaved: the bubble shrinks by vp): the slowest device sets the steady state; the first
+    // micro-batch's trip down and back the fill and drain.
+    double slowest = 0.0, fill = 0.0;
+    for (std::size_t s = 0; s < fwd.size(); ++s) {
+        slowest = std::max(slowest, fwd[s] + bwd[s]);
+        fill += fwd[s] + bwd[s];
+    }
+    const double pipeline = M * slowest + (fill - slowest) / static_cast<double>(p.vp) +
+                            2.0 * static_cast<double>(p.pp - 1) * p2p;
+    // Each device's end: its last backward ends (p.pp - 1 - s) ... device 0 ends the pipeline; device s
+    // finishes s backward hops earlier. Its last bucketed reduction overlaps the last backward.
+    double step = 0.0, criticalTail = 0.0;
+    std::size_t critical = 0;
+    for (std::size_t s = 0; s < fwd.size(); ++s) {
+        const double earlier = static_cast<double>(s) * (bwd[s] / static_cast<double>(p.vp) + p2p);
+        // The device's chunks end their last backward pp chunk-backwards apart (chunk 0 last); each
+        // chunk's buckets are released across its last backward and reduced one after another.
+        double finish = -1e300;
+        const auto& rd = reductions[s];
+        for (std::size_t k = rd.size(); k-- > 0;) {
+            const double end = -static_cast<double>(k * static_cast<std::size_t>(p.pp)) * rd[k].backward;
+            for (int b = 0; b < rd[k].buckets; ++b) {
+                const double release = end - rd[k].backward * (rd[k].buckets - 1 - b) / rd[k].buckets;
+                finish = std::max(finish, release) + rd[k].reduce / rd[k].buckets;
+            }
+        }
+        const double exposed = rd.empty() ? 0.0 : std::max(0.0, finish);
+        const double tail = exposed + optimizer[s] + agTime[s];
+        const double end = pipeline - earlier + tail;
+        if (end > step) {
+            step = end;
+            critical = s;
+            criticalTail = exposed + agTime[s];
+        }
+    }
+    models::StepMeasurement m;
+    m.step_time_s = step;
+    m.breakdown.compute_s = M * busy[critical] + optimizer[critical];
+    m.breakdown.exposed_communication_s =
+        std::min(step - m.breakdown.compute_s, M * blocked[critical] + criticalTail);
+    m.breakdown.pipeline_bubble_s =
+        std::max(0.0, step - m.breakdown.compute_s - m.breakdown.exposed_communication_s);
+    // Energy: every device busy for its compute at TDP, idle otherwise; pools that do not train idle.
+    double energy = 0.0;
+    const double perStage = static_cast<double>(p.tp * p.cp * p.dp);
+    for (std::size_t s = 0; s < fwd.size(); ++s) {
+        const double computing = std::min(step, M * busy[s] + optimizer[s]);
+        energy += perStage * (computing * dev.tdp_W.value + (step - computing) * dev.idle_W.value);
+    }
+    for (std::size_t i = 0; i < rs.pools.size(); ++i)
+        if (i != rs.training_pool)
+            energy += rs.pools[i].device->idle_W.value * static_cast<double>(rs.pools[i].pool.count) * step;
+    m.it_energy_per_step_J = energy;
+    m.fidelity = "analytical";
+    m.calibration = kSpecSheetCalibration;
+    return m;
+}
+
+} // namespace choreo::sim
