@@ -36,8 +36,27 @@ private slots:
     void boundedParallelResultsInOrder();
     void cancelStopsEveryWorker();
     void emptySweepFinishes();
+    void knownResultsAreNotSimulatedAgain();
     void defaultBoundIsTheCoreCount();
 };
+
+void TestSweepRunner::knownResultsAreNotSimulatedAgain() {
+    SweepRunner sweep(choreo::test::fakeWorker(u"scenario"_s), 2);
+    QSignalSpy finished(&sweep, &SweepRunner::finished);
+    QSignalSpy started(&sweep, &SweepRunner::pointStarted);
+    choreo::models::RunResult known;
+    known.step_time_s = 42.0;
+    known.devices = 16;
+    // The fake worker would fail "p1 fail": a known result must be used instead of a worker.
+    sweep.start({point("p0 sleep=50", 8), point("p1 fail", 16)}, u"flow"_s, {{1, known}});
+    QVERIFY(finished.wait(kTimeoutMs));
+    QCOMPARE(started.count(), 2);
+    const auto& outcomes = sweep.outcomes();
+    QCOMPARE(outcomes[0].state, SweepOutcome::State::Succeeded);
+    QCOMPARE(outcomes[1].state, SweepOutcome::State::Succeeded);
+    QCOMPARE(outcomes[1].result->step_time_s, 42.0);
+    QCOMPARE(outcomes[1].result->scenario, std::string("p1 fail"));
+}
 
 void TestSweepRunner::boundedParallelResultsInOrder() {
     SweepRunner sweep(choreo::test::fakeWorker(u"scenario"_s), 2);

@@ -3,6 +3,8 @@
 #include "ui/runs/sweeprunner.h"
 #include "ui/runs/workerrunner.h"
 
+#include <map>
+
 namespace choreo::ui {
 
 AnalysisJob::AnalysisJob(const WorkerCommand& command, int maxParallel, QObject* parent)
@@ -49,7 +51,13 @@ void AnalysisJob::onBaseFinished(const models::RunResult& result) {
         return; // cancelled from a slot
     auto points = models::scalingSweep(scenario_);
     const int count = static_cast<int>(points.size());
-    sweep_->start(std::move(points), fidelity_);
+    // The base scenario is one of the sweep's points: reuse its result instead of simulating it twice.
+    std::map<std::size_t, models::RunResult> known;
+    for (std::size_t i = 0; i < points.size(); ++i)
+        if (points[i].scenario.workload == scenario_.workload &&
+            points[i].scenario.cluster == scenario_.cluster)
+            known.emplace(i, result);
+    sweep_->start(std::move(points), fidelity_, std::move(known));
     emit sweepStarted(count);
 }
 

@@ -36,10 +36,12 @@ void SweepRunner::stopAll() {
     active_.clear();
 }
 
-void SweepRunner::start(std::vector<models::SweepPoint> points, const QString& fidelity) {
+void SweepRunner::start(std::vector<models::SweepPoint> points, const QString& fidelity,
+                        std::map<std::size_t, models::RunResult> known) {
     stopAll();
     ++generation_;
     points_ = std::move(points);
+    known_ = std::move(known);
     fidelity_ = fidelity;
     outcomes_.clear();
     outcomes_.reserve(points_.size());
@@ -62,6 +64,19 @@ void SweepRunner::start(std::vector<models::SweepPoint> points, const QString& f
 void SweepRunner::launchMore() {
     while (running_ && static_cast<int>(active_.size()) < maxParallel_ && next_ < points_.size()) {
         const int index = static_cast<int>(next_++);
+        if (auto it = known_.find(static_cast<std::size_t>(index)); it != known_.end()) {
+            // Already simulated: finish it from the event loop, as a worker's answer would arrive.
+            outcomes_[index].state = SweepOutcome::State::Running;
+            outcomes_[index].result = it->second;
+            outcomes_[index].result->scenario = points_[static_cast<std::size_t>(index)].scenario.name;
+            const int generation = generation_;
+            QTimer::singleShot(0, this, [this, index, generation] {
+                if (running_ && generation == generation_)
+                    complete(index, SweepOutcome::State::Succeeded);
+            });
+            emit pointStarted(index);
+            continue;
+        }
         auto* runner = new WorkerRunner(command_, this);
         active_[index] = runner;
         outcomes_[index].state = SweepOutcome::State::Running;

@@ -28,8 +28,10 @@ public:
     explicit SweepRunner(WorkerCommand command, int maxParallel = 0, QObject* parent = nullptr);
     ~SweepRunner() override;
 
-    // Starts every point (replacing a sweep in progress, which is cancelled without a signal).
-    void start(std::vector<models::SweepPoint> points, const QString& fidelity = QStringLiteral("flow"));
+    // Starts every point (replacing a sweep in progress, which is cancelled without a signal). Points whose
+    // result is already `known` (by index) are not simulated again; they finish, in turn, with it.
+    void start(std::vector<models::SweepPoint> points, const QString& fidelity = QStringLiteral("flow"),
+               std::map<std::size_t, models::RunResult> known = {});
     // Kills the running workers and marks the unfinished points Cancelled; emits cancelled().
     void cancel();
 
@@ -59,6 +61,7 @@ private:
     QString fidelity_;
     std::vector<models::SweepPoint> points_;
     std::vector<SweepOutcome> outcomes_;
+    std::map<std::size_t, models::RunResult> known_;
     std::map<int, WorkerRunner*> active_;
     std::size_t next_ = 0;
     int finished_ = 0;
