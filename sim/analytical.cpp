@@ -1,6 +1,7 @@
 #include "sim/analytical.h"
 
 #include "models/stepcost.h"
+#include "sim/platformspec.h"
 #include "sim/simulator.h"
 
 #include <algorithm>
@@ -11,27 +12,18 @@ namespace choreo::sim {
 
 namespace {
 
-// The parts of the platform a closed form needs (as sim/platform.cpp builds them).
+// Ring times on the platform's links, assuming no flow shares a link with another collective's.
 struct Links {
-    std::int64_t per_node = 1, per_leaf = 1, tp = 1;
-    double scale_up_Bps = 0, scale_up_hop_s = 0; // effective bandwidth, one hop's latency
-    double nic_Bps = 0, switch_s = 0, uplink_Bps = 0;
-    bool oversubscribed = false;
+    PlatformSpec spec;
+    std::int64_t tp = 1;
 
-    bool sameNode(std::int64_t a, std::int64_t b) const { return a / per_node == b / per_node; }
-    bool sameLeaf(std::int64_t a, std::int64_t b) const { return a / per_leaf == b / per_leaf; }
-    double latency(std::int64_t a, std::int64_t b) const {
-        if (sameNode(a, b))
-            return scale_up_hop_s;
-        return 2.0 * switch_s + (sameLeaf(a, b) || !oversubscribed ? 0.0 : 2.0 * switch_s);
-    }
     double bandwidth(std::int64_t a, std::int64_t b) const {
-        if (sameNode(a, b))
-            return scale_up_Bps;
+        if (spec.sameNode(a, b))
+            return spec.scale_up_Bps;
         // Rings of every tensor rank cross an oversubscribed leaf uplink side by side.
-        if (oversubscribed && !sameLeaf(a, b))
-            return std::min(nic_Bps, uplink_Bps / static_cast<double>(tp));
-        return nic_Bps;
+        if (spec.oversubscribed && spec.leafOf(a) != spec.leafOf(b))
+            return std::min(spec.nic_Bps, spec.leaf_uplink_Bps / static_cast<double>(tp));
+        return spec.nic_Bps;
     }
     // Time of a ring over `ranks` with `steps` steps per collective, `count` collectives, each rank
     // sending `traffic` bytes per collective: the slowest edge paces every step.
@@ -43,10 +35,13 @@ struct Links {
         for (std::int64_t i = 0; i < n; ++i) {
             const auto a = ranks[static_cast<std::size_t>(i)],
                        b = ranks[static_cast<std::size_t>((i + 1) % n)];
-            hop = std::max(hop, latency(a, b));
+            hop = std::max(hop, spec.latency(a, b));
             bw = std::min(bw, bandwidth(a, b));
         }
         return count * (steps * hop + traffic / bw);
+    }
+    double transfer(std::int64_t a, std::int64_t b, double bytes) const {
+        return spec.latency(a, b) + bytes / bandwidth(a, b);
     }
 };
 
@@ -56,20 +51,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
     const auto& w = rs.workload();
     const auto& p = w.parallel;
     const auto& dev = rs.device();
-    const double eff = dev.efficiency.network.value;
-    const bool fatTree = rs.scenario.cluster.network.topology.kind == models::TopologyKind::FatTree;
-    Links links;
-    links.per_node = rs.pool().devices_per_node;
-    links.per_leaf = rs.nodes_per_leaf * links.per_node;
-    links.tp = p.tp;
-    links.scale_up_Bps = rs.scale_up_Bps * eff;
-    links.scale_up_hop_s = rs.scale_up_latency_s;
-    links.nic_Bps = rs.nic_Bps * eff;
-    links.switch_s = rs.switch_latency_s;
-    links.oversubscribed = fatTree && rs.scenario.cluster.network.topology.oversubscription > 1.0;
-    links.uplink_Bps = static_cast<double>(links.per_leaf) * links.nic_Bps /
-                       std::max(1.0, rs.scenario.cluster.network.topology.oversubscription);
-
+    const Links links{PlatformSpec::fromScenario(rs), p.tp};
     auto device = [&](std::int64_t t, std::int64_t c, std::int64_t d, std::int64_t s) {
         return t + p.tp * (c + p.cp * (d + p.dp * s));
     };
@@ -147,7 +129,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
         }
         if (j + 1 < chunks) {
             const auto a = device(0, 0, 0, s), b2 = device(0, 0, 0, (j + 1) % p.pp);
-            p2p = std::max(p2p, links.latency(a, b2) + c.pp_bytes / links.bandwidth(a, b2));
+            p2p = std::max(p2p, links.transfer(a, b2, c.pp_bytes));
         }
     }
 

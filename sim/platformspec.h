@@ -1,0 +1,39 @@
+#pragma once
+// Internal to sim: the figures and layout of a pool's platform, without SimGrid, shared by the SimGrid
+// platform (platform.h) and the closed form (analytical.h).
+
+#include "models/resolved.h"
+
+#include <cstdint>
+
+namespace choreo::sim {
+
+// Link figures of a platform, in SI units, after efficiency factors, and where devices sit.
+struct PlatformSpec {
+    std::int64_t devices = 0;
+    std::int64_t devices_per_node = 1;
+    std::int64_t nodes_per_leaf = 4;
+    double device_speed_flops = 1e12; // host speed: the dense peak at the workload's precision
+    double idle_W = 0;
+    double busy_W = 0;
+    double scale_up_Bps = 0;       // effective, per device, one direction
+    double scale_up_latency_s = 0; // per scale-up link (a route crosses two)
+    double nic_Bps = 0;            // effective, per device, one direction
+    double nic_latency_s = 0;
+    double leaf_uplink_Bps = 0;  // aggregate leaf-to-spine capacity (oversubscription applied)
+    bool oversubscribed = false; // leaf uplinks narrower than their downlinks: model them
+    double switch_latency_s = 0;
+
+    // The spec of a resolved scenario's training pool.
+    static PlatformSpec fromScenario(const models::ResolvedScenario& scenario);
+
+    [[nodiscard]] std::int64_t nodeOf(std::int64_t device) const { return device / devices_per_node; }
+    [[nodiscard]] std::int64_t leafOf(std::int64_t device) const {
+        return device / (nodes_per_leaf * devices_per_node);
+    }
+    [[nodiscard]] bool sameNode(std::int64_t a, std::int64_t b) const { return nodeOf(a) == nodeOf(b); }
+    // One-way latency from device a to device b (a cross-leaf path also crosses the spine).
+    [[nodiscard]] double latency(std::int64_t a, std::int64_t b) const;
+};
+
+} // namespace choreo::sim
