@@ -29,6 +29,17 @@ std::optional<double> Device::peakFlops(Precision precision) const {
     return it->second.value * 1e12;
 }
 
+double DeviceEfficiency::gemmFraction(Precision precision, double flops) const {
+    const auto fraction = gemm_by_precision.find(precision);
+    const double top = fraction != gemm_by_precision.end() ? fraction->second.value : gemm.value;
+    const auto halfIt = gemm_half_gflop_by_precision.find(precision);
+    const double half =
+        (halfIt != gemm_half_gflop_by_precision.end() ? halfIt->second.value : gemm_half_gflop.value) * 1e9;
+    if (half <= 0.0 || flops <= 0.0)
+        return top;
+    return top * flops / (flops + half);
+}
+
 namespace {
 
 // Reads {"value": x, "source": "KEY", "note": "..."}; records which keys must resolve later.
@@ -112,6 +123,25 @@ struct DeviceParser {
             if (auto s = sourced(obj, p, key, required))
                 into = *s;
         };
+        // {"bf16": {value, source}, ...}: one sourced number per precision.
+        auto perPrecision = [&](std::map<Precision, Sourced>& into, const Json& obj, const std::string& p,
+                                const char* key) {
+            auto it = obj.find(key);
+            if (it == obj.end())
+                return;
+            const std::string here = JsonReader::join(p, key);
+            if (!reader.expectObject(*it, here))
+                return;
+            for (const auto& [name, value] : it->items()) {
+                auto precision = precisionFromString(name);
+                if (!precision) {
+                    reader.error(JsonReader::join(here, name.c_str()), "unknown precision");
+                    continue;
+                }
+                if (auto s = sourced(*it, here, name.c_str(), true))
+                    into[*precision] = *s;
+            }
+        };
         take(dev.memory_GB, d, path, "memory_GB", true);
         take(dev.memory_bandwidth_TBps, d, path, "memory_bandwidth_TBps", true);
         take(dev.tdp_W, d, path, "tdp_W", true);
@@ -145,8 +175,20 @@ struct DeviceParser {
             reader.error(effPath, "missing required field");
         } else if (reader.expectObject(*it, effPath)) {
             reader.rejectUnknownKeys(*it, effPath,
-                                     {"gemm", "attention", "memory", "network", "kernel_overhead_us"});
+                                     {"gemm", "gemm_half_gflop", "gemm_by_precision",
+                                      "gemm_half_gflop_by_precision", "attention", "memory", "network",
+                                      "kernel_overhead_us"});
             take(dev.efficiency.gemm, *it, effPath, "gemm", true);
+            take(dev.efficiency.gemm_half_gflop, *it, effPath, "gemm_half_gflop", false);
+            perPrecision(dev.efficiency.gemm_by_precision, *it, effPath, "gemm_by_precision");
+            perPrecision(dev.efficiency.gemm_half_gflop_by_precision, *it, effPath,
+                         "gemm_half_gflop_by_precision");
+            for (const auto& [precision, f] : dev.efficiency.gemm_by_precision)
+                if (f.value > 1.0)
+                    reader.error(JsonReader::join(JsonReader::join(effPath, "gemm_by_precision"),
+                                                  toString(precision).c_str()),
+                                 "efficiencies are fractions of peak and must not exceed 1, got " +
+                                     formatNumber(f.value));
             take(dev.efficiency.attention, *it, effPath, "attention", true);
             take(dev.efficiency.memory, *it, effPath, "memory", true);
             take(dev.efficiency.network, *it, effPath, "network", true);

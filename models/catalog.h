@@ -18,11 +18,20 @@ std::string toString(DeviceKind kind);
 
 // Achieved fractions of peak that the step model applies to a device (CHOREO-DEFAULT until calibrated).
 struct DeviceEfficiency {
-    Sourced gemm;               // fraction of dense peak on large matrix multiplies
+    Sourced gemm; // fraction of dense peak on large matrix multiplies (asymptote)
+    // Size of a matrix multiply, in GFLOP (2mnk / 1e9), at which it reaches half of the large-GEMM rate:
+    // achieved fraction = gemm * F / (F + half). Absent = no size dependence.
+    Sourced gemm_half_gflop;
+    // Per-precision overrides of `gemm` and `gemm_half_gflop` (e.g. fp8, or a calibration profile).
+    std::map<Precision, Sourced> gemm_by_precision;
+    std::map<Precision, Sourced> gemm_half_gflop_by_precision;
     Sourced attention;          // fraction of dense peak in fused attention
     Sourced memory;             // fraction of peak DRAM bandwidth
     Sourced network;            // fraction of NIC / fabric line rate on large transfers
     Sourced kernel_overhead_us; // launch and scheduling cost per kernel
+
+    // Achieved fraction of dense peak for a matrix multiply of `flops` (2mnk) at `precision`.
+    [[nodiscard]] double gemmFraction(Precision precision, double flops) const;
 };
 
 struct ScaleUpFabric {

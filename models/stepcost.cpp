@@ -38,9 +38,10 @@ double elementBytes(Precision p) {
 } // namespace
 
 double gemmTime(const Device& device, Precision precision, double m, double n, double k) {
-    const Roofline r = rooflineFor(device, precision, device.efficiency.gemm.value);
+    const double flops = 2.0 * m * n * k;
+    const Roofline r = rooflineFor(device, precision, device.efficiency.gemmFraction(precision, flops));
     const double bytes = (m * k + k * n + m * n) * elementBytes(precision);
-    return r.time(2.0 * m * n * k, bytes);
+    return r.time(flops, bytes);
 }
 
 double gradientReduceBytes(Precision precision) {
