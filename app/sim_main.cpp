@@ -16,6 +16,7 @@
 
 #ifdef CHOREO_HAVE_REPORT
 #include "ui/reports/reportcommand.h"
+#include "ui/reports/validationchartfile.h"
 #endif
 
 #include <cstdio>
@@ -36,10 +37,12 @@ Commands:
   run SCENARIO [--json] [--fidelity analytical|flow|packet]
         Simulate one training step of SCENARIO (a choreo-scenario/1 JSON file) and print
         step time, throughput, MFU, time to train, energy, power, cost and memory.
-  validate CSV [--json|--markdown] [--fidelity analytical|flow|packet] [--jobs N]
+  validate CSV [--json|--markdown] [--group-by source|accelerator|model] [--chart FILE]
+               [--fidelity analytical|flow|packet] [--jobs N]
         Simulate each published run of CSV (format: shared/validation/README.md) and compare
         the predicted with the measured step time. Cases using something not modelled yet are
-        listed as skipped, with the reason.
+        listed as skipped, with the reason. --group-by adds the error per group; --chart
+        writes predicted vs measured (log-log, diagonal, +-10% band) as .svg, .png or .pdf.
   report SCENARIO -o REPORT.pdf
         Simulate SCENARIO and a scaling sweep of it (in worker processes) and write a PDF report
         and the sweep as CSV next to it.
@@ -75,6 +78,8 @@ struct Options {
     std::optional<std::string> assets;
     std::optional<std::string> output;
     int jobs = 0;
+    sim::GroupBy groupBy = sim::GroupBy::None;
+    std::optional<std::string> chart;
 };
 
 int usageError(const std::string& message) {
@@ -115,6 +120,19 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                 return usageError("--fidelity: unknown level \"" + *v +
                                   "\" (known: analytical, flow, packet)");
             o.fidelity = *f;
+        } else if (a == "--group-by") {
+            auto v = value("--group-by");
+            if (!v)
+                return usageError("--group-by needs a value (source, accelerator or model)");
+            auto g = sim::groupByFromString(*v);
+            if (!g)
+                return usageError("--group-by: unknown grouping \"" + *v +
+                                  "\" (known: source, accelerator, model)");
+            o.groupBy = *g;
+        } else if (a == "--chart") {
+            o.chart = value("--chart");
+            if (!o.chart)
+                return usageError("--chart needs a file name (.svg, .png or .pdf)");
         } else if (a == "--assets") {
             o.assets = value("--assets");
             if (!o.assets)
@@ -230,7 +248,7 @@ int commandRun(const Options& o, const fs::path& assets) {
     return sim::kExitOk;
 }
 
-int commandValidate(const Options& o, const fs::path& assets) {
+int commandValidate(int argc, char** argv, const Options& o, const fs::path& assets) {
     if (o.positional.size() != 1)
         return usageError("validate needs exactly one CSV file");
     auto catalog = loadCatalogOrSay(assets);
@@ -250,11 +268,35 @@ int commandValidate(const Options& o, const fs::path& assets) {
     const auto report =
         sim::validateCases(cases, *catalog, o.fidelity, o.jobs > 0 ? o.jobs : sim::defaultJobs());
     if (o.json)
-        std::cout << sim::validationToJson(report).dump(2) << "\n";
+        std::cout << sim::validationToJson(report, o.groupBy).dump(2) << "\n";
     else if (o.markdown)
-        std::cout << sim::validationToMarkdown(report);
+        std::cout << sim::validationToMarkdown(report, o.groupBy);
     else
-        std::cout << sim::validationToText(report);
+        std::cout << sim::validationToText(report, o.groupBy);
+    if (o.chart) {
+#ifdef CHOREO_HAVE_REPORT
+        std::vector<ui::ValidationChartRow> rows;
+        const auto by = o.groupBy == sim::GroupBy::None ? sim::GroupBy::Accelerator : o.groupBy;
+        for (const auto& row : report.rows)
+            if (row.simulated)
+                rows.push_back({row.source.id, sim::groupKey(row, by), row.source.measured_step_time_s,
+                                row.predicted_step_time_s});
+        char title[160];
+        std::snprintf(
+            title, sizeof title, "Predicted vs measured step time (%s; median |error| %.1f%%, max %.1f%%)",
+            report.fidelity.c_str(), report.summary.median_abs_error_pct, report.summary.max_abs_error_pct);
+        if (auto failure = ui::writeValidationChart(argc, argv, rows, title, *o.chart); !failure.empty()) {
+            std::cerr << "choreo-sim: --chart: " << failure << "\n";
+            return sim::kExitIo;
+        }
+        std::cerr << "chart written to " << *o.chart << "\n";
+#else
+        (void)argc;
+        (void)argv;
+        std::cerr << "choreo-sim: --chart needs the Qt report library (built with CHOREO_BUILD_GUI=ON)\n";
+        return sim::kExitUsage;
+#endif
+    }
     return sim::kExitOk;
 }
 
@@ -312,7 +354,7 @@ int main(int argc, char** argv) {
         if (o.command == "run")
             return commandRun(o, assets);
         if (o.command == "validate")
-            return commandValidate(o, assets);
+            return commandValidate(argc, argv, o, assets);
         if (o.command == "report")
             return commandReport(argc, argv, o, assets);
         if (o.command == "worker")

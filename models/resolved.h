@@ -38,6 +38,7 @@ struct ResolvedScenario {
     [[nodiscard]] const Device& device() const { return *pools[training_pool].device; }
     [[nodiscard]] const Pool& pool() const { return pools[training_pool].pool; }
     [[nodiscard]] const Workload& workload() const { return scenario.workload; }
+    [[nodiscard]] bool fitsInMemory() const { return memory.total() <= device().memory_GB.value; }
 };
 
 // Checks everything the file format cannot (divisibility, device counts, memory, catalog ids) and fills

@@ -90,9 +90,13 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double replicated = 10.0 * tokens * h * act / (w.parallel.sequence_parallel ? t : 1.0);
     const double rotary = 2.0 * tokens * (h + kvWidth) / t * act;
     const double activation = (m.ffn_gated ? 3.0 : 2.0) * tokens * f / t * act;
-    const double elementwiseKernels = 7.0;
-    const double memFwd =
-        mem.time(0.0, replicated + rotary + activation) + (elementwiseKernels - 1.0) * mem.overhead_s;
+    // fp8 GEMMs take fp8 inputs: each of the four GEMM inputs is cast (read 16-bit, write 8-bit) in its own
+    // kernel; backward casts the output gradients and transposes, about twice as much (below, 2 x memFwd).
+    const bool fp8 = prec == Precision::Fp8;
+    const double castBytes = fp8 ? tokens * (2.0 * h + h / t + f / t) * (act + 1.0) : 0.0;
+    const double elementwiseKernels = 7.0 + (fp8 ? 4.0 : 0.0);
+    const double memFwd = mem.time(0.0, replicated + rotary + activation + castBytes) +
+                          (elementwiseKernels - 1.0) * mem.overhead_s;
 
     const double layerFwd = gemmFwd + attnFwd + memFwd;
     const double layerBwd = 2.0 * gemmFwd + attnBwd + 2.0 * memFwd;

@@ -1,6 +1,7 @@
 #include "sim/analytical.h"
 
 #include "models/stepcost.h"
+#include "sim/channels.h"
 #include "sim/platformspec.h"
 #include "sim/simulator.h"
 
@@ -17,13 +18,15 @@ struct Links {
     PlatformSpec spec;
     std::int64_t tp = 1;
 
-    double bandwidth(std::int64_t a, std::int64_t b) const {
+    // Bandwidth of the edge a -> b for a ring that sends `share` of its traffic over that edge's own
+    // links (all of it over a leaf uplink, which every channel of the node crosses).
+    double bandwidth(std::int64_t a, std::int64_t b, double share = 1.0) const {
         if (spec.sameNode(a, b))
-            return spec.scale_up_Bps;
+            return spec.scale_up_Bps / share;
         // Rings of every tensor rank cross an oversubscribed leaf uplink side by side.
         if (spec.oversubscribed && spec.leafOf(a) != spec.leafOf(b))
-            return std::min(spec.nic_Bps, spec.leaf_uplink_Bps / static_cast<double>(tp));
-        return spec.nic_Bps;
+            return std::min(spec.nic_Bps / share, spec.leaf_uplink_Bps / static_cast<double>(tp));
+        return spec.nic_Bps / share;
     }
     // Time of a ring over `ranks` with `steps` steps per collective, `count` collectives, each rank
     // sending `traffic` bytes per collective: the slowest edge paces every step.
@@ -31,12 +34,16 @@ struct Links {
         const auto n = static_cast<std::int64_t>(ranks.size());
         if (n <= 1 || count <= 0 || traffic <= 0.0)
             return 0.0;
+        // With g channels each device sends 1/g of its traffic over its NIC (the channel it leaves the
+        // node on) and (g-1)/g over the scale-up fabric.
+        const auto g = static_cast<double>(ringChannelCount(spec, ranks));
         double hop = 0.0, bw = 1e300;
         for (std::int64_t i = 0; i < n; ++i) {
             const auto a = ranks[static_cast<std::size_t>(i)],
                        b = ranks[static_cast<std::size_t>((i + 1) % n)];
             hop = std::max(hop, spec.latency(a, b));
-            bw = std::min(bw, bandwidth(a, b));
+            const double share = g == 1.0 ? 1.0 : spec.sameNode(a, b) ? (g - 1.0) / g : 1.0 / g;
+            bw = std::min(bw, bandwidth(a, b, share));
         }
         return count * (steps * hop + traffic / bw);
     }

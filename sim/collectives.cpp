@@ -1,5 +1,7 @@
 #include "sim/collectives.h"
 
+#include "sim/channels.h"
+
 #include <algorithm>
 
 namespace choreo::sim {
@@ -100,13 +102,25 @@ TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelit
     if (n <= 1 || count <= 0 || bytes <= 0.0)
         return after;
     const int steps = ringSteps(kind, n);
-    if (fidelity == Fidelity::Flow)
-        return flowsAfterDelay(graph, platform, ranks, ringTrafficPerRank(kind, n, bytes) * count,
-                               count * steps, after, edges);
-    TaskGraph::Id previous = after;
-    for (int c = 0; c < count; ++c)
-        previous = messageRounds(graph, ranks, bytes / static_cast<double>(n), steps, previous);
-    return previous;
+    const auto channels = ringChannels(platform.spec(), ranks);
+    const double share = bytes / static_cast<double>(channels.size());
+    std::vector<TaskGraph::Id> ends;
+    for (const auto& ring : channels) {
+        if (fidelity == Fidelity::Flow) {
+            ends.push_back(flowsAfterDelay(graph, platform, ring, ringTrafficPerRank(kind, n, share) * count,
+                                           count * steps, after, edges));
+            continue;
+        }
+        TaskGraph::Id previous = after;
+        for (int c = 0; c < count; ++c)
+            previous = messageRounds(graph, ring, share / static_cast<double>(n), steps, previous);
+        ends.push_back(previous);
+    }
+    if (ends.size() == 1)
+        return ends.front();
+    const TaskGraph::Id done = graph.join();
+    graph.depend(ends, done);
+    return done;
 }
 
 TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fidelity,

@@ -59,4 +59,19 @@ double probeRingAllReduce(int devices, double bytes, const ProbeLinks& links, Fi
     return graph.run(*engine);
 }
 
+double probeNodeRingAllReduce(int nodes, int perNode, double bytes, const ProbeLinks& links,
+                              const ProbeLinks& scaleUp, Fidelity fidelity) {
+    auto engine = makeEngine();
+    const int devices = nodes * perNode;
+    PlatformSpec spec = probeSpec(devices, perNode, links);
+    spec.scale_up_Bps = scaleUp.bandwidth_Bps;
+    spec.scale_up_latency_s = scaleUp.latency_s;
+    Platform platform(*engine, spec);
+    TaskGraph graph(platform);
+    std::vector<std::int64_t> ranks(static_cast<std::size_t>(devices));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    ringCollective(graph, platform, fidelity, Collective::AllReduce, ranks, bytes, 1, graph.join());
+    return graph.run(*engine);
+}
+
 } // namespace choreo::sim

@@ -22,4 +22,9 @@ double probeSharedLink(int flows, double bytes, const ProbeLinks& links);
 // so that every ring edge crosses its NIC links.
 double probeRingAllReduce(int devices, double bytes, const ProbeLinks& links, Fidelity fidelity);
 
+// The same over `nodes` nodes of `perNode` devices, ranks in node order: NCCL-like channels (channels.h).
+// Scale-up links run at `scaleUp` (bandwidth and latency), NIC links at `links`.
+double probeNodeRingAllReduce(int nodes, int perNode, double bytes, const ProbeLinks& links,
+                              const ProbeLinks& scaleUp, Fidelity fidelity);
+
 } // namespace choreo::sim

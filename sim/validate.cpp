@@ -23,6 +23,19 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
         } else {
             models::Diagnostics errors;
             auto resolved = models::resolveScenario(c.scenario, catalog, errors, /*checkMemory=*/false);
+            // A run that happened fitted in memory: when the row as written (no ZeRO) cannot, its framework
+            // sharded the optimizer states over data-parallel ranks, as Megatron's distributed optimizer
+            // and NeMo's default do. Simulate that, and say so.
+            if (resolved && !resolved->fitsInMemory() && c.scenario.workload.parallel.zero == 0 &&
+                c.scenario.workload.parallel.dataParallelGroup() > 1) {
+                models::Scenario sharded = c.scenario;
+                sharded.workload.parallel.zero = 1;
+                models::Diagnostics ignored;
+                if (auto alt = models::resolveScenario(sharded, catalog, ignored, /*checkMemory=*/false)) {
+                    resolved = std::move(alt);
+                    row.assumption = "zero 1 (distributed optimizer): does not fit with zero 0";
+                }
+            }
             if (!resolved) {
                 row.skipped = "invalid for the catalog: " + models::joinDiagnostics(errors);
             } else {
@@ -33,7 +46,7 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                     const auto m = simulateStep(rs, options);
                     return models::Json{{"step_time_s", m.step_time_s},
                                         {"memory_GB", rs.memory.total()},
-                                        {"fits", rs.memory.total() <= rs.device().memory_GB.value}}
+                                        {"fits", rs.fitsInMemory()}}
                         .dump();
                 });
             }
@@ -79,7 +92,7 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
     return report;
 }
 
-models::Json validationToJson(const ValidationReport& report) {
+models::Json validationToJson(const ValidationReport& report, GroupBy by) {
     models::Json cases = models::Json::array();
     models::Json skipped = models::Json::array();
     for (const auto& row : report.rows) {
@@ -93,22 +106,116 @@ models::Json validationToJson(const ValidationReport& report) {
                                          {"measured_step_time_s", c.measured_step_time_s},
                                          {"error_pct", row.error_pct},
                                          {"memory_per_device_GB", row.memory_GB},
-                                         {"fits_in_memory", row.fits}});
+                                         {"fits_in_memory", row.fits},
+                                         {"assumption", row.assumption}});
         else
             skipped.push_back(models::Json{{"id", c.id}, {"model", c.model}, {"reason", row.skipped}});
     }
-    return models::Json{{"fidelity", report.fidelity},
-                        {"cases", cases},
-                        {"skipped", skipped},
-                        {"summary",
-                         {{"n", report.summary.n},
-                          {"skipped", report.summary.skipped},
-                          {"median_abs_error_pct", report.summary.median_abs_error_pct},
-                          {"p90_abs_error_pct", report.summary.p90_abs_error_pct},
-                          {"max_abs_error_pct", report.summary.max_abs_error_pct}}}};
+    models::Json out{{"fidelity", report.fidelity},
+                     {"cases", cases},
+                     {"skipped", skipped},
+                     {"summary",
+                      {{"n", report.summary.n},
+                       {"skipped", report.summary.skipped},
+                       {"median_abs_error_pct", report.summary.median_abs_error_pct},
+                       {"p90_abs_error_pct", report.summary.p90_abs_error_pct},
+                       {"max_abs_error_pct", report.summary.max_abs_error_pct}}}};
+    if (by != GroupBy::None) {
+        models::Json groups = models::Json::array();
+        for (const auto& g : groupRows(report, by))
+            groups.push_back(models::Json{{"key", g.key},
+                                          {"n", g.n},
+                                          {"median_abs_error_pct", g.median_abs_error_pct},
+                                          {"max_abs_error_pct", g.max_abs_error_pct},
+                                          {"mean_error_pct", g.mean_error_pct}});
+        out["groups"] = groups;
+    }
+    return out;
 }
 
-std::string validationToText(const ValidationReport& report) {
+std::optional<GroupBy> groupByFromString(const std::string& name) {
+    if (name == "source")
+        return GroupBy::Source;
+    if (name == "accelerator")
+        return GroupBy::Accelerator;
+    if (name == "model")
+        return GroupBy::Model;
+    return std::nullopt;
+}
+
+std::string groupKey(const ValidationRow& row, GroupBy by) {
+    switch (by) {
+    case GroupBy::None:
+        return "all";
+    case GroupBy::Accelerator:
+        return row.source.accelerator;
+    case GroupBy::Model:
+        return row.source.model;
+    case GroupBy::Source: {
+        // The publication and its table, without asides ("(also ...)") or detail after a colon.
+        std::string key = row.source.source;
+        if (auto also = key.find(" (also"); also != std::string::npos)
+            key.erase(also);
+        if (auto colon = key.find(':'); colon != std::string::npos)
+            key.erase(colon);
+        while (!key.empty() && key.back() == ' ')
+            key.pop_back();
+        return key;
+    }
+    }
+    return "all";
+}
+
+std::vector<ValidationGroup> groupRows(const ValidationReport& report, GroupBy by) {
+    std::vector<ValidationGroup> groups;
+    std::vector<std::vector<double>> errors;
+    for (const auto& row : report.rows) {
+        if (!row.simulated)
+            continue;
+        const std::string key = groupKey(row, by);
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.key == key; });
+        if (it == groups.end()) {
+            groups.push_back({key});
+            errors.emplace_back();
+            it = groups.end() - 1;
+        }
+        const auto i = static_cast<std::size_t>(it - groups.begin());
+        errors[i].push_back(row.error_pct);
+    }
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        auto& e = errors[i];
+        auto& g = groups[i];
+        g.n = static_cast<int>(e.size());
+        double sum = 0;
+        for (double x : e)
+            sum += x;
+        g.mean_error_pct = sum / static_cast<double>(e.size());
+        std::vector<double> a;
+        for (double x : e)
+            a.push_back(std::fabs(x));
+        std::sort(a.begin(), a.end());
+        const std::size_t n = a.size();
+        g.median_abs_error_pct = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2.0;
+        g.max_abs_error_pct = a.back();
+    }
+    return groups;
+}
+
+namespace {
+
+// What a row's line adds after its error: an assumption made, or the memory model's verdict.
+std::string rowNote(const ValidationRow& row, const char* prefix) {
+    std::string note;
+    if (!row.assumption.empty())
+        note += std::string(prefix) + "(assumed " + row.assumption + ")";
+    if (!row.fits)
+        note += std::string(prefix) + "(memory model: does not fit)";
+    return note;
+}
+
+} // namespace
+
+std::string validationToText(const ValidationReport& report, GroupBy by) {
     std::string out;
     char line[512];
     std::snprintf(line, sizeof line, "%-4s %-34s %-14s %6s %12s %12s %8s\n", "id", "model", "accelerator",
@@ -120,8 +227,7 @@ std::string validationToText(const ValidationReport& report) {
             std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld %12.3f %12.3f %+8.1f%s\n",
                           c.id.c_str(), c.model.c_str(), c.accelerator.c_str(),
                           static_cast<long long>(c.devices), row.predicted_step_time_s,
-                          c.measured_step_time_s, row.error_pct,
-                          row.fits ? "" : "  (memory model: does not fit)");
+                          c.measured_step_time_s, row.error_pct, rowNote(row, "  ").c_str());
         else
             std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld  skipped: %s\n", c.id.c_str(),
                           c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
@@ -135,10 +241,21 @@ std::string validationToText(const ValidationReport& report) {
         report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
         report.summary.max_abs_error_pct);
     out += line;
+    if (by != GroupBy::None) {
+        out += "\n";
+        std::snprintf(line, sizeof line, "%-70s %4s %9s %9s %9s\n", "group", "n", "median|e|", "max|e|",
+                      "mean e");
+        out += line;
+        for (const auto& g : groupRows(report, by)) {
+            std::snprintf(line, sizeof line, "%-70.70s %4d %8.1f%% %8.1f%% %+8.1f%%\n", g.key.c_str(), g.n,
+                          g.median_abs_error_pct, g.max_abs_error_pct, g.mean_error_pct);
+            out += line;
+        }
+    }
     return out;
 }
 
-std::string validationToMarkdown(const ValidationReport& report) {
+std::string validationToMarkdown(const ValidationReport& report, GroupBy by) {
     std::string out = "| id | model | accelerator | devices | predicted (s) | measured (s) | error |\n"
                       "| --- | --- | --- | ---: | ---: | ---: | ---: |\n";
     char line[768];
@@ -148,8 +265,7 @@ std::string validationToMarkdown(const ValidationReport& report) {
             std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | %.3f | %.3f | %+.1f%%%s |\n",
                           c.id.c_str(), c.model.c_str(), c.accelerator.c_str(),
                           static_cast<long long>(c.devices), row.predicted_step_time_s,
-                          c.measured_step_time_s, row.error_pct,
-                          row.fits ? "" : " (memory model: does not fit)");
+                          c.measured_step_time_s, row.error_pct, rowNote(row, " ").c_str());
         else
             std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | skipped | %.3f | %s |\n", c.id.c_str(),
                           c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
@@ -164,6 +280,15 @@ std::string validationToMarkdown(const ValidationReport& report) {
         report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
         report.summary.max_abs_error_pct);
     out += line;
+    if (by != GroupBy::None) {
+        out += "\n| group | cases | median \\|error\\| | max \\|error\\| | mean error |\n"
+               "| --- | ---: | ---: | ---: | ---: |\n";
+        for (const auto& g : groupRows(report, by)) {
+            std::snprintf(line, sizeof line, "| %s | %d | %.1f%% | %.1f%% | %+.1f%% |\n", g.key.c_str(), g.n,
+                          g.median_abs_error_pct, g.max_abs_error_pct, g.mean_error_pct);
+            out += line;
+        }
+    }
     return out;
 }
 

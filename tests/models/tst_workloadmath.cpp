@@ -1,5 +1,7 @@
 // Parameter, FLOP and memory counts against values computed by hand (python, in the comments).
+#include "models/catalog.h"
 #include "models/memory.h"
+#include "models/stepcost.h"
 #include "models/transformer.h"
 
 #include <QTest>
@@ -124,6 +126,32 @@ private slots:
         QCOMPARE(layersInChunk(w, 1), std::int64_t(3));
         QCOMPARE(layersInChunk(w, 2), std::int64_t(4));
         QCOMPARE(layersInChunk(w, 3), std::int64_t(3));
+    }
+
+    // A GEMM on a device of 1000 TFLOP/s bf16 and 2 TB/s, 4 us per kernel:
+    //   8192^3: 2*8192^3 = 1.0995e12 FLOP at 0.8 * 1e15 -> 1.3744e-3 s, + 4e-6 = 1.3784e-3 s (compute-bound;
+    //   bytes 3*8192^2*2 = 4.03e8 at 0.9 * 2e12 -> 2.24e-4 s).
+    //   With gemm_half_gflop = 100: fraction 0.8 * 1099.5 / (1099.5 + 100) = 0.733306 -> 1.49939e-3 + 4e-6 s.
+    //   fp8 at 2000 TFLOP/s with gemm_by_precision fp8 = 0.5: 1.0995e12 / 1e15 = 1.0995e-3 + 4e-6 s.
+    //   A thin GEMM 8192 x 8192 x 64 is memory-bound: (2*8192*64 + 8192^2) * 2 B = 1.3631e8 B at 1.8e12 B/s
+    //   = 7.5730e-5 s, + 4e-6 s (compute 8.59e9 FLOP / 8e14 = 1.07e-5 s).
+    void gemmTimeByHand() {
+        Device d;
+        d.peak_tflops[Precision::Bf16].value = 1000;
+        d.peak_tflops[Precision::Fp8].value = 2000;
+        d.memory_bandwidth_TBps.value = 2;
+        d.efficiency.gemm.value = 0.8;
+        d.efficiency.memory.value = 0.9;
+        d.efficiency.kernel_overhead_us.value = 4;
+        const double n = 8192;
+        QVERIFY(qAbs(gemmTime(d, Precision::Bf16, n, n, n) - 1.37839e-3) < 1e-8);
+        QVERIFY(qAbs(gemmTime(d, Precision::Bf16, n, n, 64) - 7.97305e-5) < 1e-9);
+        d.efficiency.gemm_half_gflop.value = 100;
+        QVERIFY(qAbs(d.efficiency.gemmFraction(Precision::Bf16, 2 * n * n * n) - 0.733306) < 1e-6);
+        QVERIFY(qAbs(gemmTime(d, Precision::Bf16, n, n, n) - 1.50339e-3) < 1e-8);
+        d.efficiency.gemm_half_gflop.value = 0;
+        d.efficiency.gemm_by_precision[Precision::Fp8].value = 0.5;
+        QVERIFY(qAbs(gemmTime(d, Precision::Fp8, n, n, n) - 1.10351e-3) < 1e-8);
     }
 
     void peakIsTheWorstStage() {

@@ -221,6 +221,47 @@ private slots:
         QVERIFY(n >= 25);
         for (const char* key : {"n", "median_abs_error_pct", "p90_abs_error_pct", "max_abs_error_pct"})
             QVERIFY(j["summary"].contains(key));
+        // Accuracy guard. Issue 3's target is a median |error| of 8 % and no case above 25 %; the model
+        // measures 21.4 % and 82 % today (docs/validation.md). Fail when it gets worse than that.
+        const double median = j["summary"]["median_abs_error_pct"].get<double>();
+        const double worst = j["summary"]["max_abs_error_pct"].get<double>();
+        QVERIFY2(median <= 23.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
+        QVERIFY2(worst <= 90.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
+    }
+
+    void validateGroupsAndChart() {
+        if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
+            QSKIP("shared/validation/published-runs.csv is not beside the checkout");
+        QTemporaryDir dir;
+        const QString chart = dir.filePath(QStringLiteral("validation.svg"));
+        QStringList args{QStringLiteral("validate"),    QStringLiteral(CHOREO_TEST_VALIDATION_CSV),
+                         QStringLiteral("--json"),      QStringLiteral("--group-by"),
+                         QStringLiteral("accelerator"), QStringLiteral("--fidelity"),
+                         QStringLiteral("analytical")};
+#ifdef CHOREO_HAVE_REPORT // the chart needs Qt Charts, built only with the GUI
+        args << QStringLiteral("--chart") << chart;
+#endif
+        const Run r = choreoSim(args);
+        QCOMPARE(r.exitCode, 0);
+        const Json j = Json::parse(r.out.toStdString());
+        int n = 0;
+        for (const auto& g : j["groups"]) {
+            n += g["n"].get<int>();
+            QVERIFY(g["max_abs_error_pct"].get<double>() >= g["median_abs_error_pct"].get<double>());
+        }
+        QCOMPARE(n, j["summary"]["n"].get<int>());
+        QCOMPARE(j["groups"].size(), std::size_t(2)); // a100-sxm-80gb and h100-sxm
+#ifdef CHOREO_HAVE_REPORT
+        QFile svg(chart);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray text = svg.readAll();
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains("measured step time"));
+#endif
+        const Run bad = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV),
+                                   QStringLiteral("--group-by"), QStringLiteral("vendor")});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY(bad.err.contains("--group-by: unknown grouping \"vendor\""));
     }
 };
 

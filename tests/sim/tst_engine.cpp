@@ -1,4 +1,5 @@
 // The SimGrid engine against closed forms. Run one function per process (see CMakeLists.txt).
+#include "sim/channels.h"
 #include "sim/isolate.h"
 #include "sim/probes.h"
 
@@ -6,6 +7,8 @@
 
 #include <cmath>
 #include <csignal>
+#include <numeric>
+#include <set>
 #include <stdexcept>
 
 using namespace choreo::sim;
@@ -44,6 +47,34 @@ private slots:
     void ringAllReduceFlow() { checkRing(Fidelity::Flow); }
     void ringAllReducePacket() { checkRing(Fidelity::Packet); }
 
+    // 4 nodes of 4 devices: NCCL-like channels leave each node through all 4 NICs, so the NIC-bound
+    // all-reduce takes a quarter of the flat ring's time: 2(n-1)/n * bytes / (4 * nic).
+    void channelAllReduceFlow() { checkChannels(Fidelity::Flow); }
+    void channelAllReducePacket() { checkChannels(Fidelity::Packet); }
+
+    void channelsLeaveThroughEveryNic() {
+        PlatformSpec spec;
+        spec.devices = 16;
+        spec.devices_per_node = 4;
+        std::vector<std::int64_t> ranks(16);
+        std::iota(ranks.begin(), ranks.end(), 0);
+        const auto channels = ringChannels(spec, ranks);
+        QCOMPARE(channels.size(), std::size_t{4});
+        std::set<std::int64_t> exits; // the device of node 0 whose next rank is on node 1
+        for (const auto& ring : channels) {
+            QCOMPARE(ring.size(), ranks.size());
+            QCOMPARE(std::set<std::int64_t>(ring.begin(), ring.end()).size(), ranks.size());
+            exits.insert(ring[3]);
+            QVERIFY(!spec.sameNode(ring[3], ring[4]));
+        }
+        QCOMPARE(exits.size(), std::size_t{4});
+        // One rank per node, a single node, or ranks not grouped by node: the ring itself.
+        QCOMPARE(ringChannelCount(spec, {0, 4, 8, 12}), std::int64_t{1});
+        QCOMPARE(ringChannelCount(spec, {0, 1, 2, 3}), std::int64_t{1});
+        QCOMPARE(ringChannelCount(spec, {0, 4, 1, 5, 2, 6, 3, 7}), std::int64_t{1});
+        QCOMPARE(ringChannelCount(spec, {0, 1, 4, 5, 8, 9}), std::int64_t{2});
+    }
+
     void flowAndPacketAgree() {
         const ProbeLinks links{25e9, 1.5e-6};
         const auto out = runIsolated(
@@ -71,6 +102,18 @@ private slots:
     }
 
 private:
+    static void checkChannels(Fidelity fidelity) {
+        const int nodes = 4, perNode = 4, n = nodes * perNode;
+        const double bytes = 1e9, nic = 25e9, latency = 1e-6;
+        const double t =
+            probeNodeRingAllReduce(nodes, perNode, bytes, {nic, latency}, {400e9, latency}, fidelity);
+        const double steps = 2.0 * (n - 1);
+        // NIC-bound: each device sends 1/4 of its ring traffic over its NIC; each step crosses two NIC links.
+        const double expected = steps / n * bytes / (perNode * nic) + steps * 2.0 * latency;
+        QVERIFY2(relativeError(t, expected) < 0.03,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t).arg(expected)));
+    }
+
     static void checkRing(Fidelity fidelity) {
         // 8 devices, one per node: every ring step crosses two NIC links of 2 us each.
         const int n = 8;

@@ -1,0 +1,78 @@
+#include "ui/reports/validationchartfile.h"
+
+#include "ui/charts/chartrender.h"
+#include "ui/charts/validationchart.h"
+
+#include <QApplication>
+#include <QChart>
+#include <QFileInfo>
+#include <QImage>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+
+namespace choreo::ui {
+
+std::string writeValidationChart(int argc, char** argv, const std::vector<ValidationChartRow>& rows,
+                                 const std::string& title, const std::string& path) {
+    std::unique_ptr<QApplication> ownApp;
+    if (!QCoreApplication::instance()) {
+        qputenv("QT_QPA_PLATFORM", "offscreen"); // drawn, never shown
+        ownApp = std::make_unique<QApplication>(argc, argv);
+    } else if (!qobject_cast<QApplication*>(QCoreApplication::instance())) {
+        return "charts need a QApplication, not a QCoreApplication";
+    }
+    std::vector<ValidationChartPoint> points;
+    points.reserve(rows.size());
+    for (const auto& r : rows)
+        points.push_back(
+            {QString::fromStdString(r.label), QString::fromStdString(r.group), r.measured_s, r.predicted_s});
+    const QString file = QString::fromStdString(path);
+    const QString suffix = QFileInfo(file).suffix().toLower();
+    const QSizeF layout(900, 720);
+    auto chart = [&] {
+        return std::unique_ptr<QChart>(createValidationChart(points, QString::fromStdString(title)));
+    };
+    if (suffix == u"svg"_s) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(layout.toSize());
+        svg.setViewBox(QRectF(QPointF(0, 0), layout));
+        svg.setTitle(QString::fromStdString(title));
+        QPainter painter;
+        if (!painter.begin(&svg))
+            return "cannot write " + path;
+        renderChart(chart(), painter, QRectF(QPointF(0, 0), layout), layout);
+        painter.end();
+    } else if (suffix == u"png"_s) {
+        QImage image(layout.toSize() * 2, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        renderChart(chart(), painter, QRectF(QPointF(0, 0), layout * 2), layout);
+        painter.end();
+        if (!image.save(file, "PNG"))
+            return "cannot write " + path;
+    } else if (suffix == u"pdf"_s) {
+        QPdfWriter pdf(file);
+        pdf.setPageSize(QPageSize(QPageSize::A4));
+        pdf.setPageOrientation(QPageLayout::Landscape);
+        pdf.setTitle(QString::fromStdString(title));
+        QPainter painter;
+        if (!painter.begin(&pdf))
+            return "cannot write " + path;
+        const QRect page = painter.viewport();
+        renderChart(chart(), painter, QRectF(page), layout);
+        painter.end();
+    } else {
+        return "unknown chart format \"." + suffix.toStdString() + "\" (known: .svg, .png, .pdf)";
+    }
+    if (!QFileInfo::exists(file))
+        return "cannot write " + path;
+    return {};
+}
+
+} // namespace choreo::ui
