@@ -33,7 +33,7 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                 models::Diagnostics ignored;
                 if (auto alt = models::resolveScenario(sharded, catalog, ignored, /*checkMemory=*/false)) {
                     resolved = std::move(alt);
-                    row.assumption = "zero 1 (distributed optimizer): does not fit with zero 0";
+                    row.assumption = "zero 1, distributed optimizer";
                 }
             }
             if (!resolved) {
