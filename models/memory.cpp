@@ -42,7 +42,12 @@ double layerActivationBytes(const Workload& w) {
     const double replicated = 10.0 * sbh;
     // Split across tensor ranks: Q, K, V (GQA shrinks K and V), attention output and softmax statistics,
     // feed-forward intermediates (gated: gate, up and their product).
-    const double split = 2.0 * sbh * (1.0 + 2.0 * kvRatio) + 2.0 * sbh + (m.ffn_gated ? 6.0 : 4.0) * sbf;
+    double split = 2.0 * sbh * (1.0 + 2.0 * kvRatio) + 2.0 * sbh + (m.ffn_gated ? 6.0 : 4.0) * sbf;
+    // Unfused attention keeps the softmax output, its dropout mask and the dropped-out scores: 5 a s^2 b
+    // bytes (Korthikanti et al.), unless selective recomputation recomputes them.
+    if (w.attention == AttentionKernel::Unfused && w.recompute != Recompute::Selective)
+        split += 5.0 * static_cast<double>(m.heads) * sbh / static_cast<double>(m.hidden) *
+                 static_cast<double>(m.seq_len);
     return (w.parallel.sequence_parallel ? replicated / t : replicated) + split / t;
 }
 

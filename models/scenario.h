@@ -87,6 +87,12 @@ struct ParallelLayout {
 enum class Recompute { None, Selective, Full };
 std::string toString(Recompute recompute);
 
+// How attention runs: fused (FlashAttention-style, scores never leave the chip) or unfused (the
+// b x heads x s x s scores written by one GEMM, then softmax, dropout and a second GEMM, as Megatron-LM
+// did before 2022).
+enum class AttentionKernel { Fused, Unfused };
+std::string toString(AttentionKernel kernel);
+
 struct Workload {
     ModelShape model;
     std::int64_t global_batch = 0; // sequences per optimizer step
@@ -95,6 +101,7 @@ struct Workload {
     Precision precision = Precision::Bf16;
     ParallelLayout parallel;
     Recompute recompute = Recompute::None;
+    AttentionKernel attention = AttentionKernel::Fused;
     std::optional<std::string> pool; // which pool trains; default: the first
     bool operator==(const Workload&) const = default;
 

@@ -13,6 +13,10 @@ std::string toString(TopologyKind kind) {
     return kind == TopologyKind::FatTree ? "fat-tree" : "single-switch";
 }
 
+std::string toString(AttentionKernel kernel) {
+    return kernel == AttentionKernel::Unfused ? "unfused" : "fused";
+}
+
 std::string toString(Recompute recompute) {
     switch (recompute) {
     case Recompute::None:
@@ -150,7 +154,7 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         return w;
     r.rejectUnknownKeys(j, path,
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
-                         "recompute", "pool"});
+                         "recompute", "attention", "pool"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -177,6 +181,15 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         else
             r.error(JsonReader::join(path, "recompute"),
                     "unknown policy \"" + *rc + "\" (known: none, selective, full)");
+    }
+    if (auto a = r.text(j, path, "attention", false)) {
+        if (*a == "fused")
+            w.attention = AttentionKernel::Fused;
+        else if (*a == "unfused")
+            w.attention = AttentionKernel::Unfused;
+        else
+            r.error(JsonReader::join(path, "attention"),
+                    "unknown attention kernel \"" + *a + "\" (known: fused, unfused)");
     }
     w.pool = r.text(j, path, "pool", false);
     const std::string pp = JsonReader::join(path, "parallel");
@@ -322,6 +335,8 @@ std::string serializeScenario(const Scenario& s) {
                                 {"cp", w.parallel.cp},    {"sequence_parallel", w.parallel.sequence_parallel},
                                 {"zero", w.parallel.zero}};
     workload["recompute"] = toString(w.recompute);
+    if (w.attention != AttentionKernel::Fused) // omitted: fused, the default
+        workload["attention"] = toString(w.attention);
     putOptional(workload, "pool", w.pool);
     doc["workload"] = workload;
 

@@ -79,14 +79,29 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // Fused causal attention: half of the 4*tokens*seq*h FLOPs are computed (local queries against the
     // whole sequence's keys under context parallelism); backward does 2.5x forward.
     const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attention.value);
+    const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
     const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * h / t;
     const double attnBytes = (2.0 * h + 2.0 * kvWidth) / t * tokens * act;
-    const double attnFwd = attn.time(attnFlops, attnBytes);
-    const double attnBwd = attn.time(2.5 * attnFlops, 2.5 * attnBytes);
+    double attnFwd = attn.time(attnFlops, attnBytes);
+    double attnBwd = attn.time(2.5 * attnFlops, 2.5 * attnBytes);
+    if (w.attention == AttentionKernel::Unfused) {
+        // Scores Q K^T and output P V as batched GEMMs over the whole s x s (masking does not skip work),
+        // with the scores (heads/t x tokens x seq) written, softmaxed, dropped out and read back.
+        const double seq = static_cast<double>(m.seq_len);
+        const double scores = tokens * seq * static_cast<double>(m.heads) / t;
+        const double bmmFlops = 2.0 * tokens * seq * h / t;
+        const Roofline bmm = rooflineFor(dev, attnPrec, dev.efficiency.gemmFraction(attnPrec, bmmFlops));
+        const double qk = bmm.time(bmmFlops, (tokens * h / t + seq * kvWidth / t + scores) * act);
+        const double pv = bmm.time(bmmFlops, (scores + seq * kvWidth / t + tokens * h / t) * act);
+        const double softmax = mem.time(0.0, 2.0 * scores * act);
+        const double dropout = mem.time(0.0, scores * (2.0 * act + 1.0));
+        attnFwd = qk + softmax + dropout + pv;
+        // Backward: two GEMMs for each, the softmax gradient (reads P and dP, writes dS), dropout's.
+        attnBwd = 2.0 * qk + 2.0 * pv + mem.time(0.0, 3.0 * scores * act) + dropout;
+    }
 
     // Memory-bound kernels: 2 norms and 2 residual adds (10 passes over tokens x h, split by tensor
     // rank only with sequence parallelism), rotary embedding on Q and K, the FFN activation.
-    const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
     const double replicated = 10.0 * tokens * h * act / (w.parallel.sequence_parallel ? t : 1.0);
     const double rotary = 2.0 * tokens * (h + kvWidth) / t * act;
     const double activation = (m.ffn_gated ? 3.0 : 2.0) * tokens * f / t * act;

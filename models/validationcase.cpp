@@ -89,6 +89,25 @@ private:
 
 } // namespace
 
+std::optional<int> publicationYear(const std::string& source) {
+    auto digit = [&](std::size_t i) { return i < source.size() && source[i] >= '0' && source[i] <= '9'; };
+    for (std::size_t i = 0; i < source.size(); ++i) {
+        // "2024" (a whole number, not part of a longer one)
+        if (source.compare(i, 2, "20") == 0 && digit(i + 2) && digit(i + 3) && !digit(i + 4) &&
+            (i == 0 || !digit(i - 1)))
+            return std::stoi(source.substr(i, 4));
+        // "SC'21", "'21"
+        if (source[i] == '\'' && digit(i + 1) && digit(i + 2) && !digit(i + 3))
+            return 2000 + std::stoi(source.substr(i + 1, 2));
+    }
+    // "(24.07)": a container release, year.month
+    for (std::size_t i = 0; i + 6 < source.size(); ++i)
+        if (source[i] == '(' && digit(i + 1) && digit(i + 2) && source[i + 3] == '.' && digit(i + 4) &&
+            digit(i + 5) && source[i + 6] == ')')
+            return 2000 + std::stoi(source.substr(i + 1, 2));
+    return std::nullopt;
+}
+
 std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors) {
     std::vector<ValidationCase> cases;
     std::istringstream in(text);
@@ -170,6 +189,13 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         s.costs.mode = CostMode::Rent;
         s.costs.rent_usd_per_device_hour = 1.0; // cost is not validated; avoid depending on a catalog price
 
+        // Fused (Flash) attention appeared in 2022 (Dao et al.); runs published before used the unfused
+        // kernels of their framework.
+        if (auto year = publicationYear(c.source); year && *year < 2022) {
+            w.attention = AttentionKernel::Unfused;
+            c.assumption =
+                "unfused attention (published " + std::to_string(*year) + ", before FlashAttention)";
+        }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);
         else if (ep > 1 || experts > 0)

@@ -21,7 +21,11 @@ struct ValidationCase {
     std::string basis;
     Scenario scenario;               // the run as a Choreo scenario
     std::optional<std::string> skip; // why the case cannot be simulated yet, if so
+    std::string assumption;          // what the scenario assumes beyond the row's columns, if anything
 };
+
+// The year a source was published, from "2024", "SC'21" or "(24.07)"-style text; nullopt if none.
+std::optional<int> publicationYear(const std::string& source);
 
 // Parses the CSV (header row required). Malformed rows become diagnostics naming the line and column.
 std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors);

@@ -18,6 +18,7 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
     for (const auto& c : cases) {
         ValidationRow row;
         row.source = c;
+        row.assumption = c.assumption;
         if (c.skip) {
             row.skipped = *c.skip;
         } else {
@@ -33,7 +34,8 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                 models::Diagnostics ignored;
                 if (auto alt = models::resolveScenario(sharded, catalog, ignored, /*checkMemory=*/false)) {
                     resolved = std::move(alt);
-                    row.assumption = "zero 1, distributed optimizer";
+                    row.assumption +=
+                        (row.assumption.empty() ? "" : "; ") + std::string("zero 1, distributed optimizer");
                 }
             }
             if (!resolved) {

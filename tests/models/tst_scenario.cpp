@@ -69,6 +69,7 @@ private slots:
         Json doc = Json::parse(defaultText());
         doc["cluster"]["network"]["scale_up"] = Json{{"bandwidth_GBps", 300.0}};
         doc["workload"]["pool"] = "gpus";
+        doc["workload"]["attention"] = "unfused";
         doc["costs"]["rent_usd_per_device_hour"] = 2.5;
         Diagnostics errors;
         auto scenario = parseScenario(doc.dump(), errors);
@@ -146,6 +147,15 @@ private slots:
             [](Json& d) { d["cluster"]["pools"] = Json::object(); });
         row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
             [](Json& d) { d["cluster"]["network"]["topology"]["kind"] = "ring"; });
+        row("bad attention kernel",
+            "workload.attention: unknown attention kernel \"flash\" (known: fused, unfused)",
+            [](Json& d) { d["workload"]["attention"] = "flash"; });
+        // Unfused attention keeps 5 a s^2 b / t = 5 * 64 * 8192^2 / 4 B = 5.37 GB per layer: 429.5 GB for the
+        // 20 layers x 4 micro-batches stage 0 holds, on top of the 47.65 GB of recompute "none".
+        row("unfused attention needs memory", "activations 477.1 GB", [](Json& d) {
+            d["workload"]["attention"] = "unfused";
+            d["workload"]["recompute"] = "none";
+        });
         row("too many devices",
             "cluster.pools[0].count: 1048576 devices is more than the 131072 a pool can simulate",
             [](Json& d) { d["cluster"]["pools"][0]["count"] = 1048576; });

@@ -30,8 +30,23 @@ private slots:
                 QCOMPARE(p.vp, std::int64_t(6));
             if (c.id == "44")
                 QCOMPARE(p.cp, std::int64_t(2));
+            // Rows published before FlashAttention (2022) run unfused attention, and say so.
+            const bool early = std::stoi(c.id) <= 22;
+            QCOMPARE(c.scenario.workload.attention == AttentionKernel::Unfused, early);
+            QCOMPARE(c.assumption.empty(), !early);
             QCOMPARE(p.devices(), c.devices);
         }
+    }
+
+    void publicationYears() {
+        QCOMPARE(publicationYear("Narayanan et al. SC'21 (Megatron-LM PTD-P) / Table 1"),
+                 std::optional<int>(2021));
+        QCOMPARE(publicationYear("NVIDIA Megatron-LM README (H100 weak scaling, 2024) / x"),
+                 std::optional<int>(2024));
+        QCOMPARE(publicationYear("NVIDIA NeMo performance summary (24.07) / DGX-H100, FP8"),
+                 std::optional<int>(2024));
+        QCOMPARE(publicationYear("a blog post on 4096 H100"), std::optional<int>());
+        QCOMPARE(publicationYear("run 120245"), std::optional<int>());
     }
 
     void skipReasons() {
