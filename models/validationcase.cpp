@@ -193,8 +193,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // kernels of their framework.
         if (auto year = publicationYear(c.source); year && *year < 2022) {
             w.attention = AttentionKernel::Unfused;
-            c.assumption =
-                "unfused attention (published " + std::to_string(*year) + ", before FlashAttention)";
+            c.assumption = "unfused attention, " + std::to_string(*year);
         }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);
