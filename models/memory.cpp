@@ -32,7 +32,12 @@ double layerActivationBytes(const Workload& w) {
     // Context parallelism splits the sequence: each device keeps the activations of seq_len / cp tokens.
     const double sbh = static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len) /
                        static_cast<double>(w.parallel.cp) * static_cast<double>(m.hidden);
-    const double sbf = sbh / static_cast<double>(m.hidden) * static_cast<double>(m.ffn_hidden);
+    // A model with routed experts keeps the intermediates of the top_k + shared experts of each token (and
+    // the permuted copies of its routed tokens) in its MoE layers, most of its layers; counted for all.
+    const double ffnWidth = m.moe ? static_cast<double>(m.moe->top_k + m.moe->shared_experts) *
+                                        static_cast<double>(m.moe->expert_ffn_hidden)
+                                  : static_cast<double>(m.ffn_hidden);
+    const double sbf = sbh / static_cast<double>(m.hidden) * ffnWidth;
     const double kvRatio = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
     const double t = static_cast<double>(w.parallel.tp);
     if (w.recompute == Recompute::Full) // only the layer input is kept
@@ -43,6 +48,8 @@ double layerActivationBytes(const Workload& w) {
     // Split across tensor ranks: Q, K, V (GQA shrinks K and V), attention output and softmax statistics,
     // feed-forward intermediates (gated: gate, up and their product).
     double split = 2.0 * sbh * (1.0 + 2.0 * kvRatio) + 2.0 * sbh + (m.ffn_gated ? 6.0 : 4.0) * sbf;
+    if (m.moe)
+        split += 2.0 * sbh * static_cast<double>(m.moe->top_k) * t; // routed tokens, not split by tensor rank
     // Unfused attention keeps the softmax output, its dropout mask and the dropped-out scores: 5 a s^2 b
     // bytes (Korthikanti et al.), unless selective recomputation recomputes them.
     if (w.attention == AttentionKernel::Unfused && w.recompute != Recompute::Selective)

@@ -64,6 +64,40 @@ void checkModel(const Workload& w, Diagnostics& errors) {
                                           " micro-batches x pp=" + std::to_string(p.pp) +
                                           " pipeline operations per step is more than the " +
                                           std::to_string(kMaxPipelineOperations) + " supported"});
+    if (m.moe) {
+        const auto& e = *m.moe;
+        if (e.experts < 2)
+            errors.push_back(
+                {"workload.model.moe.experts", "must be at least 2, got " + std::to_string(e.experts)});
+        if (e.top_k < 1 || e.top_k > e.experts)
+            errors.push_back(
+                {"workload.model.moe.top_k", "must be between 1 and experts=" + std::to_string(e.experts) +
+                                                 ", got " + std::to_string(e.top_k)});
+        if (e.expert_ffn_hidden < 1)
+            errors.push_back({"workload.model.moe.expert_ffn_hidden",
+                              "must be at least 1, got " + std::to_string(e.expert_ffn_hidden)});
+        else if (e.expert_ffn_hidden % p.tp != 0)
+            errors.push_back(
+                {"workload.parallel.tp", divides(p.tp, "expert_ffn_hidden", e.expert_ffn_hidden)});
+        if (e.shared_experts < 0)
+            errors.push_back({"workload.model.moe.shared_experts",
+                              "must be at least 0, got " + std::to_string(e.shared_experts)});
+        if (e.dense_layers < 0 || e.dense_layers >= m.layers)
+            errors.push_back({"workload.model.moe.dense_layers",
+                              "must be between 0 and layers-1=" + std::to_string(m.layers - 1) + ", got " +
+                                  std::to_string(e.dense_layers)});
+        if (p.ep < 1)
+            errors.push_back({"workload.parallel.ep", "must be at least 1, got " + std::to_string(p.ep)});
+        else if (e.experts >= 1 && e.experts % p.ep != 0)
+            errors.push_back({"workload.parallel.ep", divides(p.ep, "experts", e.experts)});
+        else if (p.dp % p.ep != 0)
+            errors.push_back({"workload.parallel.ep",
+                              divides(p.ep, "dp", p.dp) + " (experts are split over data-parallel ranks)"});
+    } else if (p.ep != 1) {
+        errors.push_back({"workload.parallel.ep", "expert parallelism needs a Mixture-of-Experts model "
+                                                  "(workload.model.moe), got ep=" +
+                                                      std::to_string(p.ep)});
+    }
     if (p.sequence_parallel && p.tp > 1 && m.seq_len % p.tp != 0)
         errors.push_back({"workload.parallel.sequence_parallel", divides(p.tp, "seq_len", m.seq_len)});
     if (w.tokens_to_train < static_cast<double>(w.global_batch * m.seq_len))

@@ -53,6 +53,18 @@ struct Cluster {
     bool operator==(const Cluster&) const = default;
 };
 
+// Mixture-of-Experts feed-forward: the layers after the first `dense_layers` route each token to `top_k`
+// of `experts` experts (balanced load), plus `shared_experts` every token goes through; every expert is
+// a feed-forward of width `expert_ffn_hidden`, gated like the dense one.
+struct MoeShape {
+    std::int64_t experts = 0;
+    std::int64_t top_k = 1;
+    std::int64_t expert_ffn_hidden = 0;
+    std::int64_t shared_experts = 0;
+    std::int64_t dense_layers = 0;
+    bool operator==(const MoeShape&) const = default;
+};
+
 // A decoder-only transformer.
 struct ModelShape {
     std::string name;
@@ -64,7 +76,11 @@ struct ModelShape {
     bool ffn_gated = false;
     std::int64_t vocab = 0;
     std::int64_t seq_len = 0;
+    std::optional<MoeShape> moe; // absent: every layer has the dense feed-forward
     bool operator==(const ModelShape&) const = default;
+
+    // Layers with routed experts (0 for a dense model).
+    [[nodiscard]] std::int64_t moeLayers() const { return moe ? layers - moe->dense_layers : 0; }
 };
 
 struct ParallelLayout {
@@ -74,6 +90,7 @@ struct ParallelLayout {
     std::int64_t vp = 1; // model chunks per pipeline device (interleaved 1F1B when > 1)
     std::int64_t cp = 1; // context parallelism: the sequence split over cp devices (ring attention)
     bool sequence_parallel = false;
+    std::int64_t ep = 1; // expert parallelism: the experts split over ep data-parallel ranks (MoE only)
     // Sharding over the data-parallel group (dp * cp devices): 0 none, 1 optimizer states (Megatron's
     // distributed optimizer), 2 also gradients, 3 also parameters (ZeRO-3 / FSDP).
     int zero = 0;

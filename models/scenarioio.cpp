@@ -133,9 +133,23 @@ ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
     ModelShape m;
     if (!r.expectObject(j, path))
         return m;
-    r.rejectUnknownKeys(
-        j, path,
-        {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab", "seq_len"});
+    r.rejectUnknownKeys(j, path,
+                        {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab",
+                         "seq_len", "moe"});
+    if (auto it = j.find("moe"); it != j.end()) {
+        const std::string mp = JsonReader::join(path, "moe");
+        if (r.expectObject(*it, mp)) {
+            r.rejectUnknownKeys(*it, mp,
+                                {"experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers"});
+            MoeShape moe;
+            moe.experts = r.integer(*it, mp, "experts").value_or(0);
+            moe.top_k = r.integer(*it, mp, "top_k").value_or(0);
+            moe.expert_ffn_hidden = r.integer(*it, mp, "expert_ffn_hidden").value_or(0);
+            moe.shared_experts = r.integer(*it, mp, "shared_experts", 0, false).value_or(0);
+            moe.dense_layers = r.integer(*it, mp, "dense_layers", 0, false).value_or(0);
+            m.moe = moe;
+        }
+    }
     m.name = r.text(j, path, "name").value_or("");
     m.layers = r.integer(j, path, "layers").value_or(0);
     m.hidden = r.integer(j, path, "hidden").value_or(0);
@@ -196,12 +210,13 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     if (auto it = j.find("parallel"); it == j.end()) {
         r.error(pp, "missing required field");
     } else if (r.expectObject(*it, pp)) {
-        r.rejectUnknownKeys(*it, pp, {"tp", "pp", "dp", "vp", "cp", "sequence_parallel", "zero"});
+        r.rejectUnknownKeys(*it, pp, {"tp", "pp", "dp", "vp", "cp", "ep", "sequence_parallel", "zero"});
         w.parallel.tp = r.integer(*it, pp, "tp").value_or(0);
         w.parallel.pp = r.integer(*it, pp, "pp").value_or(0);
         w.parallel.dp = r.integer(*it, pp, "dp").value_or(0);
         w.parallel.vp = r.integer(*it, pp, "vp", 1, false).value_or(1);
         w.parallel.cp = r.integer(*it, pp, "cp", 1, false).value_or(1);
+        w.parallel.ep = r.integer(*it, pp, "ep", 1, false).value_or(1);
         w.parallel.sequence_parallel = r.boolean(*it, pp, "sequence_parallel", false).value_or(false);
         if (auto z = r.integer(*it, pp, "zero", 0, false)) {
             if (*z > 3)
@@ -326,6 +341,12 @@ std::string serializeScenario(const Scenario& s) {
         Json{{"name", m.name},           {"layers", m.layers},     {"hidden", m.hidden},
              {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden},
              {"ffn_gated", m.ffn_gated}, {"vocab", m.vocab},       {"seq_len", m.seq_len}};
+    if (m.moe) // omitted for a dense model
+        workload["model"]["moe"] = Json{{"experts", m.moe->experts},
+                                        {"top_k", m.moe->top_k},
+                                        {"expert_ffn_hidden", m.moe->expert_ffn_hidden},
+                                        {"shared_experts", m.moe->shared_experts},
+                                        {"dense_layers", m.moe->dense_layers}};
     workload["global_batch"] = w.global_batch;
     workload["micro_batch"] = w.micro_batch;
     workload["tokens_to_train"] = w.tokens_to_train;
@@ -334,6 +355,8 @@ std::string serializeScenario(const Scenario& s) {
                                 {"dp", w.parallel.dp},    {"vp", w.parallel.vp},
                                 {"cp", w.parallel.cp},    {"sequence_parallel", w.parallel.sequence_parallel},
                                 {"zero", w.parallel.zero}};
+    if (w.parallel.ep != 1) // omitted when 1
+        workload["parallel"]["ep"] = w.parallel.ep;
     workload["recompute"] = toString(w.recompute);
     if (w.attention != AttentionKernel::Fused) // omitted: fused, the default
         workload["attention"] = toString(w.attention);

@@ -74,7 +74,34 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double proj = gemmTime(dev, prec, tokens, h, h / t);
     const double up = gemmTime(dev, prec, tokens, (m.ffn_gated ? 2.0 : 1.0) * f / t, h);
     const double down = gemmTime(dev, prec, tokens, h, f / t);
-    const double gemmFwd = qkv + proj + up + down;
+    // Layers with routed experts (balanced load): each device's tokens go to top_k experts; the ep
+    // devices of an expert-parallel group send each expert ep * tokens * top_k / experts tokens, and a
+    // device runs its experts / ep experts as one GEMM each; shared experts see every token; the router
+    // scores every token against every expert. Per-layer figures below are averages over the chunk's
+    // dense and MoE layers, which keeps every `layers * x` sum exact.
+    const auto moeLayers = static_cast<double>(moeLayersInChunk(w, chunk));
+    const double moeShare = layers > 0 ? moeLayers / layers : 0.0;
+    double moeFfn = 0.0, moeActivationBytes = 0.0;
+    if (m.moe && moeLayers > 0) {
+        const auto& e = *m.moe;
+        const double ef = static_cast<double>(e.expert_ffn_hidden);
+        const double ep = static_cast<double>(w.parallel.ep);
+        const double local = static_cast<double>(e.experts) / ep;
+        const double routed = tokens * static_cast<double>(e.top_k); // token-expert pairs per device
+        const double perExpert = routed / local;
+        const double gate = m.ffn_gated ? 2.0 : 1.0;
+        moeFfn = gemmTime(dev, attnPrec, tokens, static_cast<double>(e.experts), h) +
+                 local * (gemmTime(dev, prec, perExpert, gate * ef / t, h) +
+                          gemmTime(dev, prec, perExpert, h, ef / t));
+        const double shared = static_cast<double>(e.shared_experts);
+        if (shared > 0)
+            moeFfn += gemmTime(dev, prec, tokens, gate * shared * ef / t, h) +
+                      gemmTime(dev, prec, tokens, h, shared * ef / t);
+        // Expert activations, and the permutation of tokens to and from expert order (read + write each).
+        moeActivationBytes =
+            (m.ffn_gated ? 3.0 : 2.0) * (routed + shared * tokens) * ef / t * act + 4.0 * routed * h * act;
+    }
+    const double gemmFwd = qkv + proj + (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
 
     // Fused causal attention: half of the 4*tokens*seq*h FLOPs are computed (local queries against the
     // whole sequence's keys under context parallelism); backward does 2.5x forward.
@@ -110,8 +137,9 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const bool fp8 = prec == Precision::Fp8;
     const double castBytes = fp8 ? tokens * (2.0 * h + h / t + f / t) * (act + 1.0) : 0.0;
     const double elementwiseKernels = 7.0 + (fp8 ? 4.0 : 0.0);
-    const double memFwd = mem.time(0.0, replicated + rotary + activation + castBytes) +
-                          (elementwiseKernels - 1.0) * mem.overhead_s;
+    const double memFwd = mem.time(0.0, replicated + rotary + (1.0 - moeShare) * activation +
+                                            moeShare * moeActivationBytes + castBytes) +
+                          (elementwiseKernels - 1.0 + (moeShare > 0 ? 3.0 * moeShare : 0.0)) * mem.overhead_s;
 
     const double layerFwd = gemmFwd + attnFwd + memFwd;
     const double layerBwd = 2.0 * gemmFwd + attnBwd + 2.0 * memFwd;
@@ -175,6 +203,17 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         c.cp_bytes_forward = static_cast<double>(steps) * kv;
         c.cp_steps_backward = steps * (w.recompute == Recompute::Full ? 2 : 1);
         c.cp_bytes_backward = static_cast<double>(steps) * kv * (w.recompute == Recompute::Full ? 3.0 : 2.0);
+    }
+    if (m.moe && moeLayers > 0 && w.parallel.ep > 1) {
+        // Expert parallelism: per MoE layer a dispatch and a combine all-to-all of the routed tokens in
+        // forward, two more in backward (and again for a recomputed forward). Each device's tokens are
+        // split over tensor ranks by sequence parallelism.
+        c.ep_bytes =
+            tokens * static_cast<double>(m.moe->top_k) * h * act / (w.parallel.sequence_parallel ? t : 1.0);
+        const int perLayer = 2;
+        c.ep_collectives_forward = perLayer * static_cast<int>(moeLayers);
+        c.ep_collectives_backward =
+            perLayer * static_cast<int>(moeLayers) * (w.recompute == Recompute::Full ? 2 : 1);
     }
     c.layers = static_cast<int>(layers);
     c.pp_bytes = tokens * h * act / t;

@@ -37,6 +37,11 @@ struct StageCost {
     double cp_bytes_backward = 0;
     int cp_steps_forward = 0;
     int cp_steps_backward = 0;
+    // Expert parallelism: all-to-alls of `ep_bytes` per device each (a (ep-1)/ep share leaves the device)
+    // over the expert-parallel group, after the computation of an operation.
+    double ep_bytes = 0;
+    int ep_collectives_forward = 0;
+    int ep_collectives_backward = 0;
     // Pipeline point-to-point: bytes each tensor rank sends to the next stage per micro-batch.
     double pp_bytes = 0;
     // Data-parallel traffic per device per step.

@@ -1,5 +1,7 @@
 #include "models/transformer.h"
 
+#include <algorithm>
+
 namespace choreo::models {
 
 ParameterCount countParameters(const ModelShape& m) {
@@ -12,7 +14,31 @@ ParameterCount countParameters(const ModelShape& m) {
     p.norms_per_layer = 2.0 * h;
     p.embedding = static_cast<double>(m.vocab) * h;
     p.final_norm = h;
+    p.layers = m.layers;
+    if (m.moe) {
+        const double expert = (m.ffn_gated ? 3.0 : 2.0) * h * static_cast<double>(m.moe->expert_ffn_hidden);
+        p.experts_per_layer = static_cast<double>(m.moe->experts) * expert;
+        p.active_experts_per_layer = static_cast<double>(m.moe->top_k) * expert;
+        p.shared_per_layer = static_cast<double>(m.moe->shared_experts) * expert;
+        p.router_per_layer = h * static_cast<double>(m.moe->experts);
+        p.moe_layers = m.moeLayers();
+    }
     return p;
+}
+
+std::int64_t firstLayerOfChunk(const Workload& w, std::int64_t chunk) {
+    std::int64_t first = 0;
+    for (std::int64_t c = 0; c < chunk; ++c)
+        first += layersInChunk(w, c);
+    return first;
+}
+
+std::int64_t moeLayersInChunk(const Workload& w, std::int64_t chunk) {
+    if (!w.model.moe)
+        return 0;
+    const std::int64_t first = firstLayerOfChunk(w, chunk);
+    const std::int64_t end = first + layersInChunk(w, chunk);
+    return std::max<std::int64_t>(0, end - std::max(first, w.model.moe->dense_layers));
 }
 
 std::int64_t layersInChunk(const Workload& w, std::int64_t chunk) {
@@ -29,8 +55,13 @@ double parametersPerChunk(const Workload& w, std::int64_t chunk) {
     const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
     const auto layers = static_cast<double>(layersInChunk(w, chunk));
     const double tp = static_cast<double>(w.parallel.tp);
-    // Norm weights are replicated across tensor-parallel ranks; matrices are split.
-    double params = layers * ((p.attention_per_layer + p.ffn_per_layer) / tp + p.norms_per_layer);
+    const auto moe = static_cast<double>(moeLayersInChunk(w, chunk));
+    const double ep = static_cast<double>(w.parallel.ep);
+    // Norm weights and the router are replicated across tensor-parallel ranks; matrices are split, and
+    // routed experts also over the expert-parallel ranks.
+    double params = layers * (p.attention_per_layer / tp + p.norms_per_layer) +
+                    (layers - moe) * p.ffn_per_layer / tp +
+                    moe * ((p.experts_per_layer / ep + p.shared_per_layer) / tp + p.router_per_layer);
     if (chunk == 0)
         params += p.embedding / tp;
     if (chunk == chunks - 1)
@@ -55,23 +86,34 @@ LayerFlops layerForwardFlops(const ModelShape& m, double tokens) {
     return f;
 }
 
+LayerFlops moeLayerForwardFlops(const ModelShape& m, double tokens) {
+    const auto p = countParameters(m);
+    LayerFlops f = layerForwardFlops(m, tokens);
+    f.gemm = 2.0 * tokens *
+             (p.attention_per_layer + p.active_experts_per_layer + p.shared_per_layer + p.router_per_layer);
+    return f;
+}
+
 double logitsForwardFlops(const ModelShape& m, double tokens) {
     return 2.0 * tokens * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
 }
 
 StepFlops stepFlops(const Workload& w) {
     const double tokens = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
-    const auto layer = layerForwardFlops(w.model, tokens);
-    const double layers = static_cast<double>(w.model.layers);
+    const auto dense = layerForwardFlops(w.model, tokens);
+    const auto moe = moeLayerForwardFlops(w.model, tokens);
+    const auto moeLayers = static_cast<double>(w.model.moeLayers());
+    const double denseLayers = static_cast<double>(w.model.layers) - moeLayers;
+    const double layersTotal = denseLayers * dense.total() + moeLayers * moe.total();
     StepFlops f;
-    f.forward = layers * layer.total() + logitsForwardFlops(w.model, tokens);
+    f.forward = layersTotal + logitsForwardFlops(w.model, tokens);
     f.backward = 2.0 * f.forward;
     switch (w.recompute) {
     case Recompute::Full:
-        f.recompute = layers * layer.total();
+        f.recompute = layersTotal;
         break;
     case Recompute::Selective:
-        f.recompute = layers * layer.attention;
+        f.recompute = static_cast<double>(w.model.layers) * dense.attention;
         break;
     case Recompute::None:
         break;

@@ -7,14 +7,37 @@ namespace choreo::models {
 // Parameter counts of a decoder-only transformer (untied input and output embeddings).
 struct ParameterCount {
     double attention_per_layer = 0; // Q, K, V (grouped-query aware) and output projection
-    double ffn_per_layer = 0;       // 2 or 3 matrices (gated)
+    double ffn_per_layer = 0;       // 2 or 3 matrices (gated), of a dense layer
     double norms_per_layer = 0;
     double embedding = 0; // input embedding; the output layer has as many
     double final_norm = 0;
+    // Mixture-of-Experts layers have these instead of ffn_per_layer.
+    double experts_per_layer = 0;        // every routed expert
+    double active_experts_per_layer = 0; // the top_k routed experts one token goes through
+    double shared_per_layer = 0;         // shared experts
+    double router_per_layer = 0;         // hidden x experts
+    std::int64_t layers = 0;
+    std::int64_t moe_layers = 0;
 
+    // A dense layer.
     [[nodiscard]] double perLayer() const { return attention_per_layer + ffn_per_layer + norms_per_layer; }
-    [[nodiscard]] double total(std::int64_t layers) const {
-        return perLayer() * static_cast<double>(layers) + 2.0 * embedding + final_norm;
+    // A layer with routed experts: all of them, or those one token uses.
+    [[nodiscard]] double perMoeLayer() const {
+        return attention_per_layer + experts_per_layer + shared_per_layer + router_per_layer +
+               norms_per_layer;
+    }
+    [[nodiscard]] double perMoeLayerActive() const {
+        return attention_per_layer + active_experts_per_layer + shared_per_layer + router_per_layer +
+               norms_per_layer;
+    }
+    [[nodiscard]] double total() const {
+        return perLayer() * static_cast<double>(layers - moe_layers) +
+               perMoeLayer() * static_cast<double>(moe_layers) + 2.0 * embedding + final_norm;
+    }
+    // Parameters one token goes through (what FLOPs count); equals total() for a dense model.
+    [[nodiscard]] double active() const {
+        return perLayer() * static_cast<double>(layers - moe_layers) +
+               perMoeLayerActive() * static_cast<double>(moe_layers) + 2.0 * embedding + final_norm;
     }
 };
 ParameterCount countParameters(const ModelShape& model);
@@ -23,7 +46,12 @@ ParameterCount countParameters(const ModelShape& model);
 // chunks get ceil(layers / chunks) or one less; the first and last chunks, which also hold the embedding
 // and the logits layer, give up a layer first (as Llama 3 405B's 126 layers over 16 stages: 7, 8 ... 8, 7).
 std::int64_t layersInChunk(const Workload& workload, std::int64_t chunk);
-// Parameters of virtual pipeline stage `chunk` (0 .. pp*vp-1) held by one tensor rank.
+// Index of the first transformer layer of chunk `chunk`.
+std::int64_t firstLayerOfChunk(const Workload& workload, std::int64_t chunk);
+// Layers of chunk `chunk` with routed experts (the model's first dense_layers have none).
+std::int64_t moeLayersInChunk(const Workload& workload, std::int64_t chunk);
+// Parameters of virtual pipeline stage `chunk` (0 .. pp*vp-1) held by one tensor rank (of an MoE layer's
+// routed experts, its expert-parallel share: experts / ep).
 double parametersPerChunk(const Workload& workload, std::int64_t chunk);
 // Parameters held by one device of pipeline stage `stage` (its vp chunks; tensor-parallel shard), before
 // any ZeRO sharding.
@@ -37,6 +65,8 @@ struct LayerFlops {
     [[nodiscard]] double total() const { return gemm + attention; }
 };
 LayerFlops layerForwardFlops(const ModelShape& model, double tokens);
+// The same for a layer with routed experts: the top_k experts, the shared ones and the router per token.
+LayerFlops moeLayerForwardFlops(const ModelShape& model, double tokens);
 // Forward FLOPs of the logits layer for `tokens` tokens.
 double logitsForwardFlops(const ModelShape& model, double tokens);
 

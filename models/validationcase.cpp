@@ -177,6 +177,16 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         w.parallel.zero = static_cast<int>(zero);
         w.parallel.vp = vp;
         w.parallel.cp = cp;
+        w.parallel.ep = ep;
+        if (experts > 0) {
+            MoeShape moe;
+            moe.experts = experts;
+            moe.top_k = row.integer("moe_topk", 1, false);
+            moe.shared_experts = row.integer("moe_shared_experts", 0, false);
+            moe.expert_ffn_hidden = row.integer("moe_ffn_hidden", w.model.ffn_hidden, false);
+            moe.dense_layers = row.integer("moe_dense_layers", 0, false);
+            w.model.moe = moe;
+        }
         const std::string recompute = row.text("recompute");
         w.recompute = recompute == "full"        ? Recompute::Full
                       : recompute == "selective" ? Recompute::Selective
@@ -197,8 +207,6 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);
-        else if (ep > 1 || experts > 0)
-            c.skip = "Mixture-of-Experts / expert parallelism is not modelled yet";
         else if (!row.text("finetune").empty())
             c.skip = "fine-tuning runs are not modelled yet";
         if (errors.size() != before)

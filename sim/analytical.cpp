@@ -94,11 +94,30 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
         const auto si = static_cast<std::size_t>(s);
         const auto tensor = group(s, true, false, false), context = group(s, false, true, false);
         const auto data = group(s, false, true, true);
+        // Expert-parallel all-to-all: each device sends bytes/ep to each peer, those on its node over its
+        // scale-up link, the others over its NIC, side by side; the busier link and the longest hop pace it.
+        auto allToAll = [&](int count) {
+            if (p.ep <= 1 || count <= 0 || c.ep_bytes <= 0.0)
+                return 0.0;
+            const double share = c.ep_bytes / static_cast<double>(p.ep);
+            const std::int64_t self = device(0, 0, 0, s);
+            double scaleUp = 0.0, nic = 0.0, hop = 0.0;
+            for (std::int64_t d = 1; d < p.ep; ++d) {
+                const std::int64_t peer = device(0, 0, d, s);
+                (links.spec.sameNode(self, peer) ? scaleUp : nic) += share;
+                hop = std::max(hop, links.spec.latency(self, peer));
+            }
+            const double time =
+                std::max(scaleUp / links.spec.scale_up_Bps,
+                         nic > 0.0 ? nic / links.bandwidth(self, self + links.spec.devices_per_node) : 0.0);
+            return count * (hop + time);
+        };
         auto op = [&](double compute, int tpColl, double cpBytes, int cpSteps, bool backward) {
             const double cpTime =
                 links.ring(context, cpSteps > 0 ? 1 : 0, cpSteps, cpBytes / std::max(1, cpSteps));
-            double t =
-                std::max(compute, cpTime) + links.ring(tensor, arSteps, tpColl, tpTrafficFactor * c.tp_bytes);
+            double t = std::max(compute, cpTime) +
+                       links.ring(tensor, arSteps, tpColl, tpTrafficFactor * c.tp_bytes) +
+                       allToAll(backward ? c.ep_collectives_backward : c.ep_collectives_forward);
             if (p.zero >= 3) { // per layer, the next layer's gather (and the reduce-scatter) beside compute
                 const double n = static_cast<double>(dataGroup);
                 const double gather = links.ring(data, static_cast<int>(dataGroup - 1), 1,

@@ -25,7 +25,7 @@ models::Scenario llama405b(std::int64_t devices, std::int64_t pp, std::int64_t d
     s.cluster.pools.push_back({"gpus", "h100-sxm", devices, std::min<std::int64_t>(8, devices)});
     s.cluster.network.nic_Gbps = 400.0;
     auto& w = s.workload;
-    w.model = {"Llama-3 405B", 126, 16384, 128, 8, 53248, true, 128256, 8192};
+    w.model = {"Llama-3 405B", 126, 16384, 128, 8, 53248, true, 128256, 8192, std::nullopt};
     w.global_batch = 2048;
     w.micro_batch = 1;
     w.tokens_to_train = 15e12;

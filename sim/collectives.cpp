@@ -133,4 +133,48 @@ TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fide
     return messageRounds(graph, ranks, bytes / static_cast<double>(steps), steps, after);
 }
 
+TaskGraph::Id allToAll(TaskGraph& graph, const Platform& platform, Fidelity fidelity,
+                       const std::vector<std::int64_t>& ranks, double bytes, int count, TaskGraph::Id after,
+                       Edges edges) {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    if (n <= 1 || count <= 0 || bytes <= 0.0)
+        return after;
+    const double share = bytes / static_cast<double>(n);
+    auto at = [&](std::int64_t i) { return ranks[static_cast<std::size_t>(i)]; };
+    if (fidelity == Fidelity::Flow) {
+        double hop = 0.0;
+        for (std::int64_t i = 1; i < n; ++i)
+            hop = std::max({hop, platform.latency(at(0), at(i)), platform.latency(at(i), at(0))});
+        TaskGraph::Id start = after;
+        if (count > 1) {
+            start = graph.delay(hop * static_cast<double>(count - 1));
+            graph.depend(after, start);
+        }
+        const TaskGraph::Id done = graph.join();
+        auto flow = [&](std::int64_t from, std::int64_t to) {
+            const TaskGraph::Id x = graph.transfer(at(from), at(to), share * count);
+            graph.depend(start, x);
+            graph.depend(x, done);
+        };
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < n; ++j)
+                if (i != j && (edges == Edges::All || i == 0 || j == 0))
+                    flow(i, j);
+        return done;
+    }
+    TaskGraph::Id previous = after;
+    for (int round = 0; round < count; ++round) {
+        const TaskGraph::Id barrier = graph.join();
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < n; ++j)
+                if (i != j) {
+                    const TaskGraph::Id msg = graph.transfer(at(i), at(j), share);
+                    graph.depend(previous, msg);
+                    graph.depend(msg, barrier);
+                }
+        previous = barrier;
+    }
+    return previous;
+}
+
 } // namespace choreo::sim

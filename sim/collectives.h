@@ -36,6 +36,15 @@ TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fide
                        const std::vector<std::int64_t>& ranks, double bytes, int steps, TaskGraph::Id after,
                        Edges edges = Edges::All);
 
+// An all-to-all over `ranks`: each rank sends bytes / n to every other (expert parallelism's dispatch and
+// combine), `count` times back to back, after `after`. Flow fidelity: one latency delay, then one flow per
+// simulated pair carrying all its traffic; Edges::All simulates every ordered pair, otherwise only the
+// pairs into and out of the first rank (its links carry what they would). Packet fidelity: every message
+// of every round, with a barrier between rounds. Returns the join that ends it.
+TaskGraph::Id allToAll(TaskGraph& graph, const Platform& platform, Fidelity fidelity,
+                       const std::vector<std::int64_t>& ranks, double bytes, int count, TaskGraph::Id after,
+                       Edges edges = Edges::All);
+
 // Ring steps of a collective over n ranks: 2(n-1) for all-reduce, n-1 otherwise.
 int ringSteps(Collective kind, std::int64_t n);
 // Bytes each rank sends in the whole collective: steps * bytes / n.

@@ -74,4 +74,15 @@ double probeNodeRingAllReduce(int nodes, int perNode, double bytes, const ProbeL
     return graph.run(*engine);
 }
 
+double probeAllToAll(int devices, double bytes, const ProbeLinks& links, Fidelity fidelity) {
+    auto engine = makeEngine();
+    Platform platform(*engine, probeSpec(devices, 1, links));
+    TaskGraph graph(platform);
+    std::vector<std::int64_t> ranks(static_cast<std::size_t>(devices));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    allToAll(graph, platform, fidelity, ranks, bytes, 1, graph.join(),
+             fidelity == Fidelity::Flow ? Edges::Representative : Edges::All);
+    return graph.run(*engine);
+}
+
 } // namespace choreo::sim

@@ -22,6 +22,10 @@ double probeSharedLink(int flows, double bytes, const ProbeLinks& links);
 // so that every ring edge crosses its NIC links.
 double probeRingAllReduce(int devices, double bytes, const ProbeLinks& links, Fidelity fidelity);
 
+// Simulated time of an all-to-all of `bytes` per rank (bytes / n to each other rank) over `devices`
+// devices, one per node.
+double probeAllToAll(int devices, double bytes, const ProbeLinks& links, Fidelity fidelity);
+
 // The same over `nodes` nodes of `perNode` devices, ranks in node order: NCCL-like channels (channels.h).
 // Scale-up links run at `scaleUp` (bandwidth and latency), NIC links at `links`.
 double probeNodeRingAllReduce(int nodes, int perNode, double bytes, const ProbeLinks& links,

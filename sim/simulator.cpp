@@ -72,6 +72,7 @@ public:
         , dp_(w_.parallel.dp)
         , vp_(w_.parallel.vp)
         , cp_(w_.parallel.cp)
+        , ep_(w_.parallel.ep)
         , chunks_(pp_ * vp_)
         , micro_(w_.microBatchesPerStep())
         , zero_(w_.parallel.zero)
@@ -114,7 +115,16 @@ public:
 
     // A computation on every simulated device of a stage's tensor and context group, then the tensor
     // collectives; context-parallel ring traffic runs beside the computation.
-    Op makeOp(std::int64_t chunk, double computeS, int tpCollectives, double cpBytes, int cpSteps) {
+    // The devices that exchange tokens with one another's experts: ep consecutive data-parallel ranks.
+    std::vector<std::int64_t> expertGroup(std::int64_t t, std::int64_t c, std::int64_t stage) const {
+        std::vector<std::int64_t> g;
+        for (std::int64_t d = 0; d < ep_; ++d)
+            g.push_back(device(t, c, d, stage));
+        return g;
+    }
+
+    Op makeOp(std::int64_t chunk, double computeS, int tpCollectives, double cpBytes, int cpSteps,
+              int epCollectives = 0) {
         const std::int64_t stage = chunk % pp_;
         Op op;
         op.in = graph_.join();
@@ -135,6 +145,15 @@ public:
                 ringCollective(graph_, platform_, fidelity_, Collective::AllReduce, tensorGroup(c, stage),
                                cost(chunk).tp_bytes, tpCollectives, computed, groupEdges_);
             done = c == 0 ? tensor : join(done, tensor);
+        }
+        if (ep_ > 1 && epCollectives > 0) {
+            // Expert-parallel all-to-alls after the tensor collectives (no overlap, as Megatron's default).
+            const Id tensorDone = done;
+            for (std::int64_t c = 0; c < activeCp_; ++c)
+                for (std::int64_t t = 0; t < activeTp_; ++t)
+                    done = join(done, allToAll(graph_, platform_, fidelity_, expertGroup(t, c, stage),
+                                               cost(chunk).ep_bytes, epCollectives, tensorDone,
+                                               folded_ ? Edges::Representative : Edges::All));
         }
         if (cp_ > 1) {
             op.out = graph_.join();
@@ -205,11 +224,12 @@ public:
         const int coll = backward ? c.tp_collectives_backward : c.tp_collectives_forward;
         const double cpBytes = (backward ? c.cp_bytes_backward : c.cp_bytes_forward) / layers;
         const int cpSteps = (backward ? c.cp_steps_backward : c.cp_steps_forward) / layers;
+        const int ep = backward ? c.ep_collectives_backward : c.ep_collectives_forward;
         std::vector<Op> pieces;
         pieces.reserve(static_cast<std::size_t>(layers));
         for (int l = 0; l < layers; ++l)
-            pieces.push_back(
-                makeOp(chunk, computeS, coll / layers + (l < coll % layers ? 1 : 0), cpBytes, cpSteps));
+            pieces.push_back(makeOp(chunk, computeS, coll / layers + (l < coll % layers ? 1 : 0), cpBytes,
+                                    cpSteps, ep / layers + (l < ep % layers ? 1 : 0)));
         Op whole = chain(pieces);
         for (int l = 0; l < layers; ++l) {
             // Gather layer l once the previous layer has started (or the op may start, for the first).
@@ -246,10 +266,10 @@ public:
                                  reduces[static_cast<std::size_t>(s)]);
                 } else if (!backward) {
                     op = makeOp(chunk, c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward,
-                                c.cp_steps_forward);
+                                c.cp_steps_forward, c.ep_collectives_forward);
                 } else if (m + 1 < micro_) {
                     op = makeOp(chunk, c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward,
-                                c.cp_steps_backward);
+                                c.cp_steps_backward, c.ep_collectives_backward);
                 } else {
                     op = lastBackward(chunk, reduced[static_cast<std::size_t>(chunk)]);
                 }
@@ -319,8 +339,10 @@ public:
         for (int k = 0; k < buckets; ++k) {
             const int coll =
                 c.tp_collectives_backward / buckets + (k < c.tp_collectives_backward % buckets ? 1 : 0);
+            const int ep =
+                c.ep_collectives_backward / buckets + (k < c.ep_collectives_backward % buckets ? 1 : 0);
             pieces.push_back(makeOp(chunk, c.backward_s / buckets, coll, c.cp_bytes_backward / buckets,
-                                    c.cp_steps_backward / buckets));
+                                    c.cp_steps_backward / buckets, ep));
         }
         Op whole = chain(pieces);
         if (group > 1)
@@ -417,7 +439,7 @@ private:
     const Platform& platform_;
     TaskGraph& graph_;
     Fidelity fidelity_;
-    std::int64_t tp_, pp_, dp_, vp_, cp_, chunks_, micro_;
+    std::int64_t tp_, pp_, dp_, vp_, cp_, ep_, chunks_, micro_;
     int zero_;
     bool folded_;
     std::int64_t activeTp_, activeCp_; // ranks simulated per tensor / context group

@@ -70,6 +70,12 @@ private slots:
         doc["cluster"]["network"]["scale_up"] = Json{{"bandwidth_GBps", 300.0}};
         doc["workload"]["pool"] = "gpus";
         doc["workload"]["attention"] = "unfused";
+        doc["workload"]["model"]["moe"] = Json{{"experts", 8},
+                                               {"top_k", 2},
+                                               {"expert_ffn_hidden", 7168},
+                                               {"shared_experts", 1},
+                                               {"dense_layers", 2}};
+        doc["workload"]["parallel"]["ep"] = 4;
         doc["costs"]["rent_usd_per_device_hour"] = 2.5;
         Diagnostics errors;
         auto scenario = parseScenario(doc.dump(), errors);
@@ -155,6 +161,23 @@ private slots:
         row("unfused attention needs memory", "activations 477.1 GB", [](Json& d) {
             d["workload"]["attention"] = "unfused";
             d["workload"]["recompute"] = "none";
+        });
+        row("ep without experts",
+            "workload.parallel.ep: expert parallelism needs a Mixture-of-Experts model (workload.model.moe), "
+            "got ep=2",
+            [](Json& d) { d["workload"]["parallel"]["ep"] = 2; });
+        row("top_k beyond experts", "workload.model.moe.top_k: must be between 1 and experts=8, got 9",
+            [](Json& d) {
+                d["workload"]["model"]["moe"] =
+                    Json{{"experts", 8}, {"top_k", 9}, {"expert_ffn_hidden", 1024}};
+            });
+        row("ep does not divide experts", "workload.parallel.ep: 8 does not divide experts=6", [](Json& d) {
+            d["workload"]["model"]["moe"] = Json{{"experts", 6}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+            d["workload"]["parallel"]["ep"] = 8;
+        });
+        row("unknown moe field", "workload.model.moe.capacity: unknown field", [](Json& d) {
+            d["workload"]["model"]["moe"] =
+                Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}, {"capacity", 1.25}};
         });
         row("too many devices",
             "cluster.pools[0].count: 1048576 devices is more than the 131072 a pool can simulate",

@@ -62,7 +62,10 @@ private slots:
         Diagnostics errors;
         const auto cases = parseValidationCsv(csv, errors);
         QCOMPARE(cases.size(), std::size_t(3));
-        QVERIFY(cases[0].skip->find("Mixture-of-Experts") != std::string::npos);
+        QVERIFY(!cases[0].skip); // Mixture-of-Experts is modelled
+        QVERIFY(cases[0].scenario.workload.model.moe);
+        QCOMPARE(cases[0].scenario.workload.model.moe->experts, std::int64_t(8));
+        QCOMPARE(cases[0].scenario.workload.parallel.ep, std::int64_t(8));
         QVERIFY(cases[1].skip->find("fine-tuning") != std::string::npos);
         QVERIFY(!cases[2].skip); // interleaving and ZeRO-3 are modelled
     }

@@ -13,7 +13,7 @@ namespace {
 // GPT-style: 2 layers, hidden 1024, 16 heads (MHA), FFN 4096 plain, vocab 32000, seq 2048.
 Workload small() {
     Workload w;
-    w.model = {"small", 2, 1024, 16, 16, 4096, false, 32000, 2048};
+    w.model = {"small", 2, 1024, 16, 16, 4096, false, 32000, 2048, std::nullopt};
     w.global_batch = 8;
     w.micro_batch = 1;
     w.tokens_to_train = 1e9;
@@ -33,11 +33,11 @@ private slots:
         // per layer: 4h^2 + 2hf + 2h = 4*1024^2 + 2*1024*4096 + 2*1024
         QCOMPARE(p.perLayer(), 12584960.0);
         // total: 2 layers + untied embeddings 2*V*h + final norm h
-        QCOMPARE(p.total(2), 90706944.0);
+        QCOMPARE(p.total(), 90706944.0);
     }
 
     void groupedQueryAttentionShrinksKv() {
-        ModelShape m{"gqa", 1, 8192, 64, 8, 28672, true, 128256, 8192};
+        ModelShape m{"gqa", 1, 8192, 64, 8, 28672, true, 128256, 8192, std::nullopt};
         const auto p = countParameters(m);
         // Q and O: 2h^2; K and V: 2 * h * (8 * 128)
         QCOMPARE(p.attention_per_layer, 2.0 * 8192 * 8192 + 2.0 * 8192 * 1024);
@@ -152,6 +152,30 @@ private slots:
         d.efficiency.gemm_half_gflop.value = 0;
         d.efficiency.gemm_by_precision[Precision::Fp8].value = 0.5;
         QVERIFY(qAbs(gemmTime(d, Precision::Fp8, n, n, n) - 1.10351e-3) < 1e-8);
+    }
+
+    // Mixtral 8x7B: 46.7B parameters, 12.9B active (Mistral AI's figures). By hand: attention
+    // 4096 * (4096 + 2 * 1024) + 4096^2 = 41,943,040; an expert 3 * 4096 * 14336 = 176,160,768; router
+    // 4096 * 8; norms 2 * 4096; per layer with all 8 experts and 32 layers plus 2 * 32000 * 4096 + 4096:
+    // 46,702,792,704 total; with 2 experts: 12,879,925,248 active.
+    // With tp 2, ep 4, pp 2, chunk 0 holds 16 layers: attention / 2, norms, 8 / 4 experts / 2, the router,
+    // and the embedding / 2: 3,220,307,968.
+    void mixtureOfExperts() {
+        Workload w = small();
+        w.model = {"mixtral", 32, 4096, 32, 8, 14336, true, 32000, 4096, MoeShape{8, 2, 14336, 0, 0}};
+        const auto p = countParameters(w.model);
+        QCOMPARE(p.total(), 46702792704.0);
+        QCOMPARE(p.active(), 12879925248.0);
+        w.parallel = {.tp = 2, .pp = 2, .dp = 4, .ep = 4};
+        QCOMPARE(parametersPerChunk(w, 0), 3220307968.0);
+        // FLOPs follow the active parameters: 2 * tokens * active matrices per layer.
+        const auto moe = moeLayerForwardFlops(w.model, 1.0);
+        QCOMPARE(moe.gemm, 2.0 * (41943040.0 + 2 * 176160768.0 + 32768.0));
+        // Dense first layers have no experts.
+        w.model.moe->dense_layers = 3;
+        QCOMPARE(moeLayersInChunk(w, 0), std::int64_t(13));
+        QCOMPARE(moeLayersInChunk(w, 1), std::int64_t(16));
+        QCOMPARE(countParameters(w.model).moe_layers, std::int64_t(29));
     }
 
     void peakIsTheWorstStage() {

@@ -127,7 +127,7 @@ private slots:
 
     void flowAndPacketAgree_data() {
         QTest::addColumn<QString>("variant");
-        for (const char* v : {"1f1b", "interleaved", "context", "zero1-oversubscribed", "zero3"})
+        for (const char* v : {"1f1b", "interleaved", "context", "zero1-oversubscribed", "zero3", "moe-ep"})
             QTest::newRow(v) << QString::fromUtf8(v);
     }
 
@@ -153,6 +153,14 @@ private slots:
             p["dp"] = 8;
             doc["cluster"]["network"]["topology"]["oversubscription"] = 4.0;
             doc["cluster"]["network"]["topology"]["nodes_per_leaf"] = 1;
+        }
+        if (variant == QStringLiteral("moe-ep")) { // expert all-to-alls across two nodes
+            p["pp"] = 1;
+            p["dp"] = 8;
+            p["ep"] = 4;
+            doc["workload"]["model"]["moe"] =
+                Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 7168}, {"dense_layers", 1}};
+            doc["workload"]["global_batch"] = 16;
         }
         if (variant == QStringLiteral("zero3")) {
             p["pp"] = 1;

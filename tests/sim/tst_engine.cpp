@@ -52,6 +52,11 @@ private slots:
     void channelAllReduceFlow() { checkChannels(Fidelity::Flow); }
     void channelAllReducePacket() { checkChannels(Fidelity::Packet); }
 
+    // 8 devices on 8 nodes, 1 GB per rank: each NIC sends and receives 7/8 GB at 50 GB/s, after one route
+    // of two 2 us links: 7/8 * 1e9 / 50e9 + 4e-6 = 17.504 ms.
+    void allToAllFlow() { checkAllToAll(Fidelity::Flow); }
+    void allToAllPacket() { checkAllToAll(Fidelity::Packet); }
+
     void channelsLeaveThroughEveryNic() {
         PlatformSpec spec;
         spec.devices = 16;
@@ -102,6 +107,13 @@ private slots:
     }
 
 private:
+    static void checkAllToAll(Fidelity fidelity) {
+        const double t = probeAllToAll(8, 1e9, {50e9, 2e-6}, fidelity);
+        const double expected = 7.0 / 8.0 * 1e9 / 50e9 + 4e-6;
+        QVERIFY2(relativeError(t, expected) < 0.02,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t).arg(expected)));
+    }
+
     static void checkChannels(Fidelity fidelity) {
         const int nodes = 4, perNode = 4, n = nodes * perNode;
         const double bytes = 1e9, nic = 25e9, latency = 1e-6;
