@@ -89,6 +89,14 @@ QString ResultsPanel::message() const {
     return message_->isHidden() ? QString() : message_->text();
 }
 
+void ResultsPanel::addPage(QWidget* page, const QString& title) {
+    tabs_->addTab(page, title);
+}
+
+void ResultsPanel::showPage(QWidget* page) {
+    tabs_->setCurrentWidget(page);
+}
+
 void ResultsPanel::clear() {
     summary_->clear();
     sweep_->clear();
