@@ -6,9 +6,11 @@
 #include "ui/charts/modelchartview.h"
 #include "ui/cluster/clustereditor.h"
 #include "ui/cluster/devicepalette.h"
+#include "ui/compare/comparedialog.h"
 #include "ui/document.h"
 #include "ui/editids.h"
 #include "ui/itemmodels/catalogdevicemodel.h"
+#include "ui/itemmodels/comparemodel.h"
 #include "ui/itemmodels/memorystagemodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
 #include "ui/reports/reportwriter.h"
@@ -215,6 +217,9 @@ void MainWindow::createActions() {
     compareHardwareAction_ = run->addAction(tr("Compare &hardware"), this, &MainWindow::compareHardware);
     compareHardwareAction_->setObjectName(u"compareHardwareAction"_s);
     compareHardwareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
+    compareAction_ = run->addAction(tr("Com&pare scenarios…"), this, &MainWindow::compareScenarios);
+    compareAction_->setObjectName(u"compareAction"_s);
+    compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
 
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(u"mainToolBar"_s);
@@ -471,6 +476,15 @@ void MainWindow::suggestLayout() {
 void MainWindow::compareHardware() {
     results_->showPage(hardware_);
     hardware_->start();
+}
+
+void MainWindow::compareScenarios() {
+    if (!compare_)
+        compare_ = new CompareDialog(document_, worker_, this);
+    if (compare_->model()->columnCount() == 0)
+        compare_->addSnapshot();
+    compare_->show();
+    compare_->raise();
 }
 
 void MainWindow::enableAutosave(const QString& directory, int intervalMs) {

@@ -30,6 +30,7 @@ namespace choreo::ui {
 class AnalysisJob;
 class Autosave;
 class CatalogDeviceModel;
+class CompareDialog;
 class DevicePalette;
 class Document;
 class HardwarePanel;
@@ -62,6 +63,8 @@ public:
     [[nodiscard]] HardwarePanel* hardwarePanel() const { return hardware_; }
     // The layout suggestion dialog, created on first use (nullptr before).
     [[nodiscard]] LayoutSuggestDialog* suggestDialog() const { return suggest_; }
+    // The compare view, created on first use (nullptr before).
+    [[nodiscard]] CompareDialog* compareDialog() const { return compare_; }
 
     // Writes unsaved changes to `directory` every `intervalMs` (see Autosave).
     void enableAutosave(const QString& directory, int intervalMs);
@@ -77,6 +80,8 @@ public slots:
     void suggestLayout();
     // Runs the scenario on every catalog device that fits and shows the hardware options page.
     void compareHardware();
+    // Opens the compare view, with a snapshot of the scenario when it is empty.
+    void compareScenarios();
 
 signals:
     // A run (base and sweep) is over; ok when the base run gave a result. Not emitted on cancel.
@@ -121,6 +126,7 @@ private:
     MemoryStageModel* memoryModel_ = nullptr;
     HardwarePanel* hardware_ = nullptr;
     LayoutSuggestDialog* suggest_ = nullptr;
+    CompareDialog* compare_ = nullptr;
     Autosave* autosave_ = nullptr;
     QString autosaveDir_;
     QLabel* status_ = nullptr;
@@ -134,6 +140,7 @@ private:
     QAction* exportCsvAction_ = nullptr;
     QAction* suggestAction_ = nullptr;
     QAction* compareHardwareAction_ = nullptr;
+    QAction* compareAction_ = nullptr;
 
     AnalysisJob* job_ = nullptr;
     // What the results on screen belong to: the scenario as it was run, not as edited since.
