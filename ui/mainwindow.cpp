@@ -183,7 +183,8 @@ void MainWindow::createActions() {
     file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { save(); });
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveAs(); });
     file->addSeparator();
-    exportReportAction_ = file->addAction(tr("Export &report (PDF)…"), this, &MainWindow::exportReport);
+    exportReportAction_ =
+        file->addAction(tr("Export &report (PDF or HTML)…"), this, &MainWindow::exportReport);
     exportReportAction_->setObjectName(u"exportReportAction"_s);
     exportReportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportCsvAction_ = file->addAction(tr("Export s&weep (CSV)…"), this, &MainWindow::exportCsv);
@@ -538,17 +539,26 @@ bool MainWindow::offerRecovery() {
 void MainWindow::exportReport() {
     if (!resultBase_ || !resultScenario_)
         return;
+    const QString pdfFilter = tr("PDF (*.pdf)");
+    const QString htmlFilter = tr("HTML (*.html)");
+    QString selected = pdfFilter;
     const QString suggested =
         QFileInfo(settings_.value(kLastDirKey).toString(), q(resultScenario_->name) + u".pdf"_s).filePath();
-    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested, tr("PDF (*.pdf)"));
+    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested,
+                                                pdfFilter + u";;"_s + htmlFilter, &selected);
     if (path.isEmpty())
         return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += u".pdf"_s;
+    QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix != u"pdf"_s && suffix != u"html"_s && suffix != u"htm"_s) {
+        suffix = selected == htmlFilter ? u"html"_s : u"pdf"_s;
+        path += u'.' + suffix;
+    }
     const ReportInput input{*resultScenario_, *resultBase_, results_->sweepModel()->outcomes(), &catalog_,
                             QDateTime::currentDateTime()};
     QString error;
-    if (writeReportPdf(input, path, error) == 0) {
+    const bool ok =
+        suffix == u"pdf"_s ? writeReportPdf(input, path, error) > 0 : writeReportHtml(input, path, error);
+    if (!ok) {
         showError(tr("Cannot export the report"), error);
         return;
     }

@@ -4,6 +4,7 @@
 #include "ui/editids.h"
 #include "ui/formfields.h"
 #include "ui/itemmodels/pooltablemodel.h"
+#include "ui/reports/tablecsv.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -46,6 +47,7 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
     poolView_->setToolTip(tr("Drop a device from the device palette here to add a pool of it"));
     poolView_->setMinimumHeight(90);
     poolView_->setMaximumHeight(110);
+    addCsvExport(poolView_, tr("pools"));
     mark(u"cluster.pools"_s, poolView_);
     mark(u"cluster"_s, poolView_, true); // tp*pp*dp against the pool's size
 

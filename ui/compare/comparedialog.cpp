@@ -3,6 +3,7 @@
 #include "models/scenarioio.h"
 #include "ui/document.h"
 #include "ui/itemmodels/comparemodel.h"
+#include "ui/reports/tablecsv.h"
 #include "ui/runs/sweeprunner.h"
 
 #include <QComboBox>
@@ -44,6 +45,7 @@ CompareDialog::CompareDialog(Document* document, WorkerCommand worker, QWidget* 
     view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->setWordWrap(true);
+    addCsvExport(view_, tr("comparison"));
     fidelity_->setObjectName(u"compareFidelityCombo"_s);
     fidelity_->addItem(tr("analytical (fast)"), u"analytical"_s);
     fidelity_->addItem(tr("flow"), u"flow"_s);

@@ -4,6 +4,7 @@
 #include "ui/charts/paretochart.h"
 #include "ui/document.h"
 #include "ui/itemmodels/hardwareoptionmodel.h"
+#include "ui/reports/tablecsv.h"
 #include "ui/results/hardwareoptions.h"
 #include "ui/runs/sweeprunner.h"
 
@@ -51,6 +52,7 @@ HardwarePanel::HardwarePanel(Document* document, WorkerCommand worker, QWidget* 
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->horizontalHeader()->setStretchLastSection(true);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    addCsvExport(table, tr("hardware-options"));
 
     auto* top = new QHBoxLayout;
     top->addWidget(start_);

@@ -5,6 +5,7 @@
 #include "ui/charts/scalingchart.h"
 #include "ui/itemmodels/resultsummarymodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/reports/tablecsv.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -61,6 +62,8 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     sweepView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     sweepView_->horizontalHeader()->setStretchLastSection(true);
     sweepView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    addCsvExport(summaryView_, tr("summary"));
+    addCsvExport(sweepView_, tr("sweep"));
 
     auto* top = new QSplitter(Qt::Horizontal);
     top->addWidget(summaryView_);

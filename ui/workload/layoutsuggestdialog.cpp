@@ -4,6 +4,7 @@
 #include "ui/editids.h"
 #include "ui/itemmodels/layoutsuggestionmodel.h"
 #include "ui/itemmodels/roles.h"
+#include "ui/reports/tablecsv.h"
 #include "ui/runs/sweeprunner.h"
 
 #include <QDialogButtonBox>
@@ -56,6 +57,7 @@ LayoutSuggestDialog::LayoutSuggestDialog(Document* document, WorkerCommand worke
     view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->horizontalHeader()->setStretchLastSection(true);
+    addCsvExport(view_, tr("layouts"));
     status_->setObjectName(u"suggestStatus"_s);
     status_->setWordWrap(true);
     apply_->setObjectName(u"applyLayoutButton"_s);
