@@ -471,7 +471,8 @@ void MainWindow::suggestLayout() {
         suggest_ = new LayoutSuggestDialog(document_, worker_, this);
     suggest_->show();
     suggest_->raise();
-    suggest_->start();
+    if (!suggest_->isSearching()) // a search under way finishes first; "Search again" restarts it
+        suggest_->start();
 }
 
 void MainWindow::compareHardware() {
