@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QMenu>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -70,6 +71,8 @@ void ModelChartView::exportWithDialog(const QString& format) {
     const QString filter =
         format == QStringLiteral("svg") ? tr("SVG drawing (*.svg)") : tr("PNG image (*.png)");
     QString name = view_->chart()->title().isEmpty() ? tr("chart") : view_->chart()->title();
+    // The title suggests the file name; drop what some file systems refuse (":" in "Scaling: ...").
+    name.replace(QRegularExpression(QStringLiteral("[\\\\/:*?\"<>|]+")), QStringLiteral(" -"));
     QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), name + u'.' + format, filter);
     if (path.isEmpty())
         return;
