@@ -4,14 +4,17 @@
 #include "ui/document.h"
 #include "ui/mainwindow.h"
 #include "ui/results/resultspanel.h"
+#include "ui/workload/modelpresets.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QIcon>
 #include <QMessageBox>
 #include <QPixmap>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <cstdio>
@@ -22,6 +25,8 @@ namespace {
 
 // A whole run (base and sweep) of the default scenario takes seconds; a hung worker must not hang CI.
 constexpr int kScreenshotTimeoutMs = 10 * 60 * 1000;
+// Unsaved changes are written this often (and only when there are some).
+constexpr int kAutosaveIntervalMs = 30 * 1000;
 
 void fail(bool interactive, const QString& message) {
     if (interactive)
@@ -37,6 +42,8 @@ int main(int argc, char** argv) {
     QCoreApplication::setOrganizationName(u"Choreo"_s);
     QCoreApplication::setApplicationName(u"Choreo"_s);
     QGuiApplication::setApplicationDisplayName(u"Choreo"_s);
+    QGuiApplication::setDesktopFileName(u"choreo"_s);
+    QApplication::setWindowIcon(QIcon(u":/choreo.svg"_s));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QObject::tr("Capacity planner for AI training clusters"));
@@ -69,13 +76,28 @@ int main(int argc, char** argv) {
                                   : QDir(QCoreApplication::applicationDirPath()).filePath(u"choreo-sim"_s);
     const QString defaultScenario = QDir(assetsDir).filePath(u"scenarios/default.json"_s);
 
+    // Model presets are a convenience: without them the forms still work, so a broken file is reported
+    // and the program goes on.
+    errors.clear();
+    auto presets = choreo::ui::loadModelPresets(assets / "presets" / "models.json", errors);
+    if (!presets) {
+        fail(interactive,
+             QObject::tr("The model presets cannot be loaded; only custom shapes are offered:\n%1")
+                 .arg(QString::fromStdString(choreo::models::joinDiagnostics(errors))));
+        presets.emplace();
+    }
+
     QSettings settings;
     choreo::ui::MainWindow window(*catalog, {workerExe, {u"worker"_s, u"--assets"_s, assetsDir}}, settings,
-                                  defaultScenario);
+                                  defaultScenario, std::move(*presets));
     window.setQuiet(!interactive);
+    // The smoke test never touches the user's autosave.
+    if (interactive)
+        window.enableAutosave(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation),
+                              kAutosaveIntervalMs);
     const QStringList positional = parser.positionalArguments();
     const QString initial = positional.isEmpty() ? defaultScenario : positional.front();
-    if (!window.openFile(initial)) {
+    if (!window.offerRecovery() && !window.openFile(initial)) {
         if (!interactive || initial == defaultScenario || !window.openFile(defaultScenario))
             return 1;
     }

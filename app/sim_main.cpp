@@ -43,9 +43,9 @@ Commands:
         the predicted with the measured step time. Cases using something not modelled yet are
         listed as skipped, with the reason. --group-by adds the error per group; --chart
         writes predicted vs measured (log-log, diagonal, +-10% band) as .svg, .png or .pdf.
-  report SCENARIO -o REPORT.pdf
-        Simulate SCENARIO and a scaling sweep of it (in worker processes) and write a PDF report
-        and the sweep as CSV next to it.
+  report SCENARIO -o REPORT.pdf|REPORT.html
+        Simulate SCENARIO and a scaling sweep of it (in worker processes) and write the report
+        (PDF, or self-contained HTML when the name ends in .html) and the sweep as CSV next to it.
   bench [--json] [--packet] [--jobs N]
         Measure the simulator: platform construction and one step of Llama 3 405B on 16,384
         GPUs, a 12-point scaling sweep (8 to 16,384 GPUs); with --packet also 1,024 GPUs at
@@ -302,7 +302,7 @@ int commandValidate(int argc, char** argv, const Options& o, const fs::path& ass
 
 int commandReport(int argc, char** argv, const Options& o, const fs::path& assets) {
     if (o.positional.size() != 1 || !o.output)
-        return usageError("report needs a SCENARIO file and -o REPORT.pdf");
+        return usageError("report needs a SCENARIO file and -o REPORT.pdf (or REPORT.html)");
 #ifdef CHOREO_HAVE_REPORT
     std::error_code ec;
     fs::path self = fs::read_symlink("/proc/self/exe", ec);

@@ -1,18 +1,32 @@
 #include "ui/mainwindow.h"
 
 #include "models/scenarioio.h"
+#include "ui/autosave.h"
+#include "ui/charts/memorychart.h"
+#include "ui/charts/modelchartview.h"
+#include "ui/cluster/clustereditor.h"
+#include "ui/cluster/devicepalette.h"
+#include "ui/compare/comparedialog.h"
 #include "ui/document.h"
+#include "ui/editids.h"
+#include "ui/itemmodels/catalogdevicemodel.h"
+#include "ui/itemmodels/comparemodel.h"
+#include "ui/itemmodels/memorystagemodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
 #include "ui/reports/reportwriter.h"
 #include "ui/reports/sweepcsv.h"
+#include "ui/results/hardwarepanel.h"
 #include "ui/results/resultspanel.h"
 #include "ui/runs/analysisjob.h"
 #include "ui/scenarioeditor.h"
+#include "ui/workload/layoutsuggestdialog.h"
+#include "ui/workload/workloadeditor.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -47,7 +61,7 @@ QString q(const std::string& s) {
 } // namespace
 
 MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSettings& settings,
-                       QString defaultScenario, QWidget* parent)
+                       QString defaultScenario, std::vector<ModelPreset> presets, QWidget* parent)
     : QMainWindow(parent)
     , catalog_(catalog)
     , worker_(std::move(worker))
@@ -58,7 +72,7 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     document_ = new Document(catalog_, models::Scenario{}, this);
 
     // Left: the scenario's forms, scrollable, with the validation result under them.
-    editor_ = new ScenarioEditor(document_, &marks_);
+    editor_ = new ScenarioEditor(document_, &marks_, std::move(presets));
     auto* scroll = new QScrollArea;
     scroll->setWidget(editor_);
     scroll->setWidgetResizable(true);
@@ -79,6 +93,37 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     left->setMinimumWidth(440);
 
     results_ = new ResultsPanel;
+    // Pages that follow the document rather than the last run: memory per stage, hardware options.
+    memoryModel_ = new MemoryStageModel(document_, this);
+    auto* memoryChart = new ModelChartView(memoryModel_, [model = memoryModel_](const QAbstractItemModel& m) {
+        return createMemoryChart(m,
+                                 {MemoryStageModel::StageColumn,
+                                  {MemoryStageModel::WeightsColumn, MemoryStageModel::GradientsColumn,
+                                   MemoryStageModel::OptimizerColumn, MemoryStageModel::ActivationsColumn,
+                                   MemoryStageModel::BuffersColumn}},
+                                 model->capacityGB(), tr("Memory per device by pipeline stage"));
+    });
+    memoryChart->setObjectName(u"memoryChart"_s);
+    results_->addPage(memoryChart, tr("Memory"));
+    hardware_ = new HardwarePanel(document_, worker_);
+    results_->addPage(hardware_, tr("Hardware options"));
+
+    // The catalog as a palette beside the forms; its devices drop onto the pools table.
+    catalogModel_ = new CatalogDeviceModel(catalog_, this);
+    palette_ = new DevicePalette(catalogModel_, editor_->clusterEditor()->poolModel());
+    auto* paletteDock = new QDockWidget(tr("Device palette"), this);
+    paletteDock->setObjectName(u"devicePaletteDock"_s);
+    paletteDock->setWidget(palette_);
+    paletteDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
+    addDockWidget(Qt::LeftDockWidgetArea, paletteDock);
+    resizeDocks({paletteDock}, {300}, Qt::Horizontal);
+    // Hidden until asked for, so that the forms and results keep a 1280-pixel screen; restoreState()
+    // below brings it back where the user left it.
+    paletteDock->hide();
+    connect(editor_->clusterEditor(), &ClusterEditor::devicePaletteRequested, this, [paletteDock] {
+        paletteDock->show();
+        paletteDock->raise();
+    });
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
     split->addWidget(results_);
@@ -102,6 +147,13 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     statusBar()->addPermanentWidget(cancelButton_);
 
     createActions();
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* paletteAction = paletteDock->toggleViewAction();
+    paletteAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    paletteAction->setObjectName(u"paletteAction"_s);
+    view->addAction(paletteAction);
+    connect(editor_->workloadEditor(), &WorkloadEditor::suggestLayoutRequested, this,
+            &MainWindow::suggestLayout);
     connect(document_, &Document::scenarioChanged, this, &MainWindow::updateValidation);
     connect(document_, &Document::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &Document::filePathChanged, this, &MainWindow::updateTitle);
@@ -131,10 +183,13 @@ void MainWindow::createActions() {
     file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { save(); });
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveAs(); });
     file->addSeparator();
-    exportReportAction_ = file->addAction(tr("Export &report (PDF)…"), this, &MainWindow::exportReport);
+    exportReportAction_ =
+        file->addAction(tr("Export &report (PDF or HTML)…"), this, &MainWindow::exportReport);
     exportReportAction_->setObjectName(u"exportReportAction"_s);
+    exportReportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportCsvAction_ = file->addAction(tr("Export s&weep (CSV)…"), this, &MainWindow::exportCsv);
     exportCsvAction_->setObjectName(u"exportCsvAction"_s);
+    exportCsvAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -155,6 +210,17 @@ void MainWindow::createActions() {
     runAction_->setToolTip(tr("Simulate the scenario, then its scaling sweep (Ctrl+R)"));
     cancelAction_ = run->addAction(tr("&Cancel run"), this, &MainWindow::cancelAnalysis);
     cancelAction_->setObjectName(u"cancelAction"_s);
+    cancelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    run->addSeparator();
+    suggestAction_ = run->addAction(tr("&Suggest parallel layout…"), this, &MainWindow::suggestLayout);
+    suggestAction_->setObjectName(u"suggestAction"_s);
+    suggestAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    compareHardwareAction_ = run->addAction(tr("Compare &hardware"), this, &MainWindow::compareHardware);
+    compareHardwareAction_->setObjectName(u"compareHardwareAction"_s);
+    compareHardwareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
+    compareAction_ = run->addAction(tr("Com&pare scenarios…"), this, &MainWindow::compareScenarios);
+    compareAction_->setObjectName(u"compareAction"_s);
+    compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
 
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(u"mainToolBar"_s);
@@ -164,6 +230,7 @@ void MainWindow::createActions() {
     tools->addSeparator();
     tools->addAction(undo);
     tools->addAction(redo);
+    tools->addAction(suggestAction_);
     tools->addSeparator();
     tools->addAction(exportReportAction_);
 }
@@ -297,6 +364,8 @@ void MainWindow::updateValidation() {
 
 void MainWindow::updateActions() {
     runAction_->setEnabled(document_->isValid());
+    suggestAction_->setEnabled(document_->scenario().trainingPool() != nullptr);
+    compareHardwareAction_->setEnabled(document_->scenario().trainingPool() != nullptr);
     cancelAction_->setEnabled(isAnalysisRunning());
     exportReportAction_->setEnabled(resultBase_.has_value());
     exportCsvAction_->setEnabled(results_->sweepModel()->rowCount() > 0);
@@ -397,20 +466,100 @@ void MainWindow::cancelAnalysis() {
         job_->cancel();
 }
 
+void MainWindow::suggestLayout() {
+    if (!suggest_)
+        suggest_ = new LayoutSuggestDialog(document_, worker_, this);
+    suggest_->show();
+    suggest_->raise();
+    if (!suggest_->isSearching()) // a search under way finishes first; "Search again" restarts it
+        suggest_->start();
+}
+
+void MainWindow::compareHardware() {
+    results_->showPage(hardware_);
+    hardware_->start();
+}
+
+void MainWindow::compareScenarios() {
+    if (!compare_)
+        compare_ = new CompareDialog(document_, worker_, this);
+    if (compare_->model()->columnCount() == 0)
+        compare_->addSnapshot();
+    compare_->show();
+    compare_->raise();
+}
+
+void MainWindow::enableAutosave(const QString& directory, int intervalMs) {
+    delete autosave_;
+    autosaveDir_ = directory;
+    autosave_ = new Autosave(document_, directory, intervalMs, this);
+    connect(autosave_, &Autosave::failed, this,
+            [this](const QString& error) { status_->setText(tr("Autosave failed: %1").arg(error)); });
+}
+
+bool MainWindow::offerRecovery() {
+    if (!autosave_)
+        return false;
+    QString error;
+    auto recovery = Autosave::pending(autosaveDir_, error);
+    if (!recovery) {
+        if (!error.isEmpty()) {
+            showError(tr("Cannot recover"), error);
+            autosave_->discard();
+        }
+        return false;
+    }
+    if (quiet_)
+        return false; // unattended: never decide for the user; the copy stays for the next session
+    const QString from =
+        recovery->originalPath.isEmpty() ? tr("an untitled scenario") : recovery->originalPath;
+    const auto answer = QMessageBox::question(
+        this, tr("Recover unsaved changes?"),
+        tr("Choreo did not close normally last time. Unsaved changes to %1 (\"%2\") were kept.\n\n"
+           "Recover them?")
+            .arg(from, q(recovery->scenario.name)),
+        QMessageBox::Yes | QMessageBox::Discard, QMessageBox::Yes);
+    if (answer != QMessageBox::Yes) {
+        autosave_->discard();
+        return false;
+    }
+    // Undo leads back to the file as saved; the recovered state is an unsaved change on top of it.
+    models::Diagnostics errors;
+    const auto original = recovery->originalPath.isEmpty()
+                              ? models::loadScenarioFile(defaultScenario_.toStdString(), errors)
+                              : models::loadScenarioFile(recovery->originalPath.toStdString(), errors);
+    document_->reset(original ? *original : recovery->scenario,
+                     original ? recovery->originalPath : QString());
+    document_->edit(recovery->scenario, NoMerge, tr("Recover autosaved changes"));
+    if (!recovery->originalPath.isEmpty())
+        recent_.add(recovery->originalPath);
+    status_->setText(tr("Recovered unsaved changes."));
+    return true;
+}
+
 void MainWindow::exportReport() {
     if (!resultBase_ || !resultScenario_)
         return;
+    const QString pdfFilter = tr("PDF (*.pdf)");
+    const QString htmlFilter = tr("HTML (*.html)");
+    QString selected = pdfFilter;
     const QString suggested =
         QFileInfo(settings_.value(kLastDirKey).toString(), q(resultScenario_->name) + u".pdf"_s).filePath();
-    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested, tr("PDF (*.pdf)"));
+    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested,
+                                                pdfFilter + u";;"_s + htmlFilter, &selected);
     if (path.isEmpty())
         return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += u".pdf"_s;
+    QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix != u"pdf"_s && suffix != u"html"_s && suffix != u"htm"_s) {
+        suffix = selected == htmlFilter ? u"html"_s : u"pdf"_s;
+        path += u'.' + suffix;
+    }
     const ReportInput input{*resultScenario_, *resultBase_, results_->sweepModel()->outcomes(), &catalog_,
                             QDateTime::currentDateTime()};
     QString error;
-    if (writeReportPdf(input, path, error) == 0) {
+    const bool ok =
+        suffix == u"pdf"_s ? writeReportPdf(input, path, error) > 0 : writeReportHtml(input, path, error);
+    if (!ok) {
         showError(tr("Cannot export the report"), error);
         return;
     }
@@ -450,6 +599,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         job_->disconnect(this);
         job_->cancel();
     }
+    hardware_->cancel();
+    if (autosave_)
+        autosave_->discard(); // a normal close: nothing to recover next time
     settings_.setValue(kGeometryKey, saveGeometry());
     settings_.setValue(kStateKey, saveState());
     event->accept();

@@ -7,12 +7,14 @@
 #include "ui/recentfiles.h"
 #include "ui/runs/workercommand.h"
 #include "ui/runs/workerfailure.h"
+#include "ui/workload/modelpresets.h"
 
 #include <QMainWindow>
 #include <QSettings>
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -26,7 +28,14 @@ QT_END_NAMESPACE
 namespace choreo::ui {
 
 class AnalysisJob;
+class Autosave;
+class CatalogDeviceModel;
+class CompareDialog;
+class DevicePalette;
 class Document;
+class HardwarePanel;
+class LayoutSuggestDialog;
+class MemoryStageModel;
 class ResultsPanel;
 class ScenarioEditor;
 
@@ -38,7 +47,7 @@ class MainWindow : public QMainWindow {
 public:
     // `catalog` and `settings` must outlive the window. `defaultScenario` is the template of File > New.
     MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSettings& settings,
-               QString defaultScenario, QWidget* parent = nullptr);
+               QString defaultScenario, std::vector<ModelPreset> presets = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     // Loads a scenario file into the document (no unsaved-changes prompt); false, with a message, when it
@@ -50,11 +59,29 @@ public:
     [[nodiscard]] Document* document() const { return document_; }
     [[nodiscard]] ResultsPanel* results() const { return results_; }
     [[nodiscard]] bool isAnalysisRunning() const;
+    [[nodiscard]] DevicePalette* devicePalette() const { return palette_; }
+    [[nodiscard]] HardwarePanel* hardwarePanel() const { return hardware_; }
+    // The layout suggestion dialog, created on first use (nullptr before).
+    [[nodiscard]] LayoutSuggestDialog* suggestDialog() const { return suggest_; }
+    // The compare view, created on first use (nullptr before).
+    [[nodiscard]] CompareDialog* compareDialog() const { return compare_; }
+
+    // Writes unsaved changes to `directory` every `intervalMs` (see Autosave).
+    void enableAutosave(const QString& directory, int intervalMs);
+    // Offers to recover what a previous session left in the autosave directory; true when the user took
+    // it (the document then holds it, unsaved, with undo back to the file it came from).
+    bool offerRecovery();
 
 public slots:
     // Runs the current scenario and then its scaling sweep; a run in progress is cancelled first.
     void runAnalysis();
     void cancelAnalysis();
+    // Opens the layout suggestion dialog and starts a search for the document as it is now.
+    void suggestLayout();
+    // Runs the scenario on every catalog device that fits and shows the hardware options page.
+    void compareHardware();
+    // Opens the compare view, with a snapshot of the scenario when it is empty.
+    void compareScenarios();
 
 signals:
     // A run (base and sweep) is over; ok when the base run gave a result. Not emitted on cancel.
@@ -94,6 +121,14 @@ private:
     QListWidget* diagnostics_ = nullptr;
     QLabel* validity_ = nullptr;
     ResultsPanel* results_ = nullptr;
+    CatalogDeviceModel* catalogModel_ = nullptr;
+    DevicePalette* palette_ = nullptr;
+    MemoryStageModel* memoryModel_ = nullptr;
+    HardwarePanel* hardware_ = nullptr;
+    LayoutSuggestDialog* suggest_ = nullptr;
+    CompareDialog* compare_ = nullptr;
+    Autosave* autosave_ = nullptr;
+    QString autosaveDir_;
     QLabel* status_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* cancelButton_ = nullptr;
@@ -103,6 +138,9 @@ private:
     QAction* cancelAction_ = nullptr;
     QAction* exportReportAction_ = nullptr;
     QAction* exportCsvAction_ = nullptr;
+    QAction* suggestAction_ = nullptr;
+    QAction* compareHardwareAction_ = nullptr;
+    QAction* compareAction_ = nullptr;
 
     AnalysisJob* job_ = nullptr;
     // What the results on screen belong to: the scenario as it was run, not as edited since.

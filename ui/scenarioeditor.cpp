@@ -14,11 +14,12 @@ using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
 
-ScenarioEditor::ScenarioEditor(Document* document, FieldMarks* marks, QWidget* parent)
+ScenarioEditor::ScenarioEditor(Document* document, FieldMarks* marks, std::vector<ModelPreset> presets,
+                               QWidget* parent)
     : ScenarioForm(document, marks, parent)
     , name_(new QLineEdit)
     , cluster_(new ClusterEditor(document, marks))
-    , workload_(new WorkloadEditor(document, marks))
+    , workload_(new WorkloadEditor(document, marks, std::move(presets)))
     , costs_(new CostsEditor(document, marks)) {
     name_->setObjectName(u"scenarioNameEdit"_s);
     mark(u"name"_s, name_);

@@ -1,6 +1,9 @@
 #pragma once
 
 #include "ui/scenarioform.h"
+#include "ui/workload/modelpresets.h"
+
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QLineEdit;
@@ -17,9 +20,11 @@ class ScenarioEditor final : public ScenarioForm {
     Q_OBJECT
 
 public:
-    ScenarioEditor(Document* document, FieldMarks* marks, QWidget* parent = nullptr);
+    ScenarioEditor(Document* document, FieldMarks* marks, std::vector<ModelPreset> presets = {},
+                   QWidget* parent = nullptr);
 
     [[nodiscard]] ClusterEditor* clusterEditor() const { return cluster_; }
+    [[nodiscard]] WorkloadEditor* workloadEditor() const { return workload_; }
 
 protected:
     void refresh() override;

@@ -1,6 +1,7 @@
 // The main window, offscreen: the forms show the scenario, edits go through undo, saving clears the
 // modified mark, runs reach the result views (with the fake worker), and every item model is sound.
 #include "models/sweep.h"
+#include "ui/autosave.h"
 #include "ui/document.h"
 #include "ui/itemmodels/pooltablemodel.h"
 #include "ui/itemmodels/resultsummarymodel.h"
@@ -10,18 +11,23 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
 
 #include <memory>
@@ -62,6 +68,10 @@ private slots:
     void runFillsResultsAndModelsStaySound();
     void crashedWorkerLosesNothing();
     void latestJobWins();
+    void mainActionsHaveDistinctShortcuts();
+    void paletteButtonShowsThePalette();
+    void recoveryOffersNothingWhenQuiet();
+    void recoveryRestoresUnsavedChanges();
 
 private:
     std::unique_ptr<MainWindow> makeWindow(const QString& workerMode);
@@ -73,6 +83,7 @@ private:
     std::unique_ptr<QSettings> settings_;
     std::unique_ptr<MainWindow> window_;
     std::vector<std::unique_ptr<QAbstractItemModelTester>> testers_;
+    QString error_;
 };
 
 void TestMainWindow::initTestCase() {
@@ -103,7 +114,8 @@ void TestMainWindow::init() {
         if (QString::fromLatin1(model->metaObject()->className()).startsWith(u"choreo::"_s))
             testers_.push_back(std::make_unique<QAbstractItemModelTester>(
                 model, QAbstractItemModelTester::FailureReportingMode::QtTest));
-    QCOMPARE(testers_.size(), std::size_t(3)); // pools, result summary, sweep
+    // pools, result summary, sweep, memory per stage, hardware options, catalog devices and their filter
+    QCOMPARE(testers_.size(), std::size_t(7));
 }
 
 void TestMainWindow::cleanup() {
@@ -335,6 +347,78 @@ void TestMainWindow::latestJobWins() {
     QTRY_COMPARE_WITH_TIMEOUT(workers(), 0, kTimeoutMs);
     QVERIFY(!window_->isAnalysisRunning());
     QVERIFY(window_->results()->message().contains(u"cancelled"_s));
+}
+
+void TestMainWindow::mainActionsHaveDistinctShortcuts() {
+    QSet<QString> seen;
+    for (const QString& name : {u"runAction"_s, u"cancelAction"_s, u"suggestAction"_s,
+                                u"compareHardwareAction"_s, u"exportReportAction"_s, u"exportCsvAction"_s,
+                                u"paletteAction"_s, u"undoAction"_s, u"redoAction"_s, u"compareAction"_s}) {
+        QAction* a = action(name);
+        QVERIFY2(a, qPrintable(name));
+        const QString keys = a->shortcut().toString();
+        QVERIFY2(!keys.isEmpty(), qPrintable(name));
+        QVERIFY2(!seen.contains(keys), qPrintable(name + u": "_s + keys));
+        seen.insert(keys);
+    }
+}
+
+void TestMainWindow::paletteButtonShowsThePalette() {
+    auto* dock = child<QDockWidget>(*window_, u"devicePaletteDock"_s);
+    QVERIFY(dock);
+    dock->hide();
+    child<QPushButton>(*window_, u"devicePaletteButton"_s)->click();
+    QVERIFY(dock->isVisible());
+    action(u"paletteAction"_s)->trigger();
+    QVERIFY(!dock->isVisible());
+}
+
+void TestMainWindow::recoveryOffersNothingWhenQuiet() {
+    // An autosave copy left by a "crashed" session is kept, not taken, by an unattended window.
+    const QString autosaveDir = dir_.filePath(u"autosave"_s);
+    window_->enableAutosave(autosaveDir, 3600 * 1000);
+    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(40);
+    testers_.clear();
+    {
+        // Simulate the crash: the window goes without closeEvent(), so the copy stays.
+        choreo::ui::Autosave writer(window_->document(), autosaveDir, 3600 * 1000);
+        QString error;
+        QVERIFY2(writer.writeNow(error), qPrintable(error));
+    }
+    QVERIFY(choreo::ui::Autosave::pending(autosaveDir, error_).has_value());
+    auto second = makeWindow(u"scenario"_s);
+    second->enableAutosave(autosaveDir, 3600 * 1000);
+    QVERIFY(!second->offerRecovery());
+    QVERIFY(choreo::ui::Autosave::pending(autosaveDir, error_).has_value());
+}
+
+void TestMainWindow::recoveryRestoresUnsavedChanges() {
+    const QString autosaveDir = dir_.filePath(u"recover"_s);
+    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(40);
+    const auto edited = window_->document()->scenario();
+    {
+        choreo::ui::Autosave writer(window_->document(), autosaveDir, 3600 * 1000);
+        QString error;
+        QVERIFY2(writer.writeNow(error), qPrintable(error));
+    }
+    testers_.clear();
+    auto second = makeWindow(u"scenario"_s);
+    second->setQuiet(false);
+    second->enableAutosave(autosaveDir, 3600 * 1000);
+    // Answer the question as a user would.
+    QTimer::singleShot(0, this, [] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        QVERIFY(box->text().contains(u"default.json"_s));
+        box->button(QMessageBox::Yes)->click();
+    });
+    QVERIFY(second->offerRecovery());
+    QVERIFY(second->document()->scenario() == edited);
+    QVERIFY(second->document()->isModified());
+    QVERIFY(second->document()->filePath().endsWith(u"default.json"_s));
+    second->document()->undoStack()->undo(); // back to the file as saved
+    QVERIFY(second->document()->scenario() == original_);
+    second->document()->undoStack()->setClean();
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -4,9 +4,11 @@
 #include "ui/reports/reportcommand.h"
 #include "ui/reports/reportwriter.h"
 #include "ui/reports/sweepcsv.h"
+#include "ui/reports/tablecsv.h"
 
 #include <QFile>
 #include <QRegularExpression>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -125,6 +127,9 @@ private slots:
     void csvPathNextToReport();
     void reportCommand_data();
     void reportCommand();
+    void htmlReportIsSelfContained();
+    void htmlReportCommand();
+    void tableCsvAsShown();
 
 private:
     choreo::ui::ReportInput input() const;
@@ -270,6 +275,66 @@ void TestReport::reportCommand() {
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(csv.readAll()).split(u"\r\n"_s, Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 1 + int(choreo::models::scalingSweep(scenario).size()));
+}
+
+void TestReport::htmlReportIsSelfContained() {
+    const auto in = input();
+    const QString html = choreo::ui::reportHtml(in);
+    QVERIFY(html.startsWith(u"<!DOCTYPE html>"_s));
+    QVERIFY(html.trimmed().endsWith(u"</html>"_s));
+    QVERIFY(html.contains(QString::fromStdString(in.scenario.name).toHtmlEscaped()));
+    // Both charts inline as vector drawing, no external file and no bitmap.
+    QCOMPARE(html.count(u"<svg"_s), 2);
+    QVERIFY(!html.contains(u"<img"_s));
+    QVERIFY(!html.contains(u"<?xml"_s));
+    // The sources of the catalog figures, as in the PDF.
+    const auto* device = catalog_->find(in.scenario.cluster.pools.front().device);
+    const auto* source = catalog_->source(device->memory_GB.source);
+    QVERIFY(html.contains(QString::fromStdString(source->title).toHtmlEscaped()));
+    // One sweep row per point, the failed one marked.
+    QCOMPARE(html.count(u"<tr class=\"failed\">"_s), 1);
+    const QString path = dir_.filePath(u"report.html"_s);
+    QString error;
+    QVERIFY2(choreo::ui::writeReportHtml(in, path, error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(file.readAll()), html);
+    QVERIFY(!choreo::ui::writeReportHtml(in, dir_.filePath(u"no/such/dir/r.html"_s), error));
+    QVERIFY(!error.isEmpty());
+}
+
+void TestReport::htmlReportCommand() {
+    const std::string scenarioPath = dir_.filePath(u"html-report.json"_s).toStdString();
+    std::string error;
+    QVERIFY(choreo::models::saveScenarioFile(scenarioPath, *scenario_, error));
+    const QString html = dir_.filePath(u"cli-report.html"_s);
+    char arg0[] = "choreo-sim";
+    char* argv[] = {arg0, nullptr};
+    QCOMPARE(choreo::ui::runReportCommand(1, argv, scenarioPath, html.toStdString(), CHOREO_FAKE_WORKER,
+                                          choreo::test::assetsDir().string()),
+             0);
+    QFile file(html);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.readAll().startsWith("<!DOCTYPE html>"));
+    QVERIFY(QFile::exists(dir_.filePath(u"cli-report.csv"_s)));
+    QCOMPARE(choreo::ui::csvPathForReport(u"/tmp/out/report.html"_s), u"/tmp/out/report.csv"_s);
+}
+
+void TestReport::tableCsvAsShown() {
+    QStandardItemModel model(2, 2);
+    model.setHorizontalHeaderLabels({u"Name"_s, u"Cost"_s});
+    model.setVerticalHeaderLabels({u"first"_s, u"second"_s});
+    model.setData(model.index(0, 0), u"plain"_s);
+    model.setData(model.index(0, 1), u"$1,234"_s);
+    model.setData(model.index(1, 0), u"say \"hi\""_s);
+    model.setData(model.index(1, 1), u"two\nlines"_s);
+    QCOMPARE(choreo::ui::tableCsv(model),
+             u"Name,Cost\r\nplain,\"$1,234\"\r\n\"say \"\"hi\"\"\",\"two\nlines\"\r\n"_s);
+    QVERIFY(choreo::ui::tableCsv(model, true).startsWith(u",Name,Cost\r\nfirst,plain,"_s));
+    QString error;
+    const QString path = dir_.filePath(u"table.csv"_s);
+    QVERIFY2(choreo::ui::writeTableCsv(model, path, error), qPrintable(error));
+    QVERIFY(QFile::exists(path));
 }
 
 QTEST_MAIN(TestReport)

@@ -1,8 +1,14 @@
 #include "ui/charts/modelchartview.h"
 
+#include "ui/charts/chartexport.h"
+
 #include <QAbstractItemModel>
 #include <QChart>
 #include <QChartView>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMessageBox>
+#include <QRegularExpression>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -20,6 +26,8 @@ ModelChartView::ModelChartView(const QAbstractItemModel* model, Builder build, Q
     connect(rebuildTimer_, &QTimer::timeout, this, &ModelChartView::rebuild);
     view_->setRenderHint(QPainter::Antialiasing);
     view_->setFrameShape(QFrame::NoFrame);
+    view_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view_, &QWidget::customContextMenuRequested, this, &ModelChartView::showMenu);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(view_);
@@ -42,6 +50,38 @@ void ModelChartView::rebuild() {
     QChart* old = view_->chart();
     view_->setChart(build_(*model_));
     delete old;
+}
+
+bool ModelChartView::exportPng(const QString& path, QString& error) const {
+    return exportChartPng(*view_->chart(), path, error);
+}
+
+bool ModelChartView::exportSvg(const QString& path, QString& error) const {
+    return exportChartSvg(*view_->chart(), path, error);
+}
+
+void ModelChartView::showMenu(const QPoint& position) {
+    QMenu menu(this);
+    menu.addAction(tr("Export as PNG…"), this, [this] { exportWithDialog(QStringLiteral("png")); });
+    menu.addAction(tr("Export as SVG…"), this, [this] { exportWithDialog(QStringLiteral("svg")); });
+    menu.exec(view_->mapToGlobal(position));
+}
+
+void ModelChartView::exportWithDialog(const QString& format) {
+    const QString filter =
+        format == QStringLiteral("svg") ? tr("SVG drawing (*.svg)") : tr("PNG image (*.png)");
+    QString name = view_->chart()->title().isEmpty() ? tr("chart") : view_->chart()->title();
+    // The title suggests the file name; drop what some file systems refuse (":" in "Scaling: ...").
+    name.replace(QRegularExpression(QStringLiteral("[\\\\/:*?\"<>|]+")), QStringLiteral(" -"));
+    QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), name + u'.' + format, filter);
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(u'.' + format, Qt::CaseInsensitive))
+        path += u'.' + format;
+    QString error;
+    const bool ok = format == QStringLiteral("svg") ? exportSvg(path, error) : exportPng(path, error);
+    if (!ok)
+        QMessageBox::warning(this, tr("Cannot export the chart"), error);
 }
 
 } // namespace choreo::ui

@@ -26,10 +26,16 @@ public:
 
     // The chart on screen now (for tests and exports).
     [[nodiscard]] QChart* chart() const;
+    // Writes the chart on screen to a file; false with `error` otherwise. The context menu offers both.
+    bool exportPng(const QString& path, QString& error) const;
+    bool exportSvg(const QString& path, QString& error) const;
+    // Asks for a file name and exports as `format` ("png" or "svg"), reporting failures in a message box.
+    void exportWithDialog(const QString& format);
 
 private:
     void scheduleRebuild();
     void rebuild();
+    void showMenu(const QPoint& position);
 
     const QAbstractItemModel* model_;
     Builder build_;

@@ -4,6 +4,7 @@
 #include "ui/editids.h"
 #include "ui/formfields.h"
 #include "ui/itemmodels/pooltablemodel.h"
+#include "ui/reports/tablecsv.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -37,14 +38,27 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
     poolView_->setSelectionBehavior(QAbstractItemView::SelectRows);
     poolView_->setSelectionMode(QAbstractItemView::SingleSelection);
     poolView_->setEditTriggers(QAbstractItemView::AllEditTriggers);
+    // Devices dragged from the palette become pools.
+    poolView_->setDragDropMode(QAbstractItemView::DropOnly);
+    poolView_->setDefaultDropAction(Qt::CopyAction);
+    poolView_->setAcceptDrops(true);
+    poolView_->viewport()->setAcceptDrops(true);
+    poolView_->setDropIndicatorShown(true);
+    poolView_->setToolTip(tr("Drop a device from the device palette here to add a pool of it"));
     poolView_->setMinimumHeight(90);
     poolView_->setMaximumHeight(110);
+    addCsvExport(poolView_, tr("pools"));
     mark(u"cluster.pools"_s, poolView_);
     mark(u"cluster"_s, poolView_, true); // tp*pp*dp against the pool's size
 
     auto* addButton = new QPushButton(tr("Add pool"));
     addButton->setObjectName(u"addPoolButton"_s);
     removeButton_->setObjectName(u"removePoolButton"_s);
+    auto* paletteButton = new QPushButton(tr("Device palette…"));
+    paletteButton->setObjectName(u"devicePaletteButton"_s);
+    paletteButton->setToolTip(
+        tr("Browse the catalog; drag a device onto the table to add a pool (Ctrl+Shift+D)"));
+    connect(paletteButton, &QPushButton::clicked, this, &ClusterEditor::devicePaletteRequested);
     connect(addButton, &QPushButton::clicked, this, &ClusterEditor::addPool);
     connect(removeButton_, &QPushButton::clicked, this, &ClusterEditor::removePool);
 
@@ -55,6 +69,7 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
     buttons->addWidget(addButton);
     buttons->addWidget(removeButton_);
     buttons->addStretch();
+    buttons->addWidget(paletteButton);
     poolsLayout->addLayout(buttons);
 
     nic_->setObjectName(u"nicSpin"_s);

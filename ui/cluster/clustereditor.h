@@ -22,6 +22,10 @@ public:
 
     [[nodiscard]] PoolTableModel* poolModel() const { return pools_; }
 
+signals:
+    // The user wants the device palette (the window owns it).
+    void devicePaletteRequested();
+
 protected:
     void refresh() override;
 

@@ -2,7 +2,12 @@
 
 #include "ui/document.h"
 #include "ui/editids.h"
+#include "ui/itemmodels/catalogdevicemodel.h"
 #include "ui/itemmodels/roles.h"
+
+#include <QMimeData>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -87,8 +92,8 @@ QVariant PoolTableModel::headerData(int section, Qt::Orientation orientation, in
 
 Qt::ItemFlags PoolTableModel::flags(const QModelIndex& index) const {
     if (!index.isValid())
-        return Qt::NoItemFlags;
-    return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable;
+        return Qt::ItemIsDropEnabled; // drops on the empty area below the rows
+    return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable | Qt::ItemIsDropEnabled;
 }
 
 bool PoolTableModel::setData(const QModelIndex& index, const QVariant& value, int role) {
@@ -132,6 +137,52 @@ bool PoolTableModel::setData(const QModelIndex& index, const QVariant& value, in
     }
     document_->edit(std::move(s), poolCellEditId(index.row(), index.column()), description);
     return true;
+}
+
+QStringList PoolTableModel::mimeTypes() const {
+    return {QString::fromLatin1(kDeviceMimeType)};
+}
+
+bool PoolTableModel::canDropMimeData(const QMimeData* data, Qt::DropAction action, int, int,
+                                     const QModelIndex&) const {
+    return data && action == Qt::CopyAction && data->hasFormat(QString::fromLatin1(kDeviceMimeType)) &&
+           document_->catalog().find(data->data(QString::fromLatin1(kDeviceMimeType)).toStdString());
+}
+
+bool PoolTableModel::dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                                  const QModelIndex& parent) {
+    if (!canDropMimeData(data, action, row, column, parent))
+        return false;
+    return addDevicePool(QString::fromUtf8(data->data(QString::fromLatin1(kDeviceMimeType))));
+}
+
+bool PoolTableModel::addDevicePool(const QString& deviceId) {
+    const models::Device* device = document_->catalog().find(deviceId.toStdString());
+    if (!device)
+        return false;
+    models::Scenario s = document_->scenario();
+    appendPool(s, *device);
+    document_->edit(std::move(s), NoMerge, tr("Add pool of %1").arg(QString::fromStdString(device->name)));
+    return true;
+}
+
+void PoolTableModel::appendPool(models::Scenario& scenario, const models::Device& device) {
+    const auto taken = [&scenario](const std::string& name) {
+        for (const auto& p : scenario.cluster.pools)
+            if (p.name == name)
+                return true;
+        return false;
+    };
+    std::string name = device.id;
+    for (int n = 2; taken(name); ++n)
+        name = device.id + "-" + std::to_string(n);
+    // A starting point the user edits: one server of up to 8 devices (a TPU's scale-up domain of
+    // thousands of chips is no server), one socket for a CPU.
+    std::int64_t perNode = device.kind == models::DeviceKind::Cpu ? 1 : 8;
+    if (device.scale_up && device.scale_up->domain_size.present() && device.scale_up->domain_size.value >= 1)
+        perNode =
+            std::min<std::int64_t>(perNode, static_cast<std::int64_t>(device.scale_up->domain_size.value));
+    scenario.cluster.pools.push_back(models::Pool{name, device.id, perNode, perNode});
 }
 
 } // namespace choreo::ui

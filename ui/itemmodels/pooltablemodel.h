@@ -1,6 +1,12 @@
 #pragma once
 
+#include "models/scenario.h"
+
 #include <QAbstractTableModel>
+
+namespace choreo::models {
+struct Device;
+} // namespace choreo::models
 
 namespace choreo::ui {
 
@@ -23,6 +29,20 @@ public:
                                       int role = Qt::DisplayRole) const override;
     [[nodiscard]] Qt::ItemFlags flags(const QModelIndex& index) const override;
     bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
+
+    // Accepts catalog devices dragged from the device palette (kDeviceMimeType): each becomes a new pool.
+    [[nodiscard]] QStringList mimeTypes() const override;
+    [[nodiscard]] Qt::DropActions supportedDropActions() const override { return Qt::CopyAction; }
+    [[nodiscard]] bool canDropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                                       const QModelIndex& parent) const override;
+    bool dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                      const QModelIndex& parent) override;
+
+    // Adds one undoable pool of catalog device `deviceId` (one node of it); false for an unknown id.
+    bool addDevicePool(const QString& deviceId);
+    // Appends a pool of `device` to `scenario`: one node (up to 8 devices within the device's scale-up
+    // domain; one for a CPU), named after the device and unique.
+    static void appendPool(models::Scenario& scenario, const models::Device& device);
 
 private:
     void onScenarioChanged();

@@ -11,6 +11,8 @@ enum ItemRole : int {
     IsBaseRole,                   // bool: the row is the scenario as written (not a variant)
     GroupRole,                    // ResultSummaryModel::Group as int
     KeyRole,                      // a stable machine name for the row or column ("step_time_s")
+    RankRole,                     // double: sort key, smaller is better (rows without a result last)
+    ParetoRole,                   // bool: no other option is both faster and cheaper
 };
 
 } // namespace choreo::ui

@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QDateTime>
 #include <QEventLoop>
+#include <QFileInfo>
 
 #include <filesystem>
 #include <iostream>
@@ -112,7 +113,10 @@ int runReportCommand(int argc, char** argv, const std::string& scenarioPath, con
                       QDateTime::currentDateTime()};
     const QString pdf = QString::fromStdString(outputPdf);
     QString error;
-    if (writeReportPdf(input, pdf, error) == 0) {
+    // The report's format follows the file name: .html (or .htm) gives HTML, anything else PDF.
+    const QString suffix = QFileInfo(pdf).suffix().toLower();
+    const bool html = suffix == QStringLiteral("html") || suffix == QStringLiteral("htm");
+    if (html ? !writeReportHtml(input, pdf, error) : writeReportPdf(input, pdf, error) == 0) {
         std::cerr << "choreo-sim report: " << error.toStdString() << '\n';
         return kExitIo;
     }

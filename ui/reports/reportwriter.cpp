@@ -1,17 +1,21 @@
 #include "ui/reports/reportwriter.h"
 
 #include "models/jsonreader.h"
+#include "models/scenarioio.h"
 #include "ui/charts/chartrender.h"
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/resultsummarymodel.h"
+#include "ui/itemmodels/roles.h"
 #include "ui/itemmodels/sweepresultmodel.h"
 #include "ui/reports/reportpainter.h"
 
+#include <QBuffer>
 #include <QPageLayout>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
+#include <QSvgGenerator>
 
 #include <cctype>
 #include <map>
@@ -368,6 +372,142 @@ int writeReportPdf(const ReportInput& in, const QString& path, QString& error) {
         return 0;
     }
     return pages;
+}
+
+namespace {
+
+QString esc(const QString& text) {
+    return text.toHtmlEscaped();
+}
+
+QString htmlTable(const std::vector<std::pair<QString, QString>>& rows) {
+    QString out = u"<table class=\"kv\">\n"_s;
+    for (const auto& [key, value] : rows)
+        out += u"<tr><th>%1</th><td>%2</td></tr>\n"_s.arg(esc(key), esc(value));
+    return out + u"</table>\n"_s;
+}
+
+// A chart as inline SVG: the same vector drawing the PDF gets.
+QString svgChart(void (*render)(const SweepResultModel&, QPainter&, const QRectF&, const QSizeF&),
+                 const SweepResultModel& sweep, const QString& title) {
+    const QSize size(760, 380);
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(title);
+        QPainter painter(&svg);
+        render(sweep, painter, QRectF(QPointF(0, 0), QSizeF(size)), QSizeF(size));
+    }
+    QString text = QString::fromUtf8(buffer.data());
+    // Inline SVG needs no XML prolog.
+    if (const auto start = text.indexOf(u"<svg"_s); start > 0)
+        text = text.mid(start);
+    return u"<figure>"_s + text + u"</figure>\n"_s;
+}
+
+} // namespace
+
+QString reportHtml(const ReportInput& in) {
+    ResultSummaryModel summary;
+    summary.setResult(in.base);
+    SweepResultModel sweep;
+    sweep.setOutcomes(in.sweep, in.base.devices);
+
+    QString h;
+    h += u"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"_s;
+    h += u"<title>%1</title>\n"_s.arg(esc(QObject::tr("Choreo report: %1").arg(q(in.scenario.name))));
+    h += u"<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;color:#202020}"
+         "table{border-collapse:collapse;margin:0.5em 0 1em}th,td{border:1px solid #ccc;padding:2px 8px;"
+         "text-align:left;font-size:90%}table.kv th{font-weight:normal;color:#404040}td.num{text-align:right}"
+         "tr.failed td{color:#b02020}figure{margin:1em 0}p.note{color:#505050;font-size:85%}</style>\n"_s;
+    h += u"</head><body>\n"_s;
+    h += u"<h1>%1</h1>\n<h2>%2</h2>\n"_s.arg(esc(QObject::tr("Choreo report")), esc(q(in.scenario.name)));
+    if (in.scenario.description && !in.scenario.description->empty())
+        h += u"<p>%1</p>\n"_s.arg(esc(q(*in.scenario.description)));
+    h += u"<p class=\"note\">%1</p>\n"_s.arg(
+        esc(QObject::tr("Generated %1. Simulated estimates; the figures they rest on are listed under "
+                        "\"Assumptions and sources\".")
+                .arg(in.generated.toString(u"yyyy-MM-dd HH:mm"_s))));
+    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Results")));
+    h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::Results));
+    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Step time")));
+    h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::StepTime));
+    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Memory per device")));
+    h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::Memory));
+
+    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Step-time breakdown and scaling")));
+    h += svgChart(&renderStepBreakdownChart, sweep, QObject::tr("Step-time breakdown"));
+    h += svgChart(&renderScalingChart, sweep, QObject::tr("Scaling"));
+
+    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Scenario")));
+    h += htmlTable(scenarioRows(in));
+
+    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Assumptions and sources")));
+    h += u"<p class=\"note\">%1</p>\n"_s.arg(
+        esc(QObject::tr("Catalog figures used for this run. CHOREO-DEFAULT marks a modelling assumption of "
+                        "Choreo's own, to be replaced by calibration.")));
+    std::set<std::string, SourceKeyOrder> cited;
+    std::set<std::string> devicesDone;
+    for (const auto& pool : in.scenario.cluster.pools) {
+        const models::Device* d = in.catalog ? in.catalog->find(pool.device) : nullptr;
+        if (!d || !devicesDone.insert(d->id).second)
+            continue;
+        h += u"<h4>%1 (%2)</h4>\n<table><tr><th>%3</th><th>%4</th><th>%5</th><th>%6</th><th>%7</th></tr>\n"_s
+                 .arg(esc(q(d->name)), esc(q(d->id)), esc(QObject::tr("Figure")), esc(QObject::tr("Value")),
+                      esc(QObject::tr("Source")), esc(QObject::tr("As of")), esc(QObject::tr("Note")));
+        for (const Figure& f : deviceFigures(*d, in.scenario.workload.precision)) {
+            const models::Source* source = in.catalog->source(f.sourced.source);
+            cited.insert(f.sourced.source);
+            h += u"<tr><td>%1</td><td class=\"num\">%2</td><td>%3</td><td>%4</td><td>%5</td></tr>\n"_s.arg(
+                esc(f.name), esc(f.value), esc(q(f.sourced.source)),
+                source ? esc(q(source->as_of)) : QString(), esc(q(f.sourced.note)));
+        }
+        h += u"</table>\n"_s;
+    }
+    if (!cited.empty() && in.catalog) {
+        h += u"<h4>%1</h4>\n<table>\n"_s.arg(esc(QObject::tr("Sources")));
+        for (const auto& key : cited) {
+            const models::Source* s = in.catalog->source(key);
+            const QString text =
+                s ? u"%1. <a href=\"%2\">%2</a> (%3)"_s.arg(esc(q(s->title)), esc(q(s->url)),
+                                                            esc(QObject::tr("as of %1").arg(q(s->as_of))))
+                  : esc(QObject::tr("(not in the catalog's source table)"));
+            h += u"<tr><td>%1</td><td>%2</td></tr>\n"_s.arg(esc(q(key)), text);
+        }
+        h += u"</table>\n"_s;
+    }
+
+    h += u"<h3>%1</h3>\n<table><tr>"_s.arg(esc(QObject::tr("Scaling sweep")));
+    for (int c = 0; c < SweepResultModel::ColumnCount; ++c)
+        h += u"<th>%1</th>"_s.arg(esc(sweep.headerData(c, Qt::Horizontal).toString()));
+    h += u"</tr>\n"_s;
+    for (int row = 0; row < sweep.rowCount(); ++row) {
+        const bool failed =
+            sweep.outcomes()[static_cast<std::size_t>(row)].state == SweepOutcome::State::Failed;
+        h += failed ? u"<tr class=\"failed\">"_s : u"<tr>"_s;
+        for (int c = 0; c < SweepResultModel::ColumnCount; ++c) {
+            const QModelIndex index = sweep.index(row, c);
+            const bool number = index.data(ValueRole).isValid();
+            h += (number ? u"<td class=\"num\">%1</td>"_s : u"<td>%1</td>"_s)
+                     .arg(esc(index.data().toString()));
+        }
+        h += u"</tr>\n"_s;
+    }
+    h += u"</table>\n</body></html>\n"_s;
+    return h;
+}
+
+bool writeReportHtml(const ReportInput& input, const QString& path, QString& error) {
+    std::string message;
+    if (!models::writeTextFileAtomically(path.toStdString(), reportHtml(input).toStdString(), message)) {
+        error = QString::fromStdString(message);
+        return false;
+    }
+    return true;
 }
 
 } // namespace choreo::ui

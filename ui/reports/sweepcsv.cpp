@@ -63,8 +63,9 @@ bool writeSweepCsv(const SweepResultModel& sweep, const QString& path, QString& 
 
 QString csvPathForReport(const QString& pdfPath) {
     const QFileInfo info(pdfPath);
-    const QString base =
-        info.suffix().compare(u"pdf"_s, Qt::CaseInsensitive) == 0 ? info.completeBaseName() : info.fileName();
+    const QString suffix = info.suffix().toLower();
+    const bool report = suffix == u"pdf"_s || suffix == u"html"_s || suffix == u"htm"_s;
+    const QString base = report ? info.completeBaseName() : info.fileName();
     return info.dir().filePath(base + u".csv"_s);
 }
 

@@ -11,7 +11,7 @@ class SweepResultModel;
 QString sweepCsv(const SweepResultModel& sweep);
 // Writes sweepCsv() to `path` atomically; false with `error` set when it cannot.
 bool writeSweepCsv(const SweepResultModel& sweep, const QString& path, QString& error);
-// The CSV written next to a report: the same path with a .csv extension.
+// The CSV written next to a report (PDF or HTML): the same path with a .csv extension.
 QString csvPathForReport(const QString& pdfPath);
 
 } // namespace choreo::ui

@@ -5,6 +5,7 @@
 #include "ui/charts/scalingchart.h"
 #include "ui/itemmodels/resultsummarymodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/reports/tablecsv.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -61,6 +62,8 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     sweepView_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     sweepView_->horizontalHeader()->setStretchLastSection(true);
     sweepView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    addCsvExport(summaryView_, tr("summary"));
+    addCsvExport(sweepView_, tr("sweep"));
 
     auto* top = new QSplitter(Qt::Horizontal);
     top->addWidget(summaryView_);
@@ -87,6 +90,14 @@ ResultsPanel::ResultsPanel(QWidget* parent)
 
 QString ResultsPanel::message() const {
     return message_->isHidden() ? QString() : message_->text();
+}
+
+void ResultsPanel::addPage(QWidget* page, const QString& title) {
+    tabs_->addTab(page, title);
+}
+
+void ResultsPanel::showPage(QWidget* page) {
+    tabs_->setCurrentWidget(page);
 }
 
 void ResultsPanel::clear() {

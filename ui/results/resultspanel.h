@@ -40,6 +40,11 @@ public:
     void setSweep(const std::vector<SweepOutcome>& outcomes, std::int64_t baseDevices);
     void updateSweepPoint(int index, const SweepOutcome& outcome);
 
+    // Adds a page beside the scaling chart and the sweep table (memory, hardware options).
+    void addPage(QWidget* page, const QString& title);
+    // Brings a page added with addPage() (or a built-in one) to the front.
+    void showPage(QWidget* page);
+
     [[nodiscard]] ResultSummaryModel* summaryModel() const { return summary_; }
     [[nodiscard]] SweepResultModel* sweepModel() const { return sweep_; }
     // The text shown above the results (tests).

@@ -3,13 +3,16 @@
 #include "ui/editids.h"
 #include "ui/formfields.h"
 #include "ui/formgrid.h"
+#include "ui/workload/memorybar.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QGroupBox>
+#include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -23,8 +26,14 @@ constexpr double kTokensUnit = 1e9; // the form edits billions of tokens
 
 } // namespace
 
-WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, QWidget* parent)
+WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vector<ModelPreset> presets,
+                               QWidget* parent)
     : ScenarioForm(document, marks, parent)
+    , presets_(std::move(presets))
+    , preset_(new QComboBox)
+    , presetInfo_(new QLabel)
+    , memory_(new MemoryBar(document))
+    , suggest_(new QPushButton(tr("Suggest…")))
     , modelName_(new QLineEdit)
     , gated_(new QCheckBox(tr("gated (SwiGLU)")))
     , pool_(new QComboBox)
@@ -33,6 +42,24 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, QWidget* p
     , recompute_(new QComboBox)
     , sequenceParallel_(new QCheckBox(tr("sequence parallel")))
     , zero_(new QComboBox) {
+    preset_->setObjectName(u"presetCombo"_s);
+    preset_->addItem(tr("Custom"), QString());
+    for (const auto& p : presets_) {
+        preset_->addItem(QString::fromStdString(p.shape.name), QString::fromStdString(p.id));
+        preset_->setItemData(
+            preset_->count() - 1,
+            tr("%1 (%2)").arg(QString::fromStdString(p.source), QString::fromStdString(p.as_of)),
+            Qt::ToolTipRole);
+    }
+    presetInfo_->setObjectName(u"presetInfoLabel"_s);
+    presetInfo_->setWordWrap(true);
+    presetInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont small = presetInfo_->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    presetInfo_->setFont(small);
+    suggest_->setObjectName(u"suggestLayoutButton"_s);
+    suggest_->setToolTip(tr("Find parallel layouts of the training pool that fit in memory, ranked by the "
+                            "analytical model (Ctrl+Shift+L)"));
     modelName_->setObjectName(u"modelNameEdit"_s);
     gated_->setObjectName(u"gatedCheck"_s);
     pool_->setObjectName(u"trainingPoolCombo"_s);
@@ -55,6 +82,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, QWidget* p
     auto* modelBox = new QGroupBox(tr("Model"));
     auto* modelGrid = new QGridLayout(modelBox);
     FormGrid model(modelGrid);
+    model.addWide(tr("Preset"), preset_);
+    model.addWide(QString(), presetInfo_);
     model.addWide(tr("Name"), modelName_);
     model.add(tr("Layers"),
               bindCount(u"layersSpin"_s, u"workload.model.layers"_s, 10000, EditLayers, tr("Change layers"),
@@ -133,6 +162,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, QWidget* p
                            [](models::Scenario& s) -> std::int64_t& { return s.workload.parallel.vp; }));
     parallel.add(tr("ZeRO"), zero_);
     parallel.add(QString(), sequenceParallel_);
+    parallel.add(QString(), suggest_);
+    parallel.addWide(QString(), memory_);
     const auto tip = [this](const QString& name, const QString& text) {
         for (auto& [box, field] : counts_)
             if (box->objectName() == name)
@@ -152,6 +183,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, QWidget* p
     layout->addWidget(trainingBox);
     layout->addWidget(parallelBox);
 
+    connect(preset_, &QComboBox::activated, this, &WorkloadEditor::applyPreset);
+    connect(suggest_, &QPushButton::clicked, this, &WorkloadEditor::suggestLayoutRequested);
     connect(modelName_, &QLineEdit::textEdited, this, [this](const QString& text) {
         change(EditModelName, tr("Rename model"),
                [name = text.toStdString()](models::Scenario& s) { s.workload.model.name = name; });
@@ -207,6 +240,35 @@ QSpinBox* WorkloadEditor::bindCount(const QString& objectName, const QString& pa
     return box;
 }
 
+void WorkloadEditor::applyPreset(int index) {
+    const QString id = preset_->itemData(index).toString();
+    for (const auto& p : presets_) {
+        if (QString::fromStdString(p.id) != id)
+            continue;
+        change(NoMerge, tr("Apply preset %1").arg(QString::fromStdString(p.shape.name)),
+               [shape = p.shape](models::Scenario& s) { s.workload.model = shape; });
+        return;
+    }
+    // "Custom" keeps the shape as it is: it only says that the fields are the user's own.
+    refreshPreset();
+}
+
+void WorkloadEditor::refreshPreset() {
+    const ModelPreset* p = findPreset(presets_, document()->scenario().workload.model);
+    formfields::show(preset_, p ? QString::fromStdString(p->id) : QString());
+    if (!p) {
+        presetInfo_->setText(presets_.empty() ? tr("No presets loaded.")
+                                              : tr("Custom shape: edit the fields, or pick a preset."));
+        return;
+    }
+    QString text;
+    if (!p->note.empty())
+        text = QString::fromStdString(p->note) + u' ';
+    text += tr("Source: %1 (%2).").arg(QString::fromStdString(p->source), QString::fromStdString(p->as_of));
+    presetInfo_->setText(text);
+    presetInfo_->setToolTip(QString::fromStdString(p->url));
+}
+
 void WorkloadEditor::refreshPools() {
     const auto& s = document()->scenario();
     QStringList names;
@@ -239,6 +301,7 @@ void WorkloadEditor::refresh() {
     formfields::show(sequenceParallel_, w.parallel.sequence_parallel);
     formfields::show(zero_, w.parallel.zero);
     refreshPools();
+    refreshPreset();
 }
 
 } // namespace choreo::ui

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ui/scenarioform.h"
+#include "ui/workload/modelpresets.h"
 
 #include <cstdint>
 #include <utility>
@@ -10,18 +11,30 @@ QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 QT_END_NAMESPACE
 
 namespace choreo::ui {
 
-// The training workload: model shape, batch and precision, parallel layout.
+class MemoryBar;
+
+// The training workload: model shape (a published preset or custom), batch and precision, parallel
+// layout, and the memory a device needs for it.
 class WorkloadEditor final : public ScenarioForm {
     Q_OBJECT
 
 public:
-    WorkloadEditor(Document* document, FieldMarks* marks, QWidget* parent = nullptr);
+    WorkloadEditor(Document* document, FieldMarks* marks, std::vector<ModelPreset> presets = {},
+                   QWidget* parent = nullptr);
+
+    [[nodiscard]] const std::vector<ModelPreset>& presets() const { return presets_; }
+
+signals:
+    // The user asked for parallel layouts that fit (the window owns the workers that rank them).
+    void suggestLayoutRequested();
 
 protected:
     void refresh() override;
@@ -33,8 +46,15 @@ private:
     QSpinBox* bindCount(const QString& objectName, const QString& path, int maximum, int mergeId,
                         const QString& description, IntField field);
     void refreshPools();
+    void refreshPreset();
+    void applyPreset(int index);
 
+    std::vector<ModelPreset> presets_;
     std::vector<std::pair<QSpinBox*, IntField>> counts_;
+    QComboBox* preset_;
+    QLabel* presetInfo_;
+    MemoryBar* memory_;
+    QPushButton* suggest_;
     QLineEdit* modelName_;
     QCheckBox* gated_;
     QComboBox* pool_;

@@ -1,0 +1,66 @@
+#include "ui/charts/chartexport.h"
+
+#include <QChart>
+#include <QGraphicsScene>
+#include <QImage>
+#include <QPainter>
+#include <QSvgGenerator>
+
+namespace choreo::ui {
+
+namespace {
+
+bool inScene(const QChart& chart, QString& error) {
+    if (chart.scene() && chart.size().isValid() && !chart.size().isEmpty())
+        return true;
+    error = QObject::tr("the chart is not shown, so it has no size to export");
+    return false;
+}
+
+void paint(QChart& chart, QPainter& painter, const QRectF& target) {
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    chart.scene()->render(&painter, target, chart.sceneBoundingRect(), Qt::KeepAspectRatio);
+}
+
+} // namespace
+
+bool exportChartPng(QChart& chart, const QString& path, QString& error, QSize size) {
+    if (!inScene(chart, error))
+        return false;
+    if (!size.isValid() || size.isEmpty())
+        size = (chart.size() * 2).toSize();
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    {
+        QPainter painter(&image);
+        paint(chart, painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    }
+    if (!image.save(path, "PNG")) {
+        error = QObject::tr("%1 cannot be written").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool exportChartSvg(QChart& chart, const QString& path, QString& error) {
+    if (!inScene(chart, error))
+        return false;
+    const QSize size = chart.size().toSize();
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(chart.title());
+    svg.setDescription(QObject::tr("Chart exported by Choreo"));
+    QPainter painter;
+    if (!painter.begin(&svg)) {
+        error = QObject::tr("%1 cannot be written").arg(path);
+        return false;
+    }
+    paint(chart, painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    painter.end();
+    return true;
+}
+
+} // namespace choreo::ui

@@ -1,0 +1,160 @@
+#include "ui/results/hardwarepanel.h"
+
+#include "ui/charts/modelchartview.h"
+#include "ui/charts/paretochart.h"
+#include "ui/document.h"
+#include "ui/itemmodels/hardwareoptionmodel.h"
+#include "ui/reports/tablecsv.h"
+#include "ui/results/hardwareoptions.h"
+#include "ui/runs/sweeprunner.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+
+namespace choreo::ui {
+
+HardwarePanel::HardwarePanel(Document* document, WorkerCommand worker, QWidget* parent)
+    : QWidget(parent)
+    , document_(document)
+    , model_(new HardwareOptionModel(this))
+    , runner_(new SweepRunner(std::move(worker), 0, this))
+    , chart_(new ModelChartView(model_,
+                                [](const QAbstractItemModel& m) {
+                                    return createParetoChart(m,
+                                                             {HardwareOptionModel::DeviceColumn,
+                                                              HardwareOptionModel::TimeToTrainColumn,
+                                                              HardwareOptionModel::CostColumn},
+                                                             QObject::tr("Time to train vs total cost"));
+                                }))
+    , status_(new QLabel)
+    , start_(new QPushButton(tr("Compare hardware"))) {
+    setObjectName(u"hardwarePanel"_s);
+    chart_->setObjectName(u"paretoChart"_s);
+    status_->setObjectName(u"hardwareStatus"_s);
+    status_->setWordWrap(true);
+    status_->setText(tr("Runs the scenario on every catalog device that fits (analytical fidelity) and marks "
+                        "the options no other beats on both time and cost."));
+    start_->setObjectName(u"compareHardwareButton"_s);
+    auto* table = new QTableView;
+    table->setObjectName(u"hardwareTable"_s);
+    table->setModel(model_);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    addCsvExport(table, tr("hardware-options"));
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(start_);
+    top->addWidget(status_, 1);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(chart_);
+    split->addWidget(table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({300, 120});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(top);
+    layout->addWidget(split, 1);
+
+    connect(start_, &QPushButton::clicked, this, &HardwarePanel::start);
+    connect(runner_, &SweepRunner::pointStarted, this, [this](int index) {
+        model_->setOutcome(index, runner_->outcomes()[static_cast<std::size_t>(index)]);
+    });
+    connect(runner_, &SweepRunner::pointFinished, this, [this](int index) {
+        model_->setOutcome(index, runner_->outcomes()[static_cast<std::size_t>(index)]);
+    });
+    connect(runner_, &SweepRunner::finished, this, [this] {
+        int front = 0;
+        int failed = 0;
+        for (int row = 0; row < model_->rowCount(); ++row) {
+            front += model_->isPareto(row);
+            failed += model_->outcomes()[static_cast<std::size_t>(row)].state == SweepOutcome::State::Failed;
+        }
+        finish(tr("%1 devices compared at analytical fidelity, %2 on the Pareto front (bold); %3 failed, %4 "
+                  "devices cannot train this model at this size.")
+                   .arg(model_->rowCount())
+                   .arg(front)
+                   .arg(failed)
+                   .arg(skipped_));
+    });
+}
+
+HardwarePanel::~HardwarePanel() {
+    // The enumeration reads the catalog: let it end before anything it reads may go.
+    if (thread_) {
+        thread_->disconnect(this);
+        thread_->wait();
+        delete thread_;
+    }
+}
+
+void HardwarePanel::finish(const QString& status) {
+    running_ = false;
+    status_->setText(status);
+    start_->setEnabled(true);
+    emit comparisonFinished();
+}
+
+void HardwarePanel::cancel() {
+    if (!running_)
+        return;
+    ++generation_;
+    runner_->cancel();
+    finish(tr("Comparison cancelled."));
+}
+
+void HardwarePanel::start() {
+    if (running_ || thread_)
+        return;
+    runner_->cancel();
+    model_->clear();
+    running_ = true;
+    start_->setEnabled(false);
+    status_->setText(tr("Finding the devices that fit…"));
+    const int generation = ++generation_;
+    auto options = std::make_shared<HardwareOptions>();
+    QThread* thread =
+        QThread::create([options, base = document_->scenario(), catalog = &document_->catalog()] {
+            *options = hardwareOptions(base, *catalog);
+        });
+    thread_ = thread;
+    connect(thread, &QThread::finished, this, [this, thread, options, generation] {
+        thread_ = nullptr;
+        thread->deleteLater();
+        if (generation != generation_)
+            return;
+        skipped_ = static_cast<int>(options->skipped.size());
+        if (options->points.empty()) {
+            finish(tr("No catalog device can train this model at this pool size."));
+            return;
+        }
+        std::vector<SweepOutcome> outcomes;
+        QStringList layouts;
+        for (const auto& p : options->points) {
+            SweepOutcome o;
+            o.label = QString::fromStdString(p.label);
+            o.devices = p.devices;
+            outcomes.push_back(o);
+            const auto& l = p.scenario.workload.parallel;
+            layouts << u"tp %1 · pp %2 · dp %3 · cp %4"_s.arg(l.tp).arg(l.pp).arg(l.dp).arg(l.cp);
+        }
+        model_->setOutcomes(std::move(outcomes), layouts);
+        status_->setText(tr("Simulating %1 devices (analytical fidelity)…").arg(options->points.size()));
+        runner_->start(std::move(options->points), u"analytical"_s);
+    });
+    thread->start();
+}
+
+} // namespace choreo::ui
