@@ -125,7 +125,14 @@ std::vector<LayoutCandidate> enumerateLayouts(const models::Scenario& base, cons
                             if (zero <= 2 && fitsWithLessSharding)
                                 continue;
                             LayoutCandidate c;
-                            c.parallel = models::ParallelLayout{tp, pp, dp, vp, cp, tp > 1, zero};
+                            c.parallel = models::ParallelLayout{.tp = tp,
+                                                                .pp = pp,
+                                                                .dp = dp,
+                                                                .vp = vp,
+                                                                .cp = cp,
+                                                                .sequence_parallel = tp > 1,
+                                                                .ep = base.workload.parallel.ep,
+                                                                .zero = zero};
                             c.micro_batch = micro;
                             models::Diagnostics errors;
                             const auto rs = models::resolveScenario(withLayout(base, c), catalog, errors);
