@@ -75,9 +75,11 @@ void TestModelPresets::shippedPresetsAreValidShapes() {
         QVERIFY2(it != presets_.end(), id.c_str());
         QVERIFY(!it->source.empty());
         QVERIFY(it->url.starts_with("https://"));
-        // Experts are not simulated: such a preset must say what its dense shape leaves out.
-        if (it->experts)
+        // A preset with experts says what its simulation leaves out, and carries them in its shape.
+        if (it->experts) {
             QVERIFY2(!it->note.empty(), id.c_str());
+            QVERIFY2(it->shape.moe && it->shape.moe->experts == it->experts->routed, id.c_str());
+        }
         // The shape passes every model check of a scenario (fitting in memory is the layout's business).
         choreo::models::Scenario s = original_;
         s.workload.model = it->shape;
@@ -164,7 +166,8 @@ void TestModelPresets::editorAppliesPresetWithUndoRedo() {
     QCOMPARE(applied.workload.model.name, std::string("Grok-1"));
     QCOMPARE(applied.workload.model.hidden, 6144);
     QCOMPARE(editor.findChild<QSpinBox*>(u"hiddenSpin"_s)->value(), 6144);
-    QVERIFY(editor.findChild<QLabel*>(u"presetInfoLabel"_s)->text().contains(u"does not simulate experts"_s));
+    QVERIFY(editor.findChild<QLabel*>(u"presetInfoLabel"_s)->text().contains(u"Routed experts simulated"_s));
+    QVERIFY(applied.workload.model.moe && applied.workload.model.moe->top_k == 2);
     QCOMPARE(document.undoStack()->count(), 1);
 
     document.undoStack()->undo();

@@ -53,20 +53,22 @@ std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, c
 std::optional<ExpertShape> readExperts(JsonReader& r, const Json& object, const std::string& path) {
     if (!r.expectObject(object, path))
         return std::nullopt;
-    r.rejectUnknownKeys(object, path, {"routed", "active", "shared", "expert_ffn_hidden"});
+    r.rejectUnknownKeys(object, path, {"routed", "active", "shared", "expert_ffn_hidden", "dense_layers"});
     const auto routed = r.integer(object, path, "routed");
     const auto active = r.integer(object, path, "active");
     // Shared experts are optional: most MoE models have none.
     const auto shared =
         object.contains("shared") ? r.integer(object, path, "shared", 0) : std::optional<std::int64_t>(0);
     const auto width = r.integer(object, path, "expert_ffn_hidden");
-    if (!routed || !active || !shared || !width)
+    const auto dense = object.contains("dense_layers") ? r.integer(object, path, "dense_layers", 0)
+                                                       : std::optional<std::int64_t>(0);
+    if (!routed || !active || !shared || !width || !dense)
         return std::nullopt;
     if (*active > *routed) {
         r.error(JsonReader::join(path, "active"), "more active experts than routed ones");
         return std::nullopt;
     }
-    return ExpertShape{*routed, *active, *shared, *width};
+    return ExpertShape{*routed, *active, *shared, *width, *dense};
 }
 
 } // namespace
@@ -118,7 +120,7 @@ std::optional<std::vector<ModelPreset>> parseModelPresets(const std::string& tex
             preset.experts = readExperts(r, *e, JsonReader::join(path, "experts"));
             if (preset.experts && (!note || note->empty()))
                 r.error(JsonReader::join(path, "note"),
-                        "a preset with experts must say what its dense shape leaves out");
+                        "a preset with experts must say what its simulation leaves out");
         }
         if (id && !ids.insert(*id).second)
             r.error(JsonReader::join(path, "id"), "\"" + *id + "\" is used by an earlier preset");
@@ -129,6 +131,10 @@ std::optional<std::vector<ModelPreset>> parseModelPresets(const std::string& tex
         preset.id = *id;
         preset.shape = *shape;
         preset.shape.name = *name;
+        if (preset.experts)
+            preset.shape.moe = models::MoeShape{preset.experts->routed, preset.experts->active,
+                                                preset.experts->expert_ffn_hidden, preset.experts->shared,
+                                                preset.experts->dense_layers};
         preset.note = note.value_or(std::string());
         preset.source = *source;
         preset.url = *url;

@@ -13,13 +13,13 @@ namespace choreo::ui {
 
 inline constexpr const char* kModelPresetsFormat = "choreo-model-presets/1";
 
-// Mixture-of-experts figures of a preset. Informational only: the scenario format has no experts, so
-// the simulator never sees them (the preset's note says what the dense shape leaves out).
+// Mixture-of-experts figures of a preset, as published; the preset's shape carries them as its `moe`.
 struct ExpertShape {
     std::int64_t routed = 0;
     std::int64_t active = 0;
     std::int64_t shared = 0;
     std::int64_t expert_ffn_hidden = 0;
+    std::int64_t dense_layers = 0; // first layers with the dense feed-forward
 };
 
 // A published model's shape with where it comes from.
