@@ -535,6 +535,50 @@ std::int64_t scaleOutEccentricity(const TopologyGraph& g, std::int64_t devices,
 }
 
 double halvesMaxFlow_Bps(const TopologyGraph& g, std::int64_t devices) {
+    // A device with one scale-out link is contracted into its switch: the source (first half) or the
+    // sink (second half) reaches that switch through the link's capacity. Others (torus) stay vertices.
+    const auto n = boost::num_vertices(g);
+    std::vector<double> fromSource(n, 0.0), toSink(n, 0.0);
+    auto side = [&](std::size_t v) {
+        const auto d = static_cast<std::int64_t>(v);
+        return d >= devices ? 0 : d < devices / 2 ? 1 : d >= devices - devices / 2 ? 2 : 0;
+    };
+    std::vector<int> scaleOutDegree(n, 0);
+    for (auto [e, end] = boost::edges(g); e != end; ++e)
+        if (!g[*e].scale_up) {
+            ++scaleOutDegree[boost::source(*e, g)];
+            ++scaleOutDegree[boost::target(*e, g)];
+        }
+    auto contracted = [&](std::size_t v) {
+        return static_cast<std::int64_t>(v) < devices && scaleOutDegree[v] == 1;
+    };
+    TopologyGraph rest;
+    for (std::size_t v = 0; v < n; ++v)
+        boost::add_vertex(g[v], rest);
+    for (auto [e, end] = boost::edges(g); e != end; ++e) {
+        if (g[*e].scale_up)
+            continue;
+        auto a = boost::source(*e, g), b = boost::target(*e, g);
+        if (contracted(b))
+            std::swap(a, b);
+        if (contracted(a)) {
+            if (side(a) != 0)
+                (side(a) == 1 ? fromSource : toSink)[b] += g[*e].bandwidth_Bps;
+            continue;
+        }
+        boost::add_edge(a, b, g[*e], rest);
+        for (auto v : {a, b}) {
+            if (side(v) == 1)
+                fromSource[v] += g[*e].bandwidth_Bps;
+            if (side(v) == 2)
+                toSink[v] += g[*e].bandwidth_Bps;
+        }
+    }
+    return maxFlow_Bps(rest, fromSource, toSink);
+}
+
+double maxFlow_Bps(const TopologyGraph& g, const std::vector<double>& fromSource,
+                   const std::vector<double>& toSink) {
     using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
     using FlowGraph = boost::adjacency_list<
         boost::vecS, boost::vecS, boost::directedS, boost::no_property,
@@ -554,22 +598,18 @@ double halvesMaxFlow_Bps(const TopologyGraph& g, std::int64_t devices) {
         reverse[e] = r;
         reverse[r] = e;
     };
-    std::vector<double> attached(n, 0.0); // a device's scale-out capacity: more than it can send
     for (auto [e, end] = boost::edges(g); e != end; ++e) {
         if (g[*e].scale_up)
             continue;
         const auto a = boost::source(*e, g), b = boost::target(*e, g);
         arc(a, b, g[*e].bandwidth_Bps);
         arc(b, a, g[*e].bandwidth_Bps);
-        attached[a] += g[*e].bandwidth_Bps;
-        attached[b] += g[*e].bandwidth_Bps;
     }
-    for (std::int64_t d = 0; d < devices; ++d) {
-        const auto v = static_cast<std::size_t>(d);
-        if (d < devices / 2)
-            arc(source, v, attached[v]);
-        else if (d >= devices - devices / 2)
-            arc(v, sink, attached[v]);
+    for (std::size_t v = 0; v < n; ++v) {
+        if (fromSource[v] > 0.0)
+            arc(source, v, fromSource[v]);
+        if (toSink[v] > 0.0)
+            arc(v, sink, toSink[v]);
     }
     return boost::push_relabel_max_flow(f, source, sink);
 }
@@ -600,17 +640,60 @@ TopologyFigures topologyFigures(const NetworkPlan& p, const TopologyGraph& g) {
         from.push_back(p.devices - 1);
     f.diameter_hops = scaleOutEccentricity(g, p.devices, from);
 
-    // Bisection: a torus by formula (cut across its longest dimension), the rest by max flow.
-    double bisection = 0.0;
-    if (p.kind == TopologyKind::Torus3d) {
-        const std::int64_t longest = std::max({p.dims[0], p.dims[1], p.dims[2]});
-        if (longest > 1)
-            bisection = 2.0 * static_cast<double>(p.devices / longest) * p.link_Bps;
-    } else {
-        bisection = halvesMaxFlow_Bps(g, p.devices);
-    }
-    f.bisection_GBps = bisection / 1e9;
+    f.bisection_GBps = halvesBisection_Bps(p) / 1e9;
     return f;
+}
+
+double halvesBisection_Bps(const NetworkPlan& p) {
+    const std::int64_t half = p.devices / 2;
+    auto side = [&](std::int64_t d) { return d < half ? 0 : d >= p.devices - half ? 1 : 2; };
+    switch (p.kind) {
+    case TopologyKind::Torus3d: {
+        // Cut across the longest dimension: two links (one wrapping round) per line along it.
+        const std::int64_t longest = std::max({p.dims[0], p.dims[1], p.dims[2]});
+        return longest > 1 ? 2.0 * static_cast<double>(p.devices / longest) * p.link_Bps : 0.0;
+    }
+    case TopologyKind::Dragonfly: {
+        // Max flow between groups: a group's devices through its NIC links, groups joined by their
+        // global bundles (local links inside a group are not the bottleneck of this cut).
+        const std::int64_t perGroup = p.terminals_per_router * p.routers_per_group;
+        std::vector<double> a(static_cast<std::size_t>(p.groups), 0.0), b(a);
+        for (std::int64_t d = 0; d < p.devices; ++d) {
+            const int s = side(d);
+            if (s < 2)
+                (s == 0 ? a : b)[static_cast<std::size_t>(d / perGroup)] += p.nic_Bps;
+        }
+        TopologyGraph groups;
+        for (std::int64_t grp = 0; grp < p.groups; ++grp)
+            boost::add_vertex(TopologyVertex{VertexKind::Router, grp}, groups);
+        for (std::int64_t i = 0; i < p.groups; ++i)
+            for (std::int64_t j = i + 1; j < p.groups; ++j)
+                boost::add_edge(
+                    static_cast<std::size_t>(i), static_cast<std::size_t>(j),
+                    TopologyEdge{static_cast<double>(p.links_per_group_pair) * p.link_Bps, 0.0, false},
+                    groups);
+        return maxFlow_Bps(groups, a, b);
+    }
+    case TopologyKind::SingleSwitch:
+    case TopologyKind::FatTree:
+    case TopologyKind::RailFatTree:
+        break;
+    }
+    // Fat trees: above the leaves every tier is non-blocking (as many links up as down, spread evenly),
+    // so a leaf passes what its two sides exchange through its crossbar, and its surplus through its
+    // uplinks.
+    std::vector<std::array<std::int64_t, 2>> count(static_cast<std::size_t>(p.leaves), {0, 0});
+    for (std::int64_t d = 0; d < p.devices; ++d)
+        if (side(d) < 2)
+            ++count[static_cast<std::size_t>(p.leafOf(d))][static_cast<std::size_t>(side(d))];
+    const double up = static_cast<double>(p.leaf_up) * p.uplink_Bps;
+    double local = 0.0, surplus[2] = {0.0, 0.0};
+    for (const auto& c : count) {
+        local += static_cast<double>(std::min(c[0], c[1])) * p.nic_Bps;
+        const std::int64_t excess = c[0] - c[1];
+        surplus[excess > 0 ? 0 : 1] += std::min(static_cast<double>(std::abs(excess)) * p.nic_Bps, up);
+    }
+    return local + std::min(surplus[0], surplus[1]);
 }
 
 } // namespace choreo::models

@@ -133,11 +133,19 @@ bool checkTopologyGraph(const TopologyGraph& graph, std::int64_t devices, const 
 // Longest shortest scale-out path (in links) from the given devices to every other device (BFS).
 std::int64_t scaleOutEccentricity(const TopologyGraph& graph, std::int64_t devices,
                                   const std::vector<std::int64_t>& from);
-// Max flow over scale-out links from the first half of the devices to the second half, B/s.
+// Max flow over scale-out links from the first half of the devices to the second half, B/s: the
+// bisection of the graph, for checking halvesBisection_Bps on small clusters (it allocates a lot).
 double halvesMaxFlow_Bps(const TopologyGraph& graph, std::int64_t devices);
+// Max flow over the scale-out links of `graph` from a source joined to each vertex v with capacity
+// fromSource[v] to a sink joined with toSink[v] (B/s).
+double maxFlow_Bps(const TopologyGraph& graph, const std::vector<double>& fromSource,
+                   const std::vector<double>& toSink);
+// Bisection bandwidth between the first and the second half of the devices (by index), one direction,
+// line rate, B/s, in closed form per kind (linear in the devices).
+double halvesBisection_Bps(const NetworkPlan& plan);
 
-// The figures of a planned network: counts from the plan; diameter by BFS on the graph (by formula
-// for a torus); bisection by max flow on the graph (by formula for a torus).
+// The figures of a planned network: counts from the graph, diameter by BFS on it, bisection by
+// halvesBisection_Bps.
 TopologyFigures topologyFigures(const NetworkPlan& plan, const TopologyGraph& graph);
 
 } // namespace choreo::models
