@@ -4,6 +4,8 @@
 
 #include "sim/simulator.h"
 
+#include <cstdint>
+
 namespace choreo::sim {
 
 struct ProbeLinks {
@@ -21,5 +23,9 @@ double probeSharedLink(int flows, double bytes, const ProbeLinks& links);
 // Simulated time of a ring all-reduce of `bytes` per rank over `devices` devices placed one per node,
 // so that every ring edge crosses its NIC links.
 double probeRingAllReduce(int devices, double bytes, const ProbeLinks& links, Fidelity fidelity);
+
+// Device pairs of an x * y * z torus platform whose SimGrid route does not take the hops (and latency)
+// that the topology plan and the platform's latency() say: 0 when SimGrid numbers positions as we do.
+int probeTorusRouteMismatches(std::int64_t x, std::int64_t y, std::int64_t z);
 
 } // namespace choreo::sim
