@@ -651,7 +651,8 @@ double halvesBisection_Bps(const NetworkPlan& p) {
     case TopologyKind::Torus3d: {
         // Cut across the longest dimension: two links (one wrapping round) per line along it.
         const std::int64_t longest = std::max({p.dims[0], p.dims[1], p.dims[2]});
-        return longest > 1 ? 2.0 * static_cast<double>(p.devices / longest) * p.link_Bps : 0.0;
+        return longest > 1 ? 2.0 * static_cast<double>(p.devices) / static_cast<double>(longest) * p.link_Bps
+                           : 0.0;
     }
     case TopologyKind::Dragonfly: {
         // Max flow between groups: a group's devices through its NIC links, groups joined by their
