@@ -213,6 +213,12 @@ void printText(const models::RunResult& r) {
               << "cost                " << fmt("$%.0f", r.cost_usd) << " (" << r.cost_mode << ")\n"
               << "memory per device   " << fmt("%.1f GB", r.memory_per_device_GB) << "  ("
               << r.memory.describe() << ")\n";
+    const auto& t = r.topology;
+    std::cout << "network             " << t.kind
+              << (t.tiers > 0 ? ", " + std::to_string(t.tiers) + " tiers" : "") << ", scale-up " << t.scale_up
+              << ": bisection " << fmt("%.0f GB/s", t.bisection_GBps) << ", diameter " << t.diameter_hops
+              << " hops, " << t.switches << " switches + " << t.scale_up_switches << " scale-up, " << t.nics
+              << " NICs, " << t.cables << " cables + " << t.scale_up_links << " scale-up links\n";
 }
 
 int commandRun(const Options& o, const fs::path& assets) {

@@ -188,6 +188,17 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
     r.nic_Bps = net.nic_Gbps.value_or(dev.nic_Gbps.value) * 1e9 / 8.0;
     r.switch_latency_s = net.topology.latency_us.value_or(kDefaultSwitchLatencyUs) * 1e-6;
     r.nodes_per_leaf = net.topology.nodes_per_leaf.value_or(kDefaultNodesPerLeaf);
+    // The topology graph: planned (ports, shapes), built, checked (connected, every device routed), measured.
+    const LinkRates rates{r.scale_up_fabric, r.scale_up_Bps, r.scale_up_latency_s, r.nic_Bps,
+                          r.switch_latency_s};
+    if (auto plan = planNetwork(pool, r.training_pool, dev, net, rates, errors)) {
+        const auto graph = buildTopologyGraph(*plan);
+        if (checkTopologyGraph(graph, plan->devices, "cluster.network.topology", errors)) {
+            r.network = *plan;
+            r.nodes_per_leaf = plan->nodes_per_leaf;
+            r.topology = topologyFigures(*plan, graph);
+        }
+    }
 
     // Prices.
     r.rent_usd_per_device_hour = s.costs.rent_usd_per_device_hour.value_or(dev.rent_usd_per_hour.value);

@@ -4,6 +4,7 @@
 #include "models/diagnostic.h"
 #include "models/memory.h"
 #include "models/scenario.h"
+#include "models/topology.h"
 
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@ struct ResolvedScenario {
     double nic_Bps = 0;          // per device, one direction, line rate
     double switch_latency_s = 0; // per switch hop
     std::int64_t nodes_per_leaf = 0;
+    NetworkPlan network;                 // the training pool's network, checked
+    TopologyFigures topology;            // its bisection, diameter and counts
     double rent_usd_per_device_hour = 0; // 0 when unknown
     double buy_usd_per_device = 0;       // 0 when unknown
     MemoryBreakdown memory;              // per device, worst stage
@@ -47,9 +50,8 @@ struct ResolvedScenario {
 std::optional<ResolvedScenario> resolveScenario(const Scenario& scenario, const Catalog& catalog,
                                                 Diagnostics& errors, bool checkMemory = true);
 
-// Default switch-hop latency and leaf size when the scenario does not set them (CHOREO-DEFAULT).
+// Default switch-hop latency when the scenario does not set it (CHOREO-DEFAULT); leaf size: topology.h.
 inline constexpr double kDefaultSwitchLatencyUs = 1.0;
-inline constexpr std::int64_t kDefaultNodesPerLeaf = 4;
 // Sizes past which a simulation would not fit in a desktop's memory; rejected with a message.
 inline constexpr std::int64_t kMaxDevicesPerPool = 131072;
 inline constexpr std::int64_t kMaxMicroBatchesPerStep = 65536;

@@ -53,6 +53,7 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.memory_per_device_GB = rs.memory.total();
     r.breakdown = step.breakdown;
     r.simulated_activities = step.simulated_activities;
+    r.topology = rs.topology;
     return r;
 }
 
@@ -86,6 +87,17 @@ Json resultToJson(const RunResult& r) {
                             {"exposed_communication", r.breakdown.exposed_communication_s},
                             {"pipeline_bubble", r.breakdown.pipeline_bubble_s}};
     j["simulated_activities"] = r.simulated_activities;
+    const auto& t = r.topology;
+    j["topology"] = Json{{"kind", t.kind},
+                         {"scale_up", t.scale_up},
+                         {"tiers", t.tiers},
+                         {"bisection_GBps", t.bisection_GBps},
+                         {"diameter_hops", t.diameter_hops},
+                         {"switches", t.switches},
+                         {"scale_up_switches", t.scale_up_switches},
+                         {"nics", t.nics},
+                         {"cables", t.cables},
+                         {"scale_up_links", t.scale_up_links}};
     return j;
 }
 
@@ -139,6 +151,20 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         r.breakdown.compute_s = num(*it, p + ".breakdown_s", "compute");
         r.breakdown.exposed_communication_s = num(*it, p + ".breakdown_s", "exposed_communication");
         r.breakdown.pipeline_bubble_s = num(*it, p + ".breakdown_s", "pipeline_bubble");
+    }
+    if (auto it = j.find("topology"); it != j.end() && rd.expectObject(*it, p + ".topology")) {
+        const std::string tp = p + ".topology";
+        auto& t = r.topology;
+        t.kind = rd.text(*it, tp, "kind").value_or("");
+        t.scale_up = rd.text(*it, tp, "scale_up").value_or("");
+        t.tiers = rd.integer(*it, tp, "tiers", 0).value_or(0);
+        t.bisection_GBps = num(*it, tp, "bisection_GBps");
+        t.diameter_hops = rd.integer(*it, tp, "diameter_hops", 0).value_or(0);
+        t.switches = rd.integer(*it, tp, "switches", 0).value_or(0);
+        t.scale_up_switches = rd.integer(*it, tp, "scale_up_switches", 0).value_or(0);
+        t.nics = rd.integer(*it, tp, "nics", 0).value_or(0);
+        t.cables = rd.integer(*it, tp, "cables", 0).value_or(0);
+        t.scale_up_links = rd.integer(*it, tp, "scale_up_links", 0).value_or(0);
     }
     if (errors.size() != before)
         return std::nullopt;

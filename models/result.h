@@ -52,6 +52,7 @@ struct RunResult {
     double model_flops_per_step = 0;
     double achieved_tflops_per_device = 0;
     std::int64_t simulated_activities = 0;
+    TopologyFigures topology; // the training pool's network (absent from older results: zeros)
 };
 
 // Turns a simulated step into time-to-train, throughput, MFU, energy and cost.

@@ -28,15 +28,26 @@ struct ScaleUpNetwork {
     bool operator==(const ScaleUpNetwork&) const = default;
 };
 
-enum class TopologyKind { FatTree, SingleSwitch };
+// fat-tree: as many tiers as the switch radix needs, a node's NICs under one leaf; rail-fat-tree: NIC k
+// of every node of a unit on the unit's rail-k leaf, `tiers` 2 or 3; dragonfly: groups of routers,
+// all-to-all inside a group and between groups; torus-3d: devices wired directly, 6 links each.
+enum class TopologyKind { FatTree, SingleSwitch, RailFatTree, Dragonfly, Torus3d };
 std::string toString(TopologyKind kind);
+std::optional<TopologyKind> topologyKindFromString(const std::string& text);
 
-// The switched network between nodes.
+// The network between nodes (scale-out). Unset numbers get defaults (models/topology.h).
 struct Topology {
     TopologyKind kind = TopologyKind::FatTree;
     double oversubscription = 1.0;              // leaf downlink : uplink bandwidth, >= 1
-    std::optional<std::int64_t> nodes_per_leaf; // servers under one leaf switch (fat tree); default 4
+    std::optional<std::int64_t> nodes_per_leaf; // servers under one leaf switch (fat trees); default 4
     std::optional<double> latency_us;           // one switch hop
+    std::optional<std::int64_t> tiers;          // rail-fat-tree: 2 or 3 (default 2)
+    std::optional<std::int64_t> radix;          // ports per switch (default 64)
+    std::optional<std::int64_t> groups;         // dragonfly: groups
+    std::optional<std::int64_t> routers_per_group;
+    std::optional<std::int64_t> global_links_per_router; // dragonfly; default: terminals per router
+    std::optional<std::vector<std::int64_t>> dims;       // torus-3d: x, y, z; product = devices
+    std::optional<double> link_Gbps; // dragonfly and torus links, one direction; default: the NIC's
     bool operator==(const Topology&) const = default;
 };
 

@@ -10,7 +10,27 @@
 namespace choreo::models {
 
 std::string toString(TopologyKind kind) {
-    return kind == TopologyKind::FatTree ? "fat-tree" : "single-switch";
+    switch (kind) {
+    case TopologyKind::FatTree:
+        return "fat-tree";
+    case TopologyKind::SingleSwitch:
+        return "single-switch";
+    case TopologyKind::RailFatTree:
+        return "rail-fat-tree";
+    case TopologyKind::Dragonfly:
+        return "dragonfly";
+    case TopologyKind::Torus3d:
+        return "torus-3d";
+    }
+    return "fat-tree";
+}
+
+std::optional<TopologyKind> topologyKindFromString(const std::string& text) {
+    for (auto k : {TopologyKind::FatTree, TopologyKind::SingleSwitch, TopologyKind::RailFatTree,
+                   TopologyKind::Dragonfly, TopologyKind::Torus3d})
+        if (toString(k) == text)
+            return k;
+    return std::nullopt;
 }
 
 std::string toString(AttentionKernel kernel) {
@@ -107,15 +127,16 @@ Cluster readCluster(JsonReader& r, const Json& j, const std::string& path) {
     }
     if (!r.expectObject(*topo, topoPath))
         return c;
-    r.rejectUnknownKeys(*topo, topoPath, {"kind", "oversubscription", "nodes_per_leaf", "latency_us"});
+    r.rejectUnknownKeys(*topo, topoPath,
+                        {"kind", "oversubscription", "nodes_per_leaf", "latency_us", "tiers", "radix",
+                         "groups", "routers_per_group", "global_links_per_router", "dims", "link_Gbps"});
     if (auto kind = r.text(*topo, topoPath, "kind")) {
-        if (*kind == "fat-tree")
-            c.network.topology.kind = TopologyKind::FatTree;
-        else if (*kind == "single-switch")
-            c.network.topology.kind = TopologyKind::SingleSwitch;
+        if (auto k = topologyKindFromString(*kind))
+            c.network.topology.kind = *k;
         else
             r.error(JsonReader::join(topoPath, "kind"),
-                    "unknown topology \"" + *kind + "\" (known: fat-tree, single-switch)");
+                    "unknown topology \"" + *kind +
+                        "\" (known: fat-tree, rail-fat-tree, single-switch, dragonfly, torus-3d)");
     }
     if (auto o = r.number(*topo, topoPath, "oversubscription", true, false)) {
         if (*o < 1.0)
@@ -126,6 +147,31 @@ Cluster readCluster(JsonReader& r, const Json& j, const std::string& path) {
     }
     c.network.topology.nodes_per_leaf = r.integer(*topo, topoPath, "nodes_per_leaf", 1, false);
     c.network.topology.latency_us = r.number(*topo, topoPath, "latency_us", false, false);
+    auto& t = c.network.topology;
+    if ((t.tiers = r.integer(*topo, topoPath, "tiers", 1, false)) && *t.tiers != 2 && *t.tiers != 3)
+        r.error(JsonReader::join(topoPath, "tiers"), "must be 2 or 3, got " + std::to_string(*t.tiers));
+    t.radix = r.integer(*topo, topoPath, "radix", 1, false);
+    t.groups = r.integer(*topo, topoPath, "groups", 1, false);
+    t.routers_per_group = r.integer(*topo, topoPath, "routers_per_group", 1, false);
+    t.global_links_per_router = r.integer(*topo, topoPath, "global_links_per_router", 1, false);
+    t.link_Gbps = r.number(*topo, topoPath, "link_Gbps", true, false);
+    if (auto it = topo->find("dims"); it != topo->end()) {
+        const std::string dimsPath = JsonReader::join(topoPath, "dims");
+        if (!it->is_array() || it->size() != 3) {
+            r.error(dimsPath, "expected an array of 3 positive integers (x, y, z)");
+        } else {
+            std::vector<std::int64_t> dims;
+            for (std::size_t i = 0; i < 3; ++i) {
+                const auto& d = (*it)[i];
+                if (d.is_number_integer() && d.get<std::int64_t>() >= 1)
+                    dims.push_back(d.get<std::int64_t>());
+                else
+                    r.error(JsonReader::index(dimsPath, i), "expected a positive integer, got " + d.dump());
+            }
+            if (dims.size() == 3)
+                t.dims = dims;
+        }
+    }
     return c;
 }
 
@@ -327,6 +373,13 @@ std::string serializeScenario(const Scenario& s) {
     topology["oversubscription"] = s.cluster.network.topology.oversubscription;
     putOptional(topology, "nodes_per_leaf", s.cluster.network.topology.nodes_per_leaf);
     putOptional(topology, "latency_us", s.cluster.network.topology.latency_us);
+    putOptional(topology, "tiers", s.cluster.network.topology.tiers);
+    putOptional(topology, "radix", s.cluster.network.topology.radix);
+    putOptional(topology, "groups", s.cluster.network.topology.groups);
+    putOptional(topology, "routers_per_group", s.cluster.network.topology.routers_per_group);
+    putOptional(topology, "global_links_per_router", s.cluster.network.topology.global_links_per_router);
+    putOptional(topology, "dims", s.cluster.network.topology.dims);
+    putOptional(topology, "link_Gbps", s.cluster.network.topology.link_Gbps);
     Json network;
     if (!scaleUp.empty())
         network["scale_up"] = scaleUp;

@@ -23,9 +23,13 @@ struct Links {
     double bandwidth(std::int64_t a, std::int64_t b, double share = 1.0) const {
         if (spec.sameNode(a, b))
             return spec.scale_up_Bps / share;
-        // Rings of every tensor rank cross an oversubscribed leaf uplink side by side.
+        // Rings of every tensor rank cross an oversubscribed leaf uplink side by side (on rails, the
+        // ranks of a node sit on different leaves), or a dragonfly's global bundle between two groups.
+        const double sharing = static_cast<double>(spec.network.rail ? 1 : tp);
         if (spec.oversubscribed && spec.leafOf(a) != spec.leafOf(b))
-            return std::min(spec.nic_Bps / share, spec.leaf_uplink_Bps / static_cast<double>(tp));
+            return std::min(spec.nic_Bps / share, spec.leaf_uplink_Bps / sharing);
+        if (spec.fabric == ScaleOutFabric::Dragonfly && spec.leafOf(a) != spec.leafOf(b))
+            return std::min(spec.nic_Bps / share, spec.global_link_Bps / sharing);
         return spec.nic_Bps / share;
     }
     // Time of a ring over `ranks` with `steps` steps per collective, `count` collectives, each rank

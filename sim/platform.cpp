@@ -57,34 +57,22 @@ Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec)
     // Scale-out: each NIC has its own link to the fabric. A non-blocking fabric (fat tree without
     // oversubscription, single switch) never limits a flow beyond the NIC links, so it is one star: a
     // crossbar. An oversubscribed fat tree is a spine (star) of leaf switches (stars), each leaf with
-    // one aggregate uplink whose capacity carries the oversubscription. (Every zone makes each later
-    // host and link creation slower: SimGrid checks names across all zones.)
-    sg4::NetZone* spine = starZone("scale-out", root);
-    nics_.reserve(static_cast<std::size_t>(spec.devices));
-    auto addNic = [&](sg4::NetZone* zone, std::int64_t i) {
-        nics_.push_back(
-            attachedHost(zone, "nic" + std::to_string(i), 1.0, "0:0:0", spec.nic_Bps, spec.nic_latency_s));
-    };
-    if (!spec.oversubscribed) {
-        for (std::int64_t i = 0; i < spec.devices; ++i)
-            addNic(spine, i);
-    } else {
-        const std::int64_t perLeaf = spec.nodes_per_leaf * spec.devices_per_node;
-        const std::int64_t leaves = (spec.devices + perLeaf - 1) / perLeaf;
-        for (std::int64_t l = 0; l < leaves; ++l) {
-            const std::string leafName = "leaf" + std::to_string(l);
-            sg4::NetZone* leaf = starZone(leafName, spine);
-            simgrid::kernel::routing::NetPoint* gateway = leaf->create_router(leafName + "-gw");
-            leaf->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
-            for (std::int64_t i = l * perLeaf; i < std::min(spec.devices, (l + 1) * perLeaf); ++i)
-                addNic(leaf, i);
-            leaf->seal();
-            auto* uplink = duplex(spine, leafName + "-uplink", spec.leaf_uplink_Bps, spec.switch_latency_s);
-            spine->add_route(leaf->get_netpoint(), nullptr, gateway, nullptr,
-                             {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
-        }
+    // one aggregate uplink whose capacity carries the oversubscription. A dragonfly is a full zone of
+    // groups (stars) joined pairwise by their global links; a torus is SimGrid's torus zone. (Every zone
+    // makes each later host and link creation slower: SimGrid checks names across all zones.)
+    nics_.assign(static_cast<std::size_t>(spec.devices), nullptr);
+    switch (spec.fabric) {
+    case ScaleOutFabric::Crossbar:
+    case ScaleOutFabric::Leaves:
+        buildLeaves(root);
+        break;
+    case ScaleOutFabric::Dragonfly:
+        buildDragonfly(root);
+        break;
+    case ScaleOutFabric::Torus:
+        buildTorus(root);
+        break;
     }
-    spine->seal();
 
     // A host with very many cores runs delays (latency terms) side by side without slowing one another.
     sg4::NetZone* timerZone = starZone("timer", root);
@@ -95,6 +83,90 @@ Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec)
     timer_->seal();
     timerZone->seal();
     root->seal();
+}
+
+sg4::Host* Platform::addNic(sg4::NetZone* zone, std::int64_t i) {
+    sg4::Host* h =
+        attachedHost(zone, "nic" + std::to_string(i), 1.0, "0:0:0", spec_.nic_Bps, spec_.nic_latency_s);
+    nics_[static_cast<std::size_t>(i)] = h;
+    return h;
+}
+
+// Edge groups (leaves, dragonfly groups) as star zones under `parent`, each with a gateway; returns the
+// zones and gateways in group order.
+std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>>
+Platform::edgeGroups(sg4::NetZone* parent, const std::string& prefix) {
+    std::vector<std::vector<std::int64_t>> members;
+    for (std::int64_t i = 0; i < spec_.devices; ++i) {
+        const auto g = static_cast<std::size_t>(spec_.leafOf(i));
+        if (g >= members.size())
+            members.resize(g + 1);
+        members[g].push_back(i);
+    }
+    std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>> out;
+    for (std::size_t g = 0; g < members.size(); ++g) {
+        const std::string name = prefix + std::to_string(g);
+        sg4::NetZone* zone = starZone(name, parent);
+        simgrid::kernel::routing::NetPoint* gateway = zone->create_router(name + "-gw");
+        zone->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
+        for (std::int64_t i : members[g])
+            addNic(zone, i);
+        zone->seal();
+        out.emplace_back(zone, gateway);
+    }
+    return out;
+}
+
+void Platform::buildLeaves(sg4::NetZone* root) {
+    sg4::NetZone* spine = starZone("scale-out", root);
+    if (spec_.fabric == ScaleOutFabric::Crossbar) {
+        for (std::int64_t i = 0; i < spec_.devices; ++i)
+            addNic(spine, i);
+    } else {
+        for (auto [leaf, gateway] : edgeGroups(spine, "leaf")) {
+            auto* uplink =
+                duplex(spine, leaf->get_name() + "-uplink", spec_.leaf_uplink_Bps, spec_.switch_latency_s);
+            spine->add_route(leaf->get_netpoint(), nullptr, gateway, nullptr,
+                             {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
+        }
+    }
+    spine->seal();
+}
+
+void Platform::buildDragonfly(sg4::NetZone* root) {
+    // Inside a group the routers' local links are taken as non-blocking; between two groups, minimal
+    // routes share that pair's bundle of global links.
+    sg4::NetZone* top = sg4::create_full_zone("scale-out");
+    top->set_parent(root);
+    const auto groups = edgeGroups(top, "group");
+    for (std::size_t a = 0; a < groups.size(); ++a)
+        for (std::size_t b = a + 1; b < groups.size(); ++b) {
+            auto* global = duplex(top, "global" + std::to_string(a) + "-" + std::to_string(b),
+                                  spec_.global_link_Bps, spec_.switch_latency_s);
+            top->add_route(groups[a].first->get_netpoint(), groups[b].first->get_netpoint(), groups[a].second,
+                           groups[b].second, {{global, sg4::LinkInRoute::Direction::UP}}, true);
+        }
+    top->seal();
+}
+
+void Platform::buildTorus(sg4::NetZone* root) {
+    const auto& d = spec_.network.dims;
+    const std::vector<unsigned long> dims{static_cast<unsigned long>(d[0]), static_cast<unsigned long>(d[1]),
+                                          static_cast<unsigned long>(d[2])};
+    // SimGrid numbers torus positions with x fastest, as NetworkPlan::torusCoord does.
+    auto position = [this](sg4::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+        sg4::Host* h = zone->create_host("nic" + std::to_string(id), 1.0);
+        h->set_property("wattage_per_state", "0:0:0");
+        h->set_property("wattage_off", "0");
+        h->seal();
+        nics_[id] = h;
+        return std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*>{
+            h->get_netpoint(), nullptr};
+    };
+    sg4::NetZone* torus = sg4::create_torus_zone("scale-out", root, dims, sg4::ClusterCallbacks(position),
+                                                 spec_.global_link_Bps, spec_.switch_latency_s,
+                                                 sg4::Link::SharingPolicy::SPLITDUPLEX);
+    torus->seal();
 }
 
 std::pair<sg4::Host*, sg4::Host*> Platform::endpoints(std::int64_t a, std::int64_t b) const {

@@ -6,6 +6,8 @@
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace choreo::sim {
@@ -13,8 +15,8 @@ namespace choreo::sim {
 namespace sg4 = simgrid::s4u;
 
 // The SimGrid platform of one pool: per device a compute host (its scale-up link goes to the node's
-// switch) and a NIC endpoint (its NIC link goes to the leaf switch of a two-tier fat tree). Traffic
-// between devices of one node uses the scale-up fabric; traffic between nodes uses the NICs.
+// switch) and a NIC endpoint on the scale-out network (ScaleOutFabric). Traffic between devices of one
+// node uses the scale-up fabric; traffic between nodes uses the NICs.
 // Build it after the Engine and before Engine::run(); it keeps its own host tables (no name lookups).
 class Platform {
 public:
@@ -34,6 +36,13 @@ public:
     static constexpr double kTimerSpeed = 1e9;
 
 private:
+    sg4::Host* addNic(sg4::NetZone* zone, std::int64_t i);
+    std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>>
+    edgeGroups(sg4::NetZone* parent, const std::string& prefix);
+    void buildLeaves(sg4::NetZone* root);
+    void buildDragonfly(sg4::NetZone* root);
+    void buildTorus(sg4::NetZone* root);
+
     PlatformSpec spec_;
     std::vector<sg4::Host*> devices_;
     std::vector<sg4::Host*> nics_;

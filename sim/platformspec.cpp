@@ -12,9 +12,8 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     PlatformSpec s;
     s.devices = pool.count;
     s.devices_per_node = pool.devices_per_node;
-    s.nodes_per_leaf = topo.kind == models::TopologyKind::SingleSwitch
-                           ? std::max<std::int64_t>(1, pool.count / pool.devices_per_node)
-                           : rs.nodes_per_leaf;
+    s.network = rs.network;
+    s.nodes_per_leaf = std::max<std::int64_t>(1, rs.network.nodes_per_leaf);
     s.device_speed_flops = dev.peakFlops(rs.workload().precision).value_or(1e12);
     s.idle_W = dev.idle_W.value;
     s.busy_W = dev.tdp_W.value;
@@ -23,16 +22,36 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     s.nic_Bps = rs.nic_Bps * netEff;
     s.switch_latency_s = rs.switch_latency_s;
     s.nic_latency_s = rs.switch_latency_s; // NIC to leaf: one switch traversal
-    const double leafDown = static_cast<double>(s.nodes_per_leaf * s.devices_per_node) * s.nic_Bps;
-    s.oversubscribed = topo.kind == models::TopologyKind::FatTree && topo.oversubscription > 1.0;
+    const double leafDown = static_cast<double>(rs.network.leaf_down) * s.nic_Bps;
+    s.oversubscribed = rs.network.oversubscribed();
     s.leaf_uplink_Bps = s.oversubscribed ? leafDown / topo.oversubscription : leafDown;
+    switch (topo.kind) {
+    case models::TopologyKind::Dragonfly:
+        s.fabric = ScaleOutFabric::Dragonfly;
+        s.global_link_Bps =
+            static_cast<double>(rs.network.links_per_group_pair) * rs.network.link_Bps * netEff;
+        break;
+    case models::TopologyKind::Torus3d:
+        s.fabric = ScaleOutFabric::Torus;
+        s.global_link_Bps = rs.network.link_Bps * netEff;
+        s.nic_Bps = s.global_link_Bps; // a device injects through its torus links
+        break;
+    default:
+        s.fabric = s.oversubscribed ? ScaleOutFabric::Leaves : ScaleOutFabric::Crossbar;
+    }
     return s;
 }
 
 double PlatformSpec::latency(std::int64_t a, std::int64_t b) const {
     if (sameNode(a, b))
         return 2.0 * scale_up_latency_s;
-    return 2.0 * nic_latency_s + (leafOf(a) == leafOf(b) ? 0.0 : 2.0 * switch_latency_s);
+    if (network.devices == 0)
+        return 2.0 * nic_latency_s + (leafOf(a) == leafOf(b) ? 0.0 : 2.0 * switch_latency_s);
+    const auto hops = static_cast<double>(network.scaleOutHops(a, b));
+    if (fabric == ScaleOutFabric::Torus)
+        return hops * switch_latency_s; // every hop is one torus link
+    // Two NIC links, then one switch-to-switch link per further hop.
+    return 2.0 * nic_latency_s + std::max(0.0, hops - 2.0) * switch_latency_s;
 }
 
 } // namespace choreo::sim

@@ -8,6 +8,14 @@
 
 namespace choreo::sim {
 
+// How the scale-out network is built in SimGrid.
+enum class ScaleOutFabric {
+    Crossbar,  // non-blocking fat tree or single switch: only the NIC links limit a flow
+    Leaves,    // oversubscribed fat tree: leaf zones, each with one aggregate uplink
+    Dragonfly, // group zones; every pair of groups joined by its bundle of global links
+    Torus,     // SimGrid torus zone: devices wired to their 6 neighbours, dimension-order routes
+};
+
 // Link figures of a platform, in SI units, after efficiency factors, and where devices sit.
 struct PlatformSpec {
     std::int64_t devices = 0;
@@ -23,14 +31,21 @@ struct PlatformSpec {
     double leaf_uplink_Bps = 0;  // aggregate leaf-to-spine capacity (oversubscription applied)
     bool oversubscribed = false; // leaf uplinks narrower than their downlinks: model them
     double switch_latency_s = 0;
+    ScaleOutFabric fabric = ScaleOutFabric::Crossbar;
+    double global_link_Bps = 0;  // dragonfly: one group pair's bundle; torus: one link (effective)
+    models::NetworkPlan network; // the checked topology; devices == 0 when built by hand (probes)
 
     // The spec of a resolved scenario's training pool.
     static PlatformSpec fromScenario(const models::ResolvedScenario& scenario);
 
     [[nodiscard]] std::int64_t nodeOf(std::int64_t device) const { return device / devices_per_node; }
+    // The edge switch of a device's NIC (models::NetworkPlan::leafOf): devices with different values
+    // cross shared links.
     [[nodiscard]] std::int64_t leafOf(std::int64_t device) const {
-        return device / (nodes_per_leaf * devices_per_node);
+        return network.devices > 0 ? network.leafOf(device) : device / (nodes_per_leaf * devices_per_node);
     }
+    // Whether the ranks of one tensor or context group may share a scale-out link (then none is folded).
+    [[nodiscard]] bool sharedScaleOutLinks() const { return fabric != ScaleOutFabric::Crossbar; }
     [[nodiscard]] bool sameNode(std::int64_t a, std::int64_t b) const { return nodeOf(a) == nodeOf(b); }
     // One-way latency from device a to device b (a cross-leaf path also crosses the spine).
     [[nodiscard]] double latency(std::int64_t a, std::int64_t b) const;

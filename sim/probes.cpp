@@ -5,6 +5,7 @@
 #include "sim/platform.h"
 #include "sim/taskgraph.h"
 
+#include <cmath>
 #include <numeric>
 
 namespace choreo::sim {
@@ -83,6 +84,33 @@ double probeAllToAll(int devices, double bytes, const ProbeLinks& links, Fidelit
     allToAll(graph, platform, fidelity, ranks, bytes, 1, graph.join(),
              fidelity == Fidelity::Flow ? Edges::Representative : Edges::All);
     return graph.run(*engine);
+}
+
+int probeTorusRouteMismatches(std::int64_t x, std::int64_t y, std::int64_t z) {
+    auto engine = makeEngine();
+    const std::int64_t n = x * y * z;
+    const double hop = 1e-6;
+    PlatformSpec spec = probeSpec(n, 1, {1e9, hop});
+    spec.fabric = ScaleOutFabric::Torus;
+    spec.global_link_Bps = 1e9;
+    spec.network.kind = models::TopologyKind::Torus3d;
+    spec.network.devices = n;
+    spec.network.devices_per_node = 1;
+    spec.network.dims = {x, y, z};
+    Platform platform(*engine, spec);
+    int mismatches = 0;
+    for (std::int64_t a = 0; a < n; ++a)
+        for (std::int64_t b = 0; b < n; ++b) {
+            if (a == b)
+                continue;
+            std::vector<sg4::Link*> links;
+            double latency = 0.0;
+            platform.nic(a)->route_to(platform.nic(b), links, &latency);
+            if (std::llround(latency / hop) != spec.network.scaleOutHops(a, b) ||
+                std::abs(platform.latency(a, b) - latency) > 1e-12)
+                ++mismatches;
+        }
+    return mismatches;
 }
 
 } // namespace choreo::sim

@@ -4,6 +4,8 @@
 
 #include "sim/simulator.h"
 
+#include <cstdint>
+
 namespace choreo::sim {
 
 struct ProbeLinks {
@@ -30,5 +32,9 @@ double probeAllToAll(int devices, double bytes, const ProbeLinks& links, Fidelit
 // Scale-up links run at `scaleUp` (bandwidth and latency), NIC links at `links`.
 double probeNodeRingAllReduce(int nodes, int perNode, double bytes, const ProbeLinks& links,
                               const ProbeLinks& scaleUp, Fidelity fidelity);
+
+// Device pairs of an x * y * z torus platform whose SimGrid route does not take the hops (and latency)
+// that the topology plan and the platform's latency() say: 0 when SimGrid numbers positions as we do.
+int probeTorusRouteMismatches(std::int64_t x, std::int64_t y, std::int64_t z);
 
 } // namespace choreo::sim

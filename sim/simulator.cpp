@@ -58,7 +58,8 @@ struct Op {
 // edge that crosses leaf switches (Edges::ByLinkClass), which loads every shared link as the full
 // ring would. Tensor- and context-parallel ranks other than rank 0 are folded the same way at flow
 // fidelity: each device's scale-up and NIC links are its own, so their identical transfers share no
-// link with rank 0's. Packet fidelity simulates every rank and every edge.
+// link with rank 0's; on fabrics with shared scale-out links (oversubscribed leaves, dragonfly, torus)
+// every rank is simulated. Packet fidelity simulates every rank and every edge.
 class StepBuilder {
 public:
     StepBuilder(const models::ResolvedScenario& rs, const Platform& platform, TaskGraph& graph,
@@ -77,8 +78,8 @@ public:
         , micro_(w_.microBatchesPerStep())
         , zero_(w_.parallel.zero)
         , folded_(fidelity == Fidelity::Flow)
-        , activeTp_(folded_ ? 1 : tp_)
-        , activeCp_(folded_ ? 1 : cp_)
+        , activeTp_(folded_ && !platform.spec().sharedScaleOutLinks() ? 1 : tp_)
+        , activeCp_(folded_ && !platform.spec().sharedScaleOutLinks() ? 1 : cp_)
         , dpEdges_(folded_ ? Edges::ByLinkClass : Edges::All)
         , groupEdges_(folded_ ? Edges::Representative : Edges::All) {
         for (std::int64_t c = 0; c < chunks_; ++c)

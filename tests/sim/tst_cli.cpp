@@ -127,7 +127,9 @@ private slots:
 
     void flowAndPacketAgree_data() {
         QTest::addColumn<QString>("variant");
-        for (const char* v : {"1f1b", "interleaved", "context", "zero1-oversubscribed", "zero3", "moe-ep"})
+        for (const char* v :
+             {"1f1b", "interleaved", "context", "zero1-oversubscribed", "zero3", "moe-ep", "single-switch",
+              "rail-oversubscribed", "rail-3-tiers", "dragonfly", "torus-3d"})
             QTest::newRow(v) << QString::fromUtf8(v);
     }
 
@@ -162,6 +164,28 @@ private slots:
                 Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 7168}, {"dense_layers", 1}};
             doc["workload"]["global_batch"] = 16;
         }
+        // Topologies: pp 2, dp 4, so that data-parallel rings and pipeline transfers cross shared links.
+        auto& topology = doc["cluster"]["network"]["topology"];
+        if (variant == QStringLiteral("single-switch"))
+            topology = Json{{"kind", "single-switch"}};
+        if (variant.startsWith(QStringLiteral("rail")) || variant == QStringLiteral("dragonfly") ||
+            variant == QStringLiteral("torus-3d")) {
+            p["pp"] = 2;
+            p["dp"] = 4;
+        }
+        if (variant == QStringLiteral("rail-oversubscribed"))
+            topology = Json{{"kind", "rail-fat-tree"}, {"oversubscription", 4.0}, {"nodes_per_leaf", 1}};
+        if (variant == QStringLiteral("rail-3-tiers"))
+            topology = Json{{"kind", "rail-fat-tree"},
+                            {"tiers", 3},
+                            {"oversubscription", 2.0},
+                            {"nodes_per_leaf", 2},
+                            {"radix", 8}};
+        if (variant == QStringLiteral("dragonfly"))
+            topology =
+                Json{{"kind", "dragonfly"}, {"groups", 4}, {"routers_per_group", 2}, {"link_Gbps", 100.0}};
+        if (variant == QStringLiteral("torus-3d"))
+            topology = Json{{"kind", "torus-3d"}, {"dims", {2, 4, 4}}, {"link_Gbps", 100.0}};
         if (variant == QStringLiteral("zero3")) {
             p["pp"] = 1;
             p["dp"] = 8;

@@ -44,6 +44,9 @@ private slots:
                  qPrintable(QStringLiteral("%1 vs %2").arg(two).arg(one)));
     }
 
+    // SimGrid's torus zone routes as the topology plan says (x fastest, shortest way round each ring).
+    void torusRoutesFollowThePlan() { QCOMPARE(probeTorusRouteMismatches(3, 4, 2), 0); }
+
     void ringAllReduceFlow() { checkRing(Fidelity::Flow); }
     void ringAllReducePacket() { checkRing(Fidelity::Packet); }
 
