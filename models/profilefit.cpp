@@ -301,8 +301,9 @@ std::optional<Profile> buildProfile(const CalibrationInputs& in, const Catalog& 
         p.kind = "gpu";
         readGpu(*in.gpu, p, errors, catalog, in.device);
         if (p.device.empty())
-            p.notes.push_back("the GPU matches no catalog device; map it with --device ID or the scenario's "
-                              "calibration.device");
+            p.notes.emplace_back(
+                "the GPU matches no catalog device; map it with --device ID or the scenario's "
+                "calibration.device");
     } else {
         p.kind = "cpu";
         p.notes.push_back("no GPU measured: " +

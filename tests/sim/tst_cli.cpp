@@ -1,5 +1,7 @@
 // choreo-sim end to end: run, validate and the worker protocol, as separate processes.
 #include "models/jsonreader.h"
+#include "models/profile.h"
+#include "models/profilefit.h"
 #include "models/scenarioio.h"
 
 #include <QProcess>
@@ -17,8 +19,10 @@ struct Run {
     QByteArray out, err;
 };
 
-Run choreoSim(const QStringList& args, const QByteArray& input = {}) {
+Run choreoSim(const QStringList& args, const QByteArray& input = {},
+              const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
     QProcess p;
+    p.setProcessEnvironment(environment);
     p.setProgram(QStringLiteral(CHOREO_SIM_EXE));
     p.setArguments(QStringList{} << args << QStringLiteral("--assets") << QStringLiteral(CHOREO_TEST_ASSETS));
     p.start();
@@ -33,6 +37,41 @@ Run choreoSim(const QStringList& args, const QByteArray& input = {}) {
 
 QString defaultScenario() {
     return QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/default.json");
+}
+
+// An H100 profile as a calibration would write it, faster than the catalog's assumptions.
+choreo::models::Profile h100Profile() {
+    using namespace choreo::models;
+    Profile p;
+    p.name = "h100-cli-test";
+    p.date = "2026-11-30T04:00:00Z";
+    p.tool = "test";
+    p.mode = "quick";
+    p.kind = "gpu";
+    p.device = "h100-sxm";
+    p.identity = {{"name", "NVIDIA H100 80GB HBM3"}};
+    p.figures = {{"gpu.memory.copy_kernel", "copy", 3.0, "TB/s"}};
+    p.fit.gemm[Precision::Bf16] =
+        fitGemmCurve({{2048, 2048, 2048, 500.0}, {4096, 4096, 4096, 700.0}, {8192, 8192, 8192, 780.0}});
+    p.fit.memory_TBps = 3.0;
+    p.fit.attention_TFLOPs = 700.0;
+    p.fit.kernel_overhead_us = 2.0;
+    p.fit.idle_W = 75.0;
+    p.fit.compute_W = 640.0;
+    return p;
+}
+
+// The default scenario, and the profile it names, in `dir`; returns the scenario's path.
+QString calibratedScenario(const QTemporaryDir& dir, const std::string& profileRef) {
+    std::string text, error;
+    choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+    Json doc = Json::parse(text);
+    doc["calibration"] = Json{{"profile", profileRef}};
+    const QString file = dir.filePath(QStringLiteral("calibrated.json"));
+    choreo::models::writeTextFileAtomically(file.toStdString(), doc.dump(2), error);
+    choreo::models::writeTextFileAtomically(dir.filePath(QStringLiteral("h100-cli-test.json")).toStdString(),
+                                            choreo::models::serializeProfile(h100Profile()), error);
+    return file;
 }
 
 } // namespace
@@ -201,6 +240,89 @@ private slots:
                                     .arg(analytical)
                                     .arg(flow)));
         }
+    }
+
+    // No GPU visible: the CPU part is still measured and written, the exit code says so (7).
+    void calibrateWithoutAGpu() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("host.json"));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QStringLiteral("-1"));
+        const Run r =
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--quick"), QStringLiteral("--cpu-size"),
+                       QStringLiteral("tiny"), QStringLiteral("--out"), out},
+                      {}, env);
+        QCOMPARE(r.exitCode, 7);
+        QVERIFY2(r.err.contains("no GPU was measured"), r.err.constData());
+        QVERIFY2(r.out.contains("CPU data preparation, tokens per second per core"), r.out.constData());
+        choreo::models::Diagnostics errors;
+        auto profile = choreo::models::loadProfileFile(out.toStdString(), errors);
+        QVERIFY2(profile, choreo::models::joinDiagnostics(errors).c_str());
+        QCOMPARE(profile->kind, std::string("cpu"));
+        QVERIFY(profile->fit.memory_TBps && *profile->fit.memory_TBps > 0);
+        QVERIFY(profile->notes.front().rfind("no GPU measured", 0) == 0);
+        bool triad = false, tokens = false;
+        for (const auto& f : profile->figures) {
+            triad = triad || (f.key == "cpu.triad" && f.value > 0 && f.unit == "GB/s");
+            tokens = tokens || (f.key == "cpu.tokenize" && f.value > 0 && f.unit == "tokens/s");
+        }
+        QVERIFY(triad && tokens);
+        if (profile->identity.at("blas").rfind("OpenBLAS", 0) == 0)
+            QVERIFY(profile->fit.gemm.contains(choreo::models::Precision::Fp32));
+
+        // A GPU tool that is not there is a missing GPU too, named in the profile.
+        const Run missing = choreoSim(
+            {QStringLiteral("calibrate"), QStringLiteral("--cpu-size"), QStringLiteral("tiny"),
+             QStringLiteral("--gpu-exe"), QStringLiteral("/nonexistent/choreo-calibrate-gpu"),
+             QStringLiteral("--device"), QStringLiteral("epyc-9654"), QStringLiteral("--out"), out});
+        QCOMPARE(missing.exitCode, 7);
+        QVERIFY2(missing.err.contains("not found at /nonexistent/choreo-calibrate-gpu"),
+                 missing.err.constData());
+        QCOMPARE(choreoSim({QStringLiteral("calibrate"), QStringLiteral("--device"), QStringLiteral("h1000")})
+                     .exitCode,
+                 1);
+        QCOMPARE(
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--cpu-size"), QStringLiteral("huge")})
+                .exitCode,
+            1);
+    }
+
+    // A scenario that names a profile gives other numbers than the spec sheet, and says which profile.
+    void runWithAProfile() {
+        QTemporaryDir dir;
+        const QString file = calibratedScenario(dir, "h100-cli-test");
+        const QStringList analytical{QStringLiteral("--json"), QStringLiteral("--fidelity"),
+                                     QStringLiteral("analytical")};
+        const Run plain = choreoSim(QStringList{QStringLiteral("run"), defaultScenario()} + analytical);
+        const Run calibrated = choreoSim(QStringList{QStringLiteral("run"), file} + analytical);
+        QVERIFY2(calibrated.exitCode == 0, calibrated.err.constData());
+        const Json a = Json::parse(plain.out.toStdString()), b = Json::parse(calibrated.out.toStdString());
+        QCOMPARE(b["calibration"].get<std::string>(), std::string("h100-cli-test"));
+        QVERIFY(a["calibration"].get<std::string>().rfind("none", 0) == 0);
+        QVERIFY(std::fabs(a["step_time_s"].get<double>() / b["step_time_s"].get<double>() - 1.0) > 0.01);
+        QVERIFY(std::fabs(a["it_power_kW"].get<double>() / b["it_power_kW"].get<double>() - 1.0) > 0.01);
+        const Run text = choreoSim(
+            {QStringLiteral("run"), file, QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QVERIFY2(text.out.contains("calibration         h100-cli-test"), text.out.constData());
+
+        // The worker finds it through the request's scenario_dir.
+        std::string scenarioText, error;
+        choreo::models::readTextFile(file.toStdString(), scenarioText, error);
+        const Json request{{"type", "run"},
+                           {"fidelity", "analytical"},
+                           {"scenario", Json::parse(scenarioText)},
+                           {"scenario_dir", dir.path().toStdString()}};
+        const Run worker = choreoSim({QStringLiteral("worker")}, QByteArray::fromStdString(request.dump()));
+        QCOMPARE(worker.exitCode, 0);
+        const Json result = Json::parse(worker.out.trimmed().split('\n').last().toStdString());
+        QCOMPARE(result["result"]["calibration"].get<std::string>(), std::string("h100-cli-test"));
+
+        // A profile that cannot be found is invalid input naming the field.
+        QTemporaryDir other;
+        const Run bad = choreoSim({QStringLiteral("run"), calibratedScenario(other, "no-such-profile")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("calibration.profile: no profile \"no-such-profile\""),
+                 bad.err.constData());
     }
 
     void validateCoversEveryRow() {
