@@ -44,7 +44,7 @@ overhead (plain and CUDA graph), pinned host<->device copies, board power at idl
 memory-bound (NVML, else nvidia-smi), and one transformer layer's forward and backward. Each figure
 is the median of repeats after warm-up, on random data, checked against a reference.
 
-  --quick     about 40 seconds (default: the full run, up to 9 minutes)
+  --quick     under a minute (default: the full run, up to 9 minutes)
   --out FILE  write the measurement document there (default: standard output)
   --device N  CUDA device index (default 0)
 
@@ -65,7 +65,7 @@ struct Plan {
     int candidates = 4, warmup = 2, repeats = 5;
     std::size_t stream_bytes = std::size_t{1} << 30, host_bytes = std::size_t{256} << 20;
     double power_phase_s = 3.0;
-    double budget_s = 40.0; // for everything after the power-at-idle phase
+    double budget_s = 30.0; // GEMM and attention sweeps; the whole quick run stays under a minute
     std::vector<AttentionDims> attention;
     LayerShape layer;
     // Per-layer GEMM shapes: (hidden, ffn, heads, kv heads) of real models, split over tp ranks.
@@ -93,7 +93,7 @@ Plan planFor(bool quick) {
     p.stream_bytes = std::size_t{2} << 30;
     p.host_bytes = std::size_t{1} << 30;
     p.power_phase_s = 10.0;
-    p.budget_s = 500.0;
+    p.budget_s = 420.0;
     p.attention = {{32, 32, 128, 2048},
                    {32, 32, 128, 4096},
                    {32, 32, 128, 8192},
