@@ -61,6 +61,53 @@ choreo::models::Profile h100Profile() {
     return p;
 }
 
+// What choreo-calibrate-gpu writes for an H100 (docs/calibration.md), with made-up figures.
+Json gpuDocument() {
+    Json gemm = Json::array();
+    for (double n : {1024.0, 2048.0, 4096.0, 8192.0}) {
+        const double gflop = 2.0 * n * n * n / 1e9;
+        const double tflops = 720.0 * gflop / (gflop + 3.0);
+        gemm.push_back(Json{{"precision", "bf16"},
+                            {"m", n},
+                            {"n", n},
+                            {"k", n},
+                            {"shape", "square"},
+                            {"time_s", gflop / tflops / 1e3},
+                            {"tflops", tflops},
+                            {"max_rel_error", 2e-4},
+                            {"library", "cublasLt"}});
+    }
+    return Json{
+        {"format", "choreo-gpu-measurements/1"},
+        {"tool", "fake"},
+        {"mode", "quick"},
+        {"date", "2026-11-30T04:00:00Z"},
+        {"device", {{"index", 0}, {"name", "NVIDIA H100 80GB HBM3"}, {"compute_capability", "9.0"}}},
+        {"gemm", gemm},
+        {"memory", {{"bytes", 1 << 30}, {"copy_kernel_TBps", 3.0}, {"memcpy_d2d_TBps", 3.05}}},
+        {"attention", Json::array({Json{{"batch", 1},
+                                        {"heads", 32},
+                                        {"seq_len", 4096},
+                                        {"head_dim", 128},
+                                        {"time_s", 0.01},
+                                        {"tflops", 450.0}}})},
+        {"launch", {{"plain_us", 2.2}, {"graph_us", 0.8}}},
+        {"power", {{"method", "nvidia-smi"}, {"idle_W", 71.0}, {"compute_W", 655.0}, {"samples", 40}}},
+        {"layer",
+         {{"hidden", 4096},
+          {"heads", 32},
+          {"kv_heads", 8},
+          {"ffn_hidden", 14336},
+          {"ffn_gated", true},
+          {"seq_len", 2048},
+          {"micro_batch", 1},
+          {"tp", 1},
+          {"precision", "bf16"},
+          {"forward_s", 0.0045},
+          {"backward_s", 0.0095}}},
+        {"failures", Json::array()}};
+}
+
 // The default scenario, and the profile it names, in `dir`; returns the scenario's path.
 QString calibratedScenario(const QTemporaryDir& dir, const std::string& profileRef) {
     std::string text, error;
@@ -285,6 +332,54 @@ private slots:
             choreoSim({QStringLiteral("calibrate"), QStringLiteral("--cpu-size"), QStringLiteral("huge")})
                 .exitCode,
             1);
+    }
+
+    // The GPU path of calibrate, end to end, with a stand-in for choreo-calibrate-gpu that writes a
+    // known document: fitted, matched to the catalog, predicted for the layer check, exit 0.
+    void calibrateWithAGpuDocument() {
+        QTemporaryDir dir;
+        std::string error;
+        const QString fixture = dir.filePath(QStringLiteral("measurements.json"));
+        choreo::models::writeTextFileAtomically(fixture.toStdString(), gpuDocument().dump(2), error);
+        const QString tool = dir.filePath(QStringLiteral("fake-calibrate-gpu"));
+        choreo::models::writeTextFileAtomically(
+            tool.toStdString(),
+            "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && cp '" + fixture.toStdString() +
+                "' \"$2\"; shift; done\nexit 0\n",
+            error);
+        QFile::setPermissions(tool, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QString out = dir.filePath(QStringLiteral("h100.json"));
+        const Run r =
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--quick"), QStringLiteral("--cpu-size"),
+                       QStringLiteral("tiny"), QStringLiteral("--gpu-exe"), tool, QStringLiteral("--name"),
+                       QStringLiteral("h100-lab"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("refines h100-sxm"), r.out.constData());
+        QVERIFY2(r.out.contains("GEMM bf16, large: rate"), r.out.constData());
+        QVERIFY2(r.out.contains("One layer forward+backward"), r.out.constData());
+        choreo::models::Diagnostics errors;
+        auto p = choreo::models::loadProfileFile(out.toStdString(), errors);
+        QVERIFY2(p, choreo::models::joinDiagnostics(errors).c_str());
+        QCOMPARE(p->name, std::string("h100-lab"));
+        QCOMPARE(p->kind, std::string("gpu"));
+        QCOMPARE(p->device, std::string("h100-sxm"));
+        QVERIFY(std::fabs(p->fit.gemm.at(choreo::models::Precision::Bf16).rate_TFLOPs - 720.0) < 0.1);
+        QVERIFY(p->layer && p->layer->predicted_s > 0);
+        QCOMPARE(p->identity.at("power_method"), std::string("nvidia-smi"));
+        QVERIFY(p->identity.contains("cpu_model"));
+
+        // The profile, by name next to a scenario, changes its result.
+        std::string text;
+        choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+        Json doc = Json::parse(text);
+        doc["calibration"] = Json{{"profile", "h100"}};
+        const QString scenario = dir.filePath(QStringLiteral("scenario.json"));
+        choreo::models::writeTextFileAtomically(scenario.toStdString(), doc.dump(2), error);
+        const Run run = choreoSim({QStringLiteral("run"), scenario, QStringLiteral("--json"),
+                                   QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(Json::parse(run.out.toStdString())["calibration"].get<std::string>(),
+                 std::string("h100-lab"));
     }
 
     // A scenario that names a profile gives other numbers than the spec sheet, and says which profile.
