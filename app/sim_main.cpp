@@ -1,6 +1,7 @@
 // choreo-sim: the headless front end. Runs a scenario, validates against published runs, writes a
 // report, or serves one simulation as the desktop program's worker (docs/protocol.md).
 
+#include "models/calibration.h"
 #include "models/catalog.h"
 #include "models/jsonreader.h"
 #include "models/resolved.h"
@@ -8,6 +9,7 @@
 #include "models/scenarioio.h"
 #include "models/validationcase.h"
 #include "sim/bench.h"
+#include "sim/calibrate.h"
 #include "sim/exitcodes.h"
 #include "sim/isolate.h"
 #include "sim/simulator.h"
@@ -50,6 +52,14 @@ Commands:
         Measure the simulator: platform construction and one step of Llama 3 405B on 16,384
         GPUs, a 12-point scaling sweep (8 to 16,384 GPUs); with --packet also 1,024 GPUs at
         packet fidelity (minutes). Wall time and peak memory per case.
+  calibrate [--quick] [--out FILE] [--gpu-exe PATH] [--device ID] [--name NAME]
+        Measure this machine (docs/calibration.md): the GPU through choreo-calibrate-gpu (found
+        next to choreo-sim, or --gpu-exe), the CPU through its own micro-benchmarks; fit a
+        profile, write it (default: NAME.json) and print spec sheet against measured. --quick
+        takes about a minute, the full run up to ten. --device maps the profile to a catalog
+        device when its name does not match one. Without a GPU the CPU part is still measured
+        and written, and the exit code is 7. A scenario uses a profile through its
+        "calibration": {"profile": FILE-OR-NAME, "device": ID} field.
   worker
         Serve one simulation over standard input/output (docs/protocol.md). Used by the
         desktop program; logs go to standard error.
@@ -62,10 +72,11 @@ Options:
   --fidelity F   flow (default): collectives as concurrent flows on the SimGrid platform;
                  packet: every message; analytical: closed form, no SimGrid (microseconds)
   --jobs N       Simulations at once (validate; default: number of CPUs)
+  --cpu-size S   calibrate: CPU benchmark size tiny|quick|full (tiny is for tests)
   -h, --help     This help      --version   Print the version
 
 Exit codes: 0 ok, 1 usage, 2 invalid input, 3 simulation failed, 4 file error, 5 internal error,
-6 protocol error.
+6 protocol error, 7 calibrate: no GPU measured (the CPU part was written).
 )";
 
 struct Options {
@@ -80,6 +91,11 @@ struct Options {
     int jobs = 0;
     sim::GroupBy groupBy = sim::GroupBy::None;
     std::optional<std::string> chart;
+    bool quick = false;
+    std::optional<std::string> gpuExe;
+    std::optional<std::string> device;
+    std::optional<std::string> name;
+    std::optional<std::string> cpuSize;
 };
 
 int usageError(const std::string& message) {
@@ -137,7 +153,19 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
             o.assets = value("--assets");
             if (!o.assets)
                 return usageError("--assets needs a folder");
-        } else if (a == "-o" || a == "--output") {
+        } else if (a == "--quick") {
+            o.quick = true;
+        } else if (a == "--gpu-exe" || a == "--device" || a == "--name" || a == "--cpu-size") {
+            auto v = value(a.c_str());
+            if (!v)
+                return usageError(a + " needs a value");
+            (a == "--gpu-exe"  ? o.gpuExe
+             : a == "--device" ? o.device
+             : a == "--name"   ? o.name
+                               : o.cpuSize) = v;
+            if (a == "--cpu-size" && *v != "tiny" && *v != "quick" && *v != "full")
+                return usageError("--cpu-size: expected tiny, quick or full, got \"" + *v + "\"");
+        } else if (a == "-o" || a == "--output" || a == "--out") {
             o.output = value("-o");
             if (!o.output)
                 return usageError("-o needs a file name");
@@ -235,6 +263,10 @@ int commandRun(const Options& o, const fs::path& assets) {
         return errors.size() == 1 && errors[0].path == "(file)" ? sim::kExitIo : sim::kExitInvalidInput;
     }
     auto resolved = models::resolveScenario(*scenario, *catalog, errors);
+    // A calibration profile is looked up next to the scenario, then in the assets.
+    if (resolved && !models::applyScenarioCalibration(
+                        *resolved, {fs::absolute(file).parent_path(), assets / "calibration"}, errors))
+        resolved.reset();
     if (!resolved) {
         printDiagnostics(file, errors);
         return sim::kExitInvalidInput;
@@ -341,12 +373,51 @@ int commandBench(const Options& o, const fs::path& assets) {
     return sim::kExitOk;
 }
 
+int commandCalibrate(const Options& o, const fs::path& assets, const char* argv0) {
+    if (!o.positional.empty())
+        return usageError("calibrate takes no arguments");
+    auto catalog = loadCatalogOrSay(assets);
+    if (!catalog)
+        return sim::kExitIo;
+    if (o.device && !catalog->find(*o.device))
+        return usageError("--device: unknown catalog device \"" + *o.device +
+                          "\" (known: " + catalog->idList() + ")");
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec)
+        self = fs::absolute(argv0);
+    sim::CalibrateOptions options;
+    options.quick = o.quick;
+    options.cpu_size = o.cpuSize.value_or("");
+    options.gpu_tool = o.gpuExe ? fs::path(*o.gpuExe) : sim::findGpuTool(self);
+    options.device = o.device.value_or("");
+    options.name = o.name.value_or("");
+    options.tool = std::string("choreo-sim ") + CHOREO_VERSION;
+    options.scratch = fs::temp_directory_path(ec);
+    options.progress = [](const std::string& stage) { std::cerr << "calibrate: " << stage << "\n"; };
+    const auto outcome = sim::runCalibration(options, *catalog);
+    const fs::path file = o.output ? fs::path(*o.output) : fs::path(outcome.profile.name + ".json");
+    std::string error;
+    if (!models::writeTextFileAtomically(file, models::serializeProfile(outcome.profile), error)) {
+        std::cerr << "choreo-sim: " << error << "\n";
+        return sim::kExitIo;
+    }
+    std::cout << sim::comparisonToText(outcome.profile, *catalog) << "\nwrote " << file.string() << "\n";
+    if (!outcome.gpu_measured) {
+        std::cerr << "choreo-sim: no GPU was measured: " << outcome.gpu_message
+                  << "; the CPU part was measured and written to " << file.string() << "\n";
+        return sim::kExitNoGpu;
+    }
+    return sim::kExitOk;
+}
+
 int commandWorker(const Options& o, const fs::path& assets) {
     if (!o.positional.empty())
         return usageError("worker takes no arguments; it reads its request from standard input");
     std::string catalogError;
     auto catalog = loadCatalog(assets, catalogError);
-    return sim::runWorker(std::cin, std::cout, catalog ? &*catalog : nullptr, catalogError);
+    return sim::runWorker(std::cin, std::cout, catalog ? &*catalog : nullptr, catalogError,
+                          {assets / "calibration"});
 }
 
 } // namespace
@@ -367,6 +438,8 @@ int main(int argc, char** argv) {
             return commandWorker(o, assets);
         if (o.command == "bench")
             return commandBench(o, assets);
+        if (o.command == "calibrate")
+            return commandCalibrate(o, assets, argv[0]);
         if (o.command == "help") {
             std::cout << kUsage;
             return sim::kExitOk;

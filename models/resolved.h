@@ -6,6 +6,7 @@
 #include "models/scenario.h"
 #include "models/topology.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ struct ResolvedScenario {
     double rent_usd_per_device_hour = 0; // 0 when unknown
     double buy_usd_per_device = 0;       // 0 when unknown
     MemoryBreakdown memory;              // per device, worst stage
+    // Set by applyScenarioCalibration (models/calibration.h): the profile's name and source, and the
+    // calibrated copies of catalog devices that `pools` then point to.
+    std::string calibration;
+    std::optional<Source> calibration_source;
+    std::vector<std::shared_ptr<const Device>> calibrated_devices;
 
     [[nodiscard]] const Device& device() const { return *pools[training_pool].device; }
     [[nodiscard]] const Pool& pool() const { return pools[training_pool].pool; }

@@ -12,7 +12,7 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.device = rs.device().id;
     r.devices = rs.pool().count;
     r.fidelity = step.fidelity;
-    r.calibration = step.calibration;
+    r.calibration = rs.calibration.empty() ? step.calibration : rs.calibration;
     r.step_time_s = step.step_time_s;
     const double tokensPerStep = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
     r.tokens_per_s = tokensPerStep / step.step_time_s;

@@ -152,12 +152,20 @@ struct Costs {
     bool operator==(const Costs&) const = default;
 };
 
+// A calibration profile (docs/calibration.md) that refines a catalog device for this scenario.
+struct CalibrationRef {
+    std::string profile;               // file path (relative to the scenario) or a name in assets/calibration
+    std::optional<std::string> device; // catalog id it refines; default: the one the profile names
+    bool operator==(const CalibrationRef&) const = default;
+};
+
 struct Scenario {
     std::string name;
     std::optional<std::string> description;
     Cluster cluster;
     Workload workload;
     Costs costs;
+    std::optional<CalibrationRef> calibration; // absent: catalog spec sheet
     bool operator==(const Scenario&) const = default;
 
     // The pool that runs the workload (by name, else the first), or nullptr when there is none.

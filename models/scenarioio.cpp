@@ -304,6 +304,18 @@ Costs readCosts(JsonReader& r, const Json& j, const std::string& path) {
     return c;
 }
 
+CalibrationRef readCalibration(JsonReader& r, const Json& j, const std::string& path) {
+    CalibrationRef c;
+    if (!r.expectObject(j, path))
+        return c;
+    r.rejectUnknownKeys(j, path, {"profile", "device"});
+    c.profile = r.text(j, path, "profile").value_or("");
+    if (c.profile.empty() && j.contains("profile") && j["profile"].is_string())
+        r.error(JsonReader::join(path, "profile"), "must not be empty");
+    c.device = r.text(j, path, "device", false);
+    return c;
+}
+
 template <typename T>
 void putOptional(Json& j, const char* key, const std::optional<T>& value) {
     if (value)
@@ -328,7 +340,8 @@ std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& erro
     JsonReader r(errors);
     if (!r.expectObject(doc, ""))
         return std::nullopt;
-    r.rejectUnknownKeys(doc, "", {"format", "name", "description", "cluster", "workload", "costs"});
+    r.rejectUnknownKeys(doc, "",
+                        {"format", "name", "description", "cluster", "workload", "costs", "calibration"});
     Scenario s;
     if (auto format = r.text(doc, "", "format"); format && *format != kScenarioFormat)
         r.error("format",
@@ -347,6 +360,8 @@ std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& erro
         s.costs = readCosts(r, *it, "costs");
     else
         r.error("costs", "missing required field");
+    if (auto it = doc.find("calibration"); it != doc.end())
+        s.calibration = readCalibration(r, *it, "calibration");
     if (errors.size() != before)
         return std::nullopt;
     return s;
@@ -424,6 +439,11 @@ std::string serializeScenario(const Scenario& s) {
     costs["electricity_usd_per_kWh"] = s.costs.electricity_usd_per_kWh;
     costs["pue"] = s.costs.pue;
     doc["costs"] = costs;
+    if (s.calibration) {
+        Json calibration{{"profile", s.calibration->profile}};
+        putOptional(calibration, "device", s.calibration->device);
+        doc["calibration"] = calibration;
+    }
     return doc.dump(2) + "\n";
 }
 

@@ -5,7 +5,7 @@ set -euo pipefail
 CHOREO_PACKAGES=(
   cmake ninja-build g++ pkg-config clang-format clang-tidy
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
-  libsimgrid-dev libboost-graph-dev nlohmann-json3-dev
+  libsimgrid-dev libboost-graph-dev nlohmann-json3-dev libopenblas-dev
   xvfb xauth poppler-utils
 )
 

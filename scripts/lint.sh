@@ -5,11 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/ci}
 mapfile -t sources < <(git ls-files 'models/*.cpp' 'models/*.h' 'sim/*.cpp' 'sim/*.h' 'ui/*.cpp' 'ui/*.h' \
-                                    'app/*.cpp' 'tests/*.cpp' 'tests/*.h')
+                                    'app/*.cpp' 'tests/*.cpp' 'tests/*.h' 'calibrate/*.cpp' 'calibrate/*.h' \
+                                    'calibrate/*.cu')
 clang-format --dry-run --Werror "${sources[@]}"
 echo "clang-format: ${#sources[@]} files formatted"
 # clang-tidy on the layers without Qt (the Qt layers' moc output makes it slow and noisy on 2 cores).
-mapfile -t tidy < <(git ls-files 'models/*.cpp' 'sim/*.cpp')
+mapfile -t tidy < <(git ls-files 'models/*.cpp' 'sim/*.cpp' 'calibrate/cpu/*.cpp')
 log=$(mktemp)
 if ! clang-tidy -p "$build" --quiet --warnings-as-errors='*' "${tidy[@]}" >"$log" 2>&1; then
   grep -v "warnings generated" "$log"

@@ -11,6 +11,7 @@ enum ExitCode : int {
     kExitIo = 4,
     kExitInternal = 5,
     kExitProtocol = 6,
+    kExitNoGpu = 7, // calibrate: no GPU could be measured; the CPU part was measured and written
 };
 
 // The protocol's name for an exit code ("invalid-input", ...).
@@ -28,6 +29,8 @@ inline const char* exitCodeName(int code) {
         return "io";
     case kExitProtocol:
         return "protocol";
+    case kExitNoGpu:
+        return "no-gpu";
     default:
         return "internal";
     }

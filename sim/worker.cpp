@@ -1,5 +1,6 @@
 #include "sim/worker.h"
 
+#include "models/calibration.h"
 #include "models/jsonreader.h"
 #include "models/resolved.h"
 #include "models/result.h"
@@ -37,7 +38,7 @@ int sendError(std::ostream& out, int exitCode, const std::string& message,
 } // namespace
 
 int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalog,
-              const std::string& catalogError) {
+              const std::string& catalogError, const std::vector<std::filesystem::path>& profileFolders) {
     send(out, models::Json{{"type", "hello"},
                            {"protocol", kWorkerProtocol},
                            {"version", CHOREO_VERSION},
@@ -56,7 +57,8 @@ int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalo
     models::JsonReader reader(problems);
     if (!reader.expectObject(request, "request"))
         return sendError(out, kExitProtocol, "the request must be a JSON object", problems);
-    reader.rejectUnknownKeys(request, "request", {"type", "scenario", "fidelity"});
+    reader.rejectUnknownKeys(request, "request", {"type", "scenario", "fidelity", "scenario_dir"});
+    const auto scenarioDir = reader.text(request, "request", "scenario_dir", false);
     const auto type = reader.text(request, "request", "type");
     auto fidelityText = reader.text(request, "request", "fidelity", false);
     if (!problems.empty() || !type || *type != "run" || !request.contains("scenario"))
@@ -74,6 +76,12 @@ int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalo
     if (!scenario)
         return sendError(out, kExitInvalidInput, "the scenario is invalid", errors);
     auto resolved = models::resolveScenario(*scenario, *catalog, errors);
+    std::vector<std::filesystem::path> folders;
+    if (scenarioDir)
+        folders.emplace_back(*scenarioDir);
+    folders.insert(folders.end(), profileFolders.begin(), profileFolders.end());
+    if (resolved && !models::applyScenarioCalibration(*resolved, folders, errors))
+        resolved.reset();
     if (!resolved)
         return sendError(out, kExitInvalidInput,
                          errors.empty() ? "the scenario is invalid" : errors.front().text(), errors);

@@ -1,5 +1,7 @@
 // choreo-sim end to end: run, validate and the worker protocol, as separate processes.
 #include "models/jsonreader.h"
+#include "models/profile.h"
+#include "models/profilefit.h"
 #include "models/scenarioio.h"
 
 #include <QProcess>
@@ -17,8 +19,10 @@ struct Run {
     QByteArray out, err;
 };
 
-Run choreoSim(const QStringList& args, const QByteArray& input = {}) {
+Run choreoSim(const QStringList& args, const QByteArray& input = {},
+              const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment()) {
     QProcess p;
+    p.setProcessEnvironment(environment);
     p.setProgram(QStringLiteral(CHOREO_SIM_EXE));
     p.setArguments(QStringList{} << args << QStringLiteral("--assets") << QStringLiteral(CHOREO_TEST_ASSETS));
     p.start();
@@ -33,6 +37,88 @@ Run choreoSim(const QStringList& args, const QByteArray& input = {}) {
 
 QString defaultScenario() {
     return QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/default.json");
+}
+
+// An H100 profile as a calibration would write it, faster than the catalog's assumptions.
+choreo::models::Profile h100Profile() {
+    using namespace choreo::models;
+    Profile p;
+    p.name = "h100-cli-test";
+    p.date = "2026-11-30T04:00:00Z";
+    p.tool = "test";
+    p.mode = "quick";
+    p.kind = "gpu";
+    p.device = "h100-sxm";
+    p.identity = {{"name", "NVIDIA H100 80GB HBM3"}};
+    p.figures = {{"gpu.memory.copy_kernel", "copy", 3.0, "TB/s"}};
+    p.fit.gemm[Precision::Bf16] =
+        fitGemmCurve({{2048, 2048, 2048, 500.0}, {4096, 4096, 4096, 700.0}, {8192, 8192, 8192, 780.0}});
+    p.fit.memory_TBps = 3.0;
+    p.fit.attention_TFLOPs = 700.0;
+    p.fit.kernel_overhead_us = 2.0;
+    p.fit.idle_W = 75.0;
+    p.fit.compute_W = 640.0;
+    return p;
+}
+
+// What choreo-calibrate-gpu writes for an H100 (docs/calibration.md), with made-up figures.
+Json gpuDocument() {
+    Json gemm = Json::array();
+    for (double n : {1024.0, 2048.0, 4096.0, 8192.0}) {
+        const double gflop = 2.0 * n * n * n / 1e9;
+        const double tflops = 720.0 * gflop / (gflop + 3.0);
+        gemm.push_back(Json{{"precision", "bf16"},
+                            {"m", n},
+                            {"n", n},
+                            {"k", n},
+                            {"shape", "square"},
+                            {"time_s", gflop / tflops / 1e3},
+                            {"tflops", tflops},
+                            {"max_rel_error", 2e-4},
+                            {"library", "cublasLt"}});
+    }
+    return Json{
+        {"format", "choreo-gpu-measurements/1"},
+        {"tool", "fake"},
+        {"mode", "quick"},
+        {"date", "2026-11-30T04:00:00Z"},
+        {"device", {{"index", 0}, {"name", "NVIDIA H100 80GB HBM3"}, {"compute_capability", "9.0"}}},
+        {"gemm", gemm},
+        {"memory", {{"bytes", 1 << 30}, {"copy_kernel_TBps", 3.0}, {"memcpy_d2d_TBps", 3.05}}},
+        {"attention", Json::array({Json{{"batch", 1},
+                                        {"heads", 32},
+                                        {"seq_len", 4096},
+                                        {"head_dim", 128},
+                                        {"time_s", 0.01},
+                                        {"tflops", 450.0}}})},
+        {"launch", {{"plain_us", 2.2}, {"graph_us", 0.8}}},
+        {"power", {{"method", "nvidia-smi"}, {"idle_W", 71.0}, {"compute_W", 655.0}, {"samples", 40}}},
+        {"layer",
+         {{"hidden", 4096},
+          {"heads", 32},
+          {"kv_heads", 8},
+          {"ffn_hidden", 14336},
+          {"ffn_gated", true},
+          {"seq_len", 2048},
+          {"micro_batch", 1},
+          {"tp", 1},
+          {"precision", "bf16"},
+          {"forward_s", 0.0045},
+          {"backward_s", 0.0095}}},
+        {"failures", Json::array()}};
+}
+
+// The default scenario, and the profile it names, in `dir`; returns the scenario's path.
+QString calibratedScenario(const QTemporaryDir& dir, const std::string& profileRef) {
+    std::string text, error;
+    choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+    Json doc = Json::parse(text);
+    doc["calibration"] = Json{{"profile", profileRef}};
+    const QString file = dir.filePath(QStringLiteral("calibrated.json"));
+    choreo::models::writeTextFileAtomically(file.toStdString(), doc.dump(2), error);
+    choreo::models::writeTextFileAtomically(dir.filePath(QStringLiteral("h100-cli-test.json")).toStdString(),
+                                            choreo::models::serializeProfile(h100Profile()), error);
+    return file;
 }
 
 } // namespace
@@ -233,6 +319,137 @@ private slots:
                                     .arg(analytical)
                                     .arg(flow)));
         }
+    }
+
+    // No GPU visible: the CPU part is still measured and written, the exit code says so (7).
+    void calibrateWithoutAGpu() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("host.json"));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("CUDA_VISIBLE_DEVICES"), QStringLiteral("-1"));
+        const Run r =
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--quick"), QStringLiteral("--cpu-size"),
+                       QStringLiteral("tiny"), QStringLiteral("--out"), out},
+                      {}, env);
+        QCOMPARE(r.exitCode, 7);
+        QVERIFY2(r.err.contains("no GPU was measured"), r.err.constData());
+        QVERIFY2(r.out.contains("CPU data preparation, tokens per second per core"), r.out.constData());
+        choreo::models::Diagnostics errors;
+        auto profile = choreo::models::loadProfileFile(out.toStdString(), errors);
+        QVERIFY2(profile, choreo::models::joinDiagnostics(errors).c_str());
+        QCOMPARE(profile->kind, std::string("cpu"));
+        QVERIFY(profile->fit.memory_TBps && *profile->fit.memory_TBps > 0);
+        QVERIFY(profile->notes.front().rfind("no GPU measured", 0) == 0);
+        bool triad = false, tokens = false;
+        for (const auto& f : profile->figures) {
+            triad = triad || (f.key == "cpu.triad" && f.value > 0 && f.unit == "GB/s");
+            tokens = tokens || (f.key == "cpu.tokenize" && f.value > 0 && f.unit == "tokens/s");
+        }
+        QVERIFY(triad && tokens);
+        if (profile->identity.at("blas").rfind("OpenBLAS", 0) == 0)
+            QVERIFY(profile->fit.gemm.contains(choreo::models::Precision::Fp32));
+
+        // A GPU tool that is not there is a missing GPU too, named in the profile.
+        const Run missing = choreoSim(
+            {QStringLiteral("calibrate"), QStringLiteral("--cpu-size"), QStringLiteral("tiny"),
+             QStringLiteral("--gpu-exe"), QStringLiteral("/nonexistent/choreo-calibrate-gpu"),
+             QStringLiteral("--device"), QStringLiteral("epyc-9654"), QStringLiteral("--out"), out});
+        QCOMPARE(missing.exitCode, 7);
+        QVERIFY2(missing.err.contains("not found at /nonexistent/choreo-calibrate-gpu"),
+                 missing.err.constData());
+        QCOMPARE(choreoSim({QStringLiteral("calibrate"), QStringLiteral("--device"), QStringLiteral("h1000")})
+                     .exitCode,
+                 1);
+        QCOMPARE(
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--cpu-size"), QStringLiteral("huge")})
+                .exitCode,
+            1);
+    }
+
+    // The GPU path of calibrate, end to end, with a stand-in for choreo-calibrate-gpu that writes a
+    // known document: fitted, matched to the catalog, predicted for the layer check, exit 0.
+    void calibrateWithAGpuDocument() {
+        QTemporaryDir dir;
+        std::string error;
+        const QString fixture = dir.filePath(QStringLiteral("measurements.json"));
+        choreo::models::writeTextFileAtomically(fixture.toStdString(), gpuDocument().dump(2), error);
+        const QString tool = dir.filePath(QStringLiteral("fake-calibrate-gpu"));
+        choreo::models::writeTextFileAtomically(
+            tool.toStdString(),
+            "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out ] && cp '" + fixture.toStdString() +
+                "' \"$2\"; shift; done\nexit 0\n",
+            error);
+        QFile::setPermissions(tool, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QString out = dir.filePath(QStringLiteral("h100.json"));
+        const Run r =
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--quick"), QStringLiteral("--cpu-size"),
+                       QStringLiteral("tiny"), QStringLiteral("--gpu-exe"), tool, QStringLiteral("--name"),
+                       QStringLiteral("h100-lab"), QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("refines h100-sxm"), r.out.constData());
+        QVERIFY2(r.out.contains("GEMM bf16, large: rate"), r.out.constData());
+        QVERIFY2(r.out.contains("One layer forward+backward"), r.out.constData());
+        choreo::models::Diagnostics errors;
+        auto p = choreo::models::loadProfileFile(out.toStdString(), errors);
+        QVERIFY2(p, choreo::models::joinDiagnostics(errors).c_str());
+        QCOMPARE(p->name, std::string("h100-lab"));
+        QCOMPARE(p->kind, std::string("gpu"));
+        QCOMPARE(p->device, std::string("h100-sxm"));
+        QVERIFY(std::fabs(p->fit.gemm.at(choreo::models::Precision::Bf16).rate_TFLOPs - 720.0) < 0.1);
+        QVERIFY(p->layer && p->layer->predicted_s > 0);
+        QCOMPARE(p->identity.at("power_method"), std::string("nvidia-smi"));
+        QVERIFY(p->identity.contains("cpu_model"));
+
+        // The profile, by name next to a scenario, changes its result.
+        std::string text;
+        choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+        Json doc = Json::parse(text);
+        doc["calibration"] = Json{{"profile", "h100"}};
+        const QString scenario = dir.filePath(QStringLiteral("scenario.json"));
+        choreo::models::writeTextFileAtomically(scenario.toStdString(), doc.dump(2), error);
+        const Run run = choreoSim({QStringLiteral("run"), scenario, QStringLiteral("--json"),
+                                   QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(Json::parse(run.out.toStdString())["calibration"].get<std::string>(),
+                 std::string("h100-lab"));
+    }
+
+    // A scenario that names a profile gives other numbers than the spec sheet, and says which profile.
+    void runWithAProfile() {
+        QTemporaryDir dir;
+        const QString file = calibratedScenario(dir, "h100-cli-test");
+        const QStringList analytical{QStringLiteral("--json"), QStringLiteral("--fidelity"),
+                                     QStringLiteral("analytical")};
+        const Run plain = choreoSim(QStringList{QStringLiteral("run"), defaultScenario()} + analytical);
+        const Run calibrated = choreoSim(QStringList{QStringLiteral("run"), file} + analytical);
+        QVERIFY2(calibrated.exitCode == 0, calibrated.err.constData());
+        const Json a = Json::parse(plain.out.toStdString()), b = Json::parse(calibrated.out.toStdString());
+        QCOMPARE(b["calibration"].get<std::string>(), std::string("h100-cli-test"));
+        QVERIFY(a["calibration"].get<std::string>().rfind("none", 0) == 0);
+        QVERIFY(std::fabs(a["step_time_s"].get<double>() / b["step_time_s"].get<double>() - 1.0) > 0.01);
+        QVERIFY(std::fabs(a["it_power_kW"].get<double>() / b["it_power_kW"].get<double>() - 1.0) > 0.01);
+        const Run text = choreoSim(
+            {QStringLiteral("run"), file, QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QVERIFY2(text.out.contains("calibration         h100-cli-test"), text.out.constData());
+
+        // The worker finds it through the request's scenario_dir.
+        std::string scenarioText, error;
+        choreo::models::readTextFile(file.toStdString(), scenarioText, error);
+        const Json request{{"type", "run"},
+                           {"fidelity", "analytical"},
+                           {"scenario", Json::parse(scenarioText)},
+                           {"scenario_dir", dir.path().toStdString()}};
+        const Run worker = choreoSim({QStringLiteral("worker")}, QByteArray::fromStdString(request.dump()));
+        QCOMPARE(worker.exitCode, 0);
+        const Json result = Json::parse(worker.out.trimmed().split('\n').last().toStdString());
+        QCOMPARE(result["result"]["calibration"].get<std::string>(), std::string("h100-cli-test"));
+
+        // A profile that cannot be found is invalid input naming the field.
+        QTemporaryDir other;
+        const Run bad = choreoSim({QStringLiteral("run"), calibratedScenario(other, "no-such-profile")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("calibration.profile: no profile \"no-such-profile\""),
+                 bad.err.constData());
     }
 
     void validateCoversEveryRow() {

@@ -1,0 +1,210 @@
+#include "sim/calibrate.h"
+
+#include "models/profilefit.h"
+#include "models/scenarioio.h"
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <signal.h>
+#include <spawn.h>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "calibrate/cpu/cpubench.h"
+
+extern char** environ;
+
+namespace choreo::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string utcNow() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buffer;
+}
+
+// Lower case, letters, digits and dashes only: a profile name that is also a file name.
+std::string slug(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u))
+            out += static_cast<char>(std::tolower(u));
+        else if (!out.empty() && out.back() != '-')
+            out += '-';
+    }
+    while (!out.empty() && out.back() == '-')
+        out.pop_back();
+    return out.empty() ? std::string("device") : out;
+}
+
+struct ToolRun {
+    int exit_code = -1; // -1: could not start, or killed
+    std::string error;
+};
+
+// Runs the GPU tool with its standard error (its progress) passed through, killing it past `limit`.
+ToolRun runTool(const fs::path& exe, const std::vector<std::string>& args, std::chrono::seconds limit) {
+    std::vector<std::string> all{exe.string()};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    argv.reserve(all.size() + 1);
+    for (auto& a : all)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    ToolRun run;
+    if (const int rc = posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv.data(), environ); rc != 0) {
+        run.error = "cannot start " + exe.string() + ": " + std::strerror(rc);
+        return run;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    for (;;) {
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid)
+            break;
+        if (done < 0) {
+            run.error = std::string("waiting for the GPU tool failed: ") + std::strerror(errno);
+            return run;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            run.error =
+                exe.filename().string() + " ran past " + std::to_string(limit.count()) + " s and was stopped";
+            return run;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (WIFEXITED(status))
+        run.exit_code = WEXITSTATUS(status);
+    else
+        run.error = exe.filename().string() + " ended by signal " + std::to_string(WTERMSIG(status));
+    return run;
+}
+
+} // namespace
+
+fs::path findGpuTool(const fs::path& self) {
+    std::error_code ec;
+    const fs::path candidate = fs::weakly_canonical(self, ec).parent_path() / "choreo-calibrate-gpu";
+    return fs::is_regular_file(candidate, ec) ? candidate : fs::path();
+}
+
+CalibrateOutcome runCalibration(const CalibrateOptions& o, const models::Catalog& catalog) {
+    auto say = [&](const std::string& stage) {
+        if (o.progress)
+            o.progress(stage);
+    };
+    models::CalibrationInputs in;
+    in.date = utcNow();
+    in.tool = o.tool;
+    in.mode = o.quick ? "quick" : "full";
+    in.device = o.device;
+
+    // GPU part: a separate program, so that this one never links CUDA.
+    std::error_code ec;
+    if (o.gpu_tool.empty() || !fs::is_regular_file(o.gpu_tool, ec)) {
+        in.gpu_absent_reason = o.gpu_tool.empty()
+                                   ? "this build has no choreo-calibrate-gpu (built without the CUDA toolkit)"
+                                   : "choreo-calibrate-gpu not found at " + o.gpu_tool.string();
+    } else {
+        const fs::path raw = o.scratch / ("choreo-gpu-measurements-" + std::to_string(::getpid()) + ".json");
+        say("GPU: running " + o.gpu_tool.string());
+        std::vector<std::string> args{"--out", raw.string()};
+        if (o.quick)
+            args.emplace_back("--quick");
+        const ToolRun run = runTool(o.gpu_tool, args, std::chrono::seconds(o.quick ? 120 : 900));
+        std::string text, error;
+        if (run.exit_code == kGpuToolNoGpu) {
+            in.gpu_absent_reason = "no CUDA-capable GPU or driver found";
+        } else if (run.exit_code < 0) {
+            in.gpu_absent_reason = run.error;
+        } else if (!models::readTextFile(raw, text, error)) {
+            in.gpu_absent_reason = "choreo-calibrate-gpu exited with " + std::to_string(run.exit_code) +
+                                   " and wrote no measurements";
+        } else {
+            try {
+                in.gpu = models::Json::parse(text);
+            } catch (const models::Json::parse_error& e) {
+                in.gpu_absent_reason = std::string("choreo-calibrate-gpu wrote malformed JSON: ") + e.what();
+            }
+        }
+        fs::remove(raw, ec);
+    }
+
+    calibrate::CpuBenchOptions cpu;
+    const std::string size = o.cpu_size.empty() ? (o.quick ? "quick" : "full") : o.cpu_size;
+    cpu.size = size == "tiny"   ? calibrate::CpuBenchSize::Tiny
+               : size == "full" ? calibrate::CpuBenchSize::Full
+                                : calibrate::CpuBenchSize::Quick;
+    cpu.progress = [&](double, const std::string& stage) { say(stage); };
+    in.cpu = calibrate::runCpuBenchmarks(cpu);
+
+    const std::string who = in.gpu ? (in.gpu->contains("device") && (*in.gpu)["device"].contains("name") &&
+                                              (*in.gpu)["device"]["name"].is_string()
+                                          ? (*in.gpu)["device"]["name"].get<std::string>()
+                                          : std::string("gpu"))
+                                   : "cpu-" + in.cpu->model;
+    in.name =
+        o.name.empty() ? slug((o.device.empty() ? who : o.device) + "-" + in.date.substr(0, 10)) : o.name;
+
+    models::Diagnostics errors;
+    auto profile = models::buildProfile(in, catalog, errors);
+    if (!profile)
+        throw std::runtime_error("the measurements do not form a profile:\n" +
+                                 models::joinDiagnostics(errors));
+    CalibrateOutcome out;
+    out.profile = std::move(*profile);
+    out.gpu_measured = in.gpu.has_value();
+    out.gpu_message = in.gpu_absent_reason;
+    return out;
+}
+
+std::string comparisonToText(const models::Profile& profile, const models::Catalog& catalog) {
+    const models::Device* spec = profile.device.empty() ? nullptr : catalog.find(profile.device);
+    std::string out = "profile " + profile.name + " (" + profile.kind + ", " + profile.mode + ")";
+    if (auto it = profile.identity.find("name"); it != profile.identity.end())
+        out += ": " + it->second;
+    out += "\nrefines " + (spec ? spec->id : std::string("no catalog device (map one with --device ID)")) +
+           "\n\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-52s %12s %12s  %-9s %s\n", "figure", "spec", "measured", "unit",
+                  "measured/spec");
+    out += line;
+    auto cell = [](const std::optional<double>& v) {
+        return v ? models::formatNumber(*v) : std::string("-");
+    };
+    for (const auto& row : models::compareWithSpec(profile, spec)) {
+        std::string ratio = "-";
+        if (row.spec && row.measured && *row.spec != 0)
+            ratio = models::formatNumber(*row.measured / *row.spec);
+        std::snprintf(line, sizeof line, "%-52s %12s %12s  %-9s %s\n", row.figure.c_str(),
+                      cell(row.spec).c_str(), cell(row.measured).c_str(), row.unit.c_str(), ratio.c_str());
+        out += line;
+    }
+    out += "\nmeasured figures:\n";
+    for (const auto& f : profile.figures) {
+        std::snprintf(line, sizeof line, "  %-62s %12s %s\n", f.label.c_str(),
+                      models::formatNumber(f.value).c_str(), f.unit.c_str());
+        out += line;
+    }
+    for (const auto& note : profile.notes)
+        out += "note: " + note + "\n";
+    return out;
+}
+
+} // namespace choreo::sim

@@ -1,0 +1,44 @@
+#pragma once
+// `choreo-sim calibrate`: runs choreo-calibrate-gpu and the CPU micro-benchmarks and fits a profile.
+
+#include "models/catalog.h"
+#include "models/profile.h"
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace choreo::sim {
+
+// Exit codes of choreo-calibrate-gpu (docs/calibration.md).
+inline constexpr int kGpuToolNoGpu = 10;       // no CUDA device or driver: nothing measured
+inline constexpr int kGpuToolCheckFailed = 11; // a CUDA error or a failed check; the document lists it
+
+struct CalibrateOptions {
+    bool quick = false;
+    std::string cpu_size;           // "tiny", "quick" or "full"; empty: quick or full as `quick` says
+    std::filesystem::path gpu_tool; // choreo-calibrate-gpu; empty or missing: no GPU part
+    std::string device;             // catalog id the profile refines; empty: match by name
+    std::string name;               // profile name; empty: from the device and the date
+    std::string tool;               // "choreo-sim 0.1.0"
+    std::filesystem::path scratch;  // folder for the GPU tool's raw document
+    std::function<void(const std::string& stage)> progress; // may be empty
+};
+
+struct CalibrateOutcome {
+    models::Profile profile;
+    bool gpu_measured = false;
+    std::string gpu_message; // why no GPU was measured
+};
+
+// Measures and fits. Throws std::runtime_error only when nothing at all could be measured or the
+// measurements do not form a valid profile (the message lists the diagnostics).
+CalibrateOutcome runCalibration(const CalibrateOptions& options, const models::Catalog& catalog);
+
+// choreo-calibrate-gpu next to `self` (the running choreo-sim), or an empty path.
+std::filesystem::path findGpuTool(const std::filesystem::path& self);
+
+// The spec-sheet-against-measured table as text, for the terminal.
+std::string comparisonToText(const models::Profile& profile, const models::Catalog& catalog);
+
+} // namespace choreo::sim
