@@ -273,8 +273,8 @@ double predictLayerSeconds(const Device& device, const LayerCheck& layer) {
     auto chunkSeconds = [&](std::int64_t layers) {
         ResolvedScenario rs;
         Workload& w = rs.scenario.workload;
-        w.model = ModelShape{"layer",          layers,          layer.hidden, layer.heads,  layer.kv_heads,
-                             layer.ffn_hidden, layer.ffn_gated, 32000,        layer.seq_len};
+        w.model = ModelShape{"layer",          layers,          layer.hidden, layer.heads,   layer.kv_heads,
+                             layer.ffn_hidden, layer.ffn_gated, 32000,        layer.seq_len, std::nullopt};
         w.micro_batch = layer.micro_batch;
         w.global_batch = layer.micro_batch;
         w.precision = layer.precision;
