@@ -580,10 +580,12 @@ double halvesMaxFlow_Bps(const TopologyGraph& g, std::int64_t devices) {
 double maxFlow_Bps(const TopologyGraph& g, const std::vector<double>& fromSource,
                    const std::vector<double>& toSink) {
     using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+    // Integer capacities (bytes per second): push-relabel checks its flow for exact conservation, which
+    // floating-point capacities can break by rounding.
     using FlowGraph = boost::adjacency_list<
         boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-        boost::property<boost::edge_capacity_t, double,
-                        boost::property<boost::edge_residual_capacity_t, double,
+        boost::property<boost::edge_capacity_t, std::int64_t,
+                        boost::property<boost::edge_residual_capacity_t, std::int64_t,
                                         boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
     const auto n = boost::num_vertices(g);
     FlowGraph f(n + 2);
@@ -593,8 +595,8 @@ double maxFlow_Bps(const TopologyGraph& g, const std::vector<double>& fromSource
     auto arc = [&](std::size_t a, std::size_t b, double c) {
         const auto e = boost::add_edge(a, b, f).first;
         const auto r = boost::add_edge(b, a, f).first;
-        capacity[e] = c;
-        capacity[r] = 0.0;
+        capacity[e] = std::llround(c);
+        capacity[r] = 0;
         reverse[e] = r;
         reverse[r] = e;
     };
@@ -611,7 +613,7 @@ double maxFlow_Bps(const TopologyGraph& g, const std::vector<double>& fromSource
         if (toSink[v] > 0.0)
             arc(v, sink, toSink[v]);
     }
-    return boost::push_relabel_max_flow(f, source, sink);
+    return static_cast<double>(boost::push_relabel_max_flow(f, source, sink));
 }
 
 TopologyFigures topologyFigures(const NetworkPlan& p, const TopologyGraph& g) {
