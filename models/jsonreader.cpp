@@ -16,6 +16,18 @@ std::string joinDiagnostics(const Diagnostics& diagnostics) {
     return out;
 }
 
+std::optional<Json> parseDocument(const std::string& text, Diagnostics& errors) {
+    try {
+        return Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        std::string what = e.what();
+        if (auto pos = what.find("] "); pos != std::string::npos)
+            what = what.substr(pos + 2);
+        errors.push_back({"(document)", "malformed JSON: " + what});
+        return std::nullopt;
+    }
+}
+
 std::string formatNumber(double value) {
     char buffer[64];
     // Whole numbers of ordinary size print in full ("80", "-400"), everything else to 4 digits.

@@ -55,6 +55,10 @@ private:
     Diagnostics& out_;
 };
 
+// Parses a whole document; on a syntax error records one "(document)" diagnostic (nlohmann's message with
+// line and column, without its exception id) and returns nullopt.
+std::optional<Json> parseDocument(const std::string& text, Diagnostics& errors);
+
 // Formats a double the way messages show it: up to 4 significant digits, no trailing zeros.
 std::string formatNumber(double value);
 

@@ -270,16 +270,10 @@ std::optional<LayerCheck> readLayer(JsonReader& r, const Json& j, const std::str
 } // namespace
 
 std::optional<Profile> parseProfile(const std::string& text, Diagnostics& errors) {
-    Json doc;
-    try {
-        doc = Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        std::string what = e.what();
-        if (auto pos = what.find("] "); pos != std::string::npos)
-            what = what.substr(pos + 2);
-        errors.push_back({"(document)", "malformed JSON: " + what});
+    const auto parsed = parseDocument(text, errors);
+    if (!parsed)
         return std::nullopt;
-    }
+    const Json& doc = *parsed;
     const std::size_t before = errors.size();
     JsonReader r(errors);
     if (!r.expectObject(doc, ""))

@@ -325,17 +325,10 @@ void putOptional(Json& j, const char* key, const std::optional<T>& value) {
 } // namespace
 
 std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& errors) {
-    Json doc;
-    try {
-        doc = Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        // nlohmann's message carries line and column; keep it, minus the exception id prefix.
-        std::string what = e.what();
-        if (auto pos = what.find("] "); pos != std::string::npos)
-            what = what.substr(pos + 2);
-        errors.push_back({"(document)", "malformed JSON: " + what});
+    const auto parsed = parseDocument(text, errors);
+    if (!parsed)
         return std::nullopt;
-    }
+    const Json& doc = *parsed;
     const std::size_t before = errors.size();
     JsonReader r(errors);
     if (!r.expectObject(doc, ""))

@@ -105,15 +105,18 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
                 return 0.0;
             const double share = c.ep_bytes / static_cast<double>(p.ep);
             const std::int64_t self = device(0, 0, 0, s);
-            double scaleUp = 0.0, nic = 0.0, hop = 0.0;
+            double scaleUp = 0.0, nic = 0.0, hop = 0.0, nicBps = 1e300;
             for (std::int64_t d = 1; d < p.ep; ++d) {
                 const std::int64_t peer = device(0, 0, d, s);
-                (links.spec.sameNode(self, peer) ? scaleUp : nic) += share;
                 hop = std::max(hop, links.spec.latency(self, peer));
+                if (links.spec.sameNode(self, peer)) {
+                    scaleUp += share;
+                } else {
+                    nic += share;
+                    nicBps = std::min(nicBps, links.bandwidth(self, peer));
+                }
             }
-            const double time =
-                std::max(scaleUp / links.spec.scale_up_Bps,
-                         nic > 0.0 ? nic / links.bandwidth(self, self + links.spec.devices_per_node) : 0.0);
+            const double time = std::max(scaleUp / links.spec.scale_up_Bps, nic > 0.0 ? nic / nicBps : 0.0);
             return count * (hop + time);
         };
         auto op = [&](double compute, int tpColl, double cpBytes, int cpSteps, bool backward) {

@@ -9,6 +9,16 @@
 
 namespace choreo::sim {
 
+namespace {
+
+// The median of values sorted ascending (not empty).
+double medianOfSorted(const std::vector<double>& sorted) {
+    const std::size_t n = sorted.size();
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+}
+
+} // namespace
+
 ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                                const models::Catalog& catalog, Fidelity fidelity, int jobs) {
     ValidationReport report;
@@ -85,8 +95,7 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
     report.summary.n = static_cast<int>(errors.size());
     if (!errors.empty()) {
         const std::size_t n = errors.size();
-        report.summary.median_abs_error_pct =
-            n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
+        report.summary.median_abs_error_pct = medianOfSorted(errors);
         const auto p90 = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1;
         report.summary.p90_abs_error_pct = errors[std::min(p90, n - 1)];
         report.summary.max_abs_error_pct = errors.back();
@@ -196,8 +205,7 @@ std::vector<ValidationGroup> groupRows(const ValidationReport& report, GroupBy b
         for (double x : e)
             a.push_back(std::fabs(x));
         std::sort(a.begin(), a.end());
-        const std::size_t n = a.size();
-        g.median_abs_error_pct = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2.0;
+        g.median_abs_error_pct = medianOfSorted(a);
         g.max_abs_error_pct = a.back();
     }
     return groups;

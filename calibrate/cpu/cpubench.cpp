@@ -27,6 +27,15 @@ double seconds(Clock::duration d) {
     return std::chrono::duration<double>(d).count();
 }
 
+// Runs worker(t) for t = 0 .. threads-1, worker(0) on the calling thread; returns when all are done.
+template <typename Worker>
+void runOnThreads(int threads, Worker& worker) {
+    std::vector<std::jthread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(worker, t);
+    worker(0);
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const std::size_t n = v.size();
@@ -146,11 +155,7 @@ std::optional<double> triad(std::size_t elements, int threads, int repeats, std:
                 times.push_back(seconds(Clock::now() - start));
         }
     };
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(worker, t);
-    worker(0);
-    pool.clear();
+    runOnThreads(threads, worker);
     for (std::size_t i = 0; i < elements; i += elements / 61 + 1)
         if (a[i] != b[i] + scalar * c[i]) {
             failure = "triad: a[" + std::to_string(i) + "] is wrong";
@@ -289,11 +294,7 @@ std::optional<TokenRate> tokenize(std::size_t bytesPerThread, int threads, int r
                 times.push_back(seconds(Clock::now() - start));
         }
     };
-    std::vector<std::jthread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(worker, t);
-    worker(0);
-    pool.clear();
+    runOnThreads(threads, worker);
     std::size_t total = 0;
     for (int t = 0; t < threads; ++t) {
         const auto& out = tokens[static_cast<std::size_t>(t)];

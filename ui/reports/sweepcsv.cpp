@@ -14,8 +14,6 @@ using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
 
-namespace {
-
 QString csvField(const QString& field) {
     if (!field.contains(u',') && !field.contains(u'"') && !field.contains(u'\n') && !field.contains(u'\r'))
         return field;
@@ -23,8 +21,6 @@ QString csvField(const QString& field) {
     quoted.replace(u"\""_s, u"\"\""_s);
     return u'"' + quoted + u'"';
 }
-
-} // namespace
 
 QString sweepCsv(const SweepResultModel& sweep) {
     QString out;

@@ -1,6 +1,7 @@
 #include "ui/reports/tablecsv.h"
 
 #include "models/scenarioio.h"
+#include "ui/reports/sweepcsv.h"
 
 #include <QAbstractItemModel>
 #include <QFileDialog>
@@ -14,31 +15,19 @@ using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
 
-namespace {
-
-QString field(const QString& text) {
-    if (!text.contains(u',') && !text.contains(u'"') && !text.contains(u'\n') && !text.contains(u'\r'))
-        return text;
-    QString quoted = text;
-    quoted.replace(u"\""_s, u"\"\""_s);
-    return u'"' + quoted + u'"';
-}
-
-} // namespace
-
 QString tableCsv(const QAbstractItemModel& model, bool rowHeaders) {
     QStringList header;
     if (rowHeaders)
         header << QString();
     for (int c = 0; c < model.columnCount(); ++c)
-        header << field(model.headerData(c, Qt::Horizontal).toString());
+        header << csvField(model.headerData(c, Qt::Horizontal).toString());
     QString out = header.join(u',') + u"\r\n"_s;
     for (int row = 0; row < model.rowCount(); ++row) {
         QStringList fields;
         if (rowHeaders)
-            fields << field(model.headerData(row, Qt::Vertical).toString());
+            fields << csvField(model.headerData(row, Qt::Vertical).toString());
         for (int c = 0; c < model.columnCount(); ++c)
-            fields << field(model.index(row, c).data(Qt::DisplayRole).toString());
+            fields << csvField(model.index(row, c).data(Qt::DisplayRole).toString());
         out += fields.join(u',') + u"\r\n"_s;
     }
     return out;
