@@ -1,7 +1,13 @@
 # gui_smoke: `choreo --screenshot PNG SCENARIO` runs the scenario offscreen with the real worker and
-# must leave a PNG picture of the main window. Run with -DCHOREO=... -DSCENARIO=... -DPNG=...
+# must leave a PNG picture of the main window. Run with -DCHOREO=... -DSCENARIO=... -DPNG=..., and
+# -DXVFB_RUN=... to run it on a virtual X server (xcb) instead of the platform the environment names.
 file(REMOVE "${PNG}")
-execute_process(COMMAND "${CHOREO}" --screenshot "${PNG}" "${SCENARIO}"
+set(launcher)
+if(XVFB_RUN)
+  set(launcher "${XVFB_RUN}" -a -s "-screen 0 1280x800x24")
+  unset(ENV{QT_QPA_PLATFORM})
+endif()
+execute_process(COMMAND ${launcher} "${CHOREO}" --screenshot "${PNG}" "${SCENARIO}"
                 RESULT_VARIABLE rc TIMEOUT 900)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "choreo --screenshot exited with ${rc}")
