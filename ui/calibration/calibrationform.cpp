@@ -1,0 +1,122 @@
+#include "ui/calibration/calibrationform.h"
+
+#include "ui/editids.h"
+#include "ui/formfields.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace choreo::ui {
+
+CalibrationForm::CalibrationForm(Document* document, FieldMarks* marks, QWidget* parent)
+    : ScenarioForm(document, marks, parent)
+    , choice_(new QComboBox)
+    , state_(new QLabel)
+    , view_(new QPushButton(tr("View…"))) {
+    choice_->setObjectName(u"profileCombo"_s);
+    choice_->setToolTip(tr("Spec sheet: the catalog's figures. A profile: figures measured by choreo-sim "
+                           "calibrate (Tools > Calibrate this machine) for one catalog device."));
+    state_->setObjectName(u"profileStateLabel"_s);
+    state_->setWordWrap(true);
+    QFont small = state_->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    state_->setFont(small);
+    view_->setObjectName(u"viewScenarioProfileButton"_s);
+    mark(u"calibration"_s, choice_);
+
+    auto* box = new QGroupBox(tr("Calibration"));
+    auto* grid = new QGridLayout(box);
+    grid->addWidget(new QLabel(tr("Device figures")), 0, 0);
+    auto* row = new QHBoxLayout;
+    row->addWidget(choice_, 1);
+    row->addWidget(view_);
+    grid->addLayout(row, 0, 1);
+    grid->addWidget(state_, 1, 1);
+    grid->setColumnStretch(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(box);
+
+    // Items: the spec sheet first, "Choose a profile file…" last, the profile in use between them.
+    connect(choice_, &QComboBox::activated, this, [this](int index) {
+        if (index == choice_->count() - 1)
+            chooseFile();
+        else if (index == 0)
+            useProfile(QString());
+    });
+    connect(view_, &QPushButton::clicked, this, [this] {
+        if (const auto file = this->document()->profileFile())
+            emit viewRequested(QString::fromStdString(file->string()));
+    });
+    refresh();
+}
+
+QString CalibrationForm::referenceFor(const QString& path) const {
+    if (path.isEmpty())
+        return {};
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    if (document()->filePath().isEmpty())
+        return absolute;
+    const QString relative = QFileInfo(document()->filePath()).absoluteDir().relativeFilePath(absolute);
+    return relative.startsWith(u"../"_s) || QDir::isAbsolutePath(relative) ? absolute : relative;
+}
+
+void CalibrationForm::useProfile(const QString& path) {
+    const QString reference = referenceFor(path);
+    change(NoMerge, reference.isEmpty() ? tr("Use the spec sheet") : tr("Use calibration profile"),
+           [reference](models::Scenario& s) {
+               if (reference.isEmpty())
+                   s.calibration.reset();
+               else
+                   s.calibration = models::CalibrationRef{reference.toStdString(), std::nullopt};
+           });
+}
+
+void CalibrationForm::chooseFile() {
+    const QString start =
+        document()->filePath().isEmpty() ? QString() : QFileInfo(document()->filePath()).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Calibration profile"), start,
+                                                      tr("Calibration profiles (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        useProfile(path);
+    refresh(); // back to what the document says when the dialog was cancelled
+}
+
+void CalibrationForm::refresh() {
+    const auto& calibration = document()->scenario().calibration;
+    const QString reference = calibration ? QString::fromStdString(calibration->profile) : QString();
+    {
+        const QSignalBlocker block(choice_);
+        choice_->clear();
+        choice_->addItem(tr("Spec sheet (no profile)"), QString());
+        if (!reference.isEmpty())
+            choice_->addItem(tr("Profile: %1").arg(reference), reference);
+        choice_->addItem(tr("Choose a profile file…"));
+        choice_->setCurrentIndex(reference.isEmpty() ? 0 : 1);
+    }
+    const auto file = document()->profileFile();
+    view_->setEnabled(file.has_value());
+    if (!calibration)
+        state_->setText(tr("Results use the catalog's spec-sheet figures."));
+    else if (!file)
+        state_->setText(tr("The profile file cannot be found (see the problems below)."));
+    else if (const auto profile = document()->loadProfile())
+        state_->setText(tr("Results say \"calibration\": \"%1\" (%2, refines %3).")
+                            .arg(QString::fromStdString(profile->name), QString::fromStdString(profile->kind),
+                                 calibration->device ? QString::fromStdString(*calibration->device)
+                                                     : QString::fromStdString(profile->device)));
+    else
+        state_->setText(tr("The profile file cannot be read (see the problems below)."));
+}
+
+} // namespace choreo::ui
