@@ -6,6 +6,7 @@
 #include "ui/reports/sweepcsv.h"
 #include "ui/reports/tablecsv.h"
 
+#include <QDir>
 #include <QFile>
 #include <QRegularExpression>
 #include <QStandardItemModel>
@@ -131,6 +132,7 @@ private slots:
     void htmlReportCommand();
     void tableCsvAsShown();
     void specVersusMeasuredPage();
+    void calibratedReportCommand();
 
 private:
     choreo::ui::ReportInput input() const;
@@ -373,6 +375,35 @@ void TestReport::specVersusMeasuredPage() {
     QVERIFY(qAbs(match.captured(2).toDouble() - 2.9 / h100->memory_bandwidth_TBps.value) < 0.005);
     // The fixture says it is one, and the report passes that on.
     QVERIFY(html.contains(u"TEST FIXTURE"_s));
+}
+
+void TestReport::calibratedReportCommand() {
+    // `choreo-sim report` finds the profile next to the scenario (as `choreo-sim run` does) and adds the
+    // spec-vs-measured section; a profile that is not there stops it before any simulation.
+    const QString folder = dir_.filePath(u"calibrated-report"_s);
+    QVERIFY(QDir().mkpath(folder));
+    QVERIFY(QFile::copy(QStringLiteral(CHOREO_TEST_DATA_DIR "/fixture-h100-synthetic.json"),
+                        QDir(folder).filePath(u"fixture-h100-synthetic.json"_s)));
+    auto scenario = *scenario_;
+    scenario.calibration = choreo::models::CalibrationRef{"fixture-h100-synthetic", std::nullopt};
+    const std::string scenarioPath = QDir(folder).filePath(u"scenario.json"_s).toStdString();
+    std::string error;
+    QVERIFY(choreo::models::saveScenarioFile(scenarioPath, scenario, error));
+    char arg0[] = "choreo-sim";
+    char* argv[] = {arg0, nullptr};
+    const QString html = QDir(folder).filePath(u"report.html"_s);
+    QCOMPARE(choreo::ui::runReportCommand(1, argv, scenarioPath, html.toStdString(), CHOREO_FAKE_WORKER,
+                                          choreo::test::assetsDir().string()),
+             0);
+    QFile file(html);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(file.readAll()).contains(u"<h3 id=\"spec-vs-measured\">"_s));
+
+    scenario.calibration->profile = "no-such-profile";
+    QVERIFY(choreo::models::saveScenarioFile(scenarioPath, scenario, error));
+    QCOMPARE(choreo::ui::runReportCommand(1, argv, scenarioPath, html.toStdString(), CHOREO_FAKE_WORKER,
+                                          choreo::test::assetsDir().string()),
+             2);
 }
 
 QTEST_MAIN(TestReport)

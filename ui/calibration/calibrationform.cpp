@@ -24,6 +24,9 @@ CalibrationForm::CalibrationForm(Document* document, FieldMarks* marks, QWidget*
     , state_(new QLabel)
     , view_(new QPushButton(tr("View…"))) {
     choice_->setObjectName(u"profileCombo"_s);
+    // A long profile path must not widen the form; the tooltip and the state line say it in full.
+    choice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    choice_->setMinimumContentsLength(16);
     choice_->setToolTip(tr("Spec sheet: the catalog's figures. A profile: figures measured by choreo-sim "
                            "calibrate (Tools > Calibrate this machine) for one catalog device."));
     state_->setObjectName(u"profileStateLabel"_s);

@@ -87,6 +87,9 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     for (auto r : {models::Recompute::None, models::Recompute::Selective, models::Recompute::Full})
         recompute_->addItem(QString::fromStdString(models::toString(r)), static_cast<int>(r));
     attention_->setObjectName(u"attentionCombo"_s);
+    // As narrow as the other fields: the form must keep its 440-pixel column.
+    attention_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    attention_->setMinimumContentsLength(8);
     attention_->addItem(tr("fused (FlashAttention)"), static_cast<int>(models::AttentionKernel::Fused));
     attention_->addItem(tr("unfused (scores in memory)"), static_cast<int>(models::AttentionKernel::Unfused));
     attention_->setToolTip(tr("Fused: scores never leave the chip. Unfused: the b × heads × s × s scores are "
