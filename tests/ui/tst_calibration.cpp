@@ -17,9 +17,11 @@
 #include "ui/itemmodels/profilefiguremodel.h"
 #include "ui/itemmodels/profilegemmmodel.h"
 #include "ui/itemmodels/roles.h"
+#include "ui/mainwindow.h"
 #include "ui/runs/workerrunner.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QChart>
 #include <QComboBox>
 #include <QDir>
@@ -27,6 +29,7 @@
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -80,6 +83,7 @@ private slots:
     void desktopRunMatchesCli();
     void calibrateOnThisMachineIsCpuOnly();
     void cancelLeavesNoProfile();
+    void mainWindowCalibrateAction();
     void calibrateQuickMode();
 
 private:
@@ -340,7 +344,7 @@ void TestCalibration::calibrateOnThisMachineIsCpuOnly() {
 
 void TestCalibration::calibrateQuickMode() {
     if (qEnvironmentVariableIsEmpty("CHOREO_SLOW_TESTS"))
-        QSKIP("about a minute; run by the tst_calibration_quick test (label slow)");
+        QSKIP("10 s to a minute; run by the tst_calibration_quick test (label slow)");
     runDialog(false);
 }
 
@@ -358,6 +362,44 @@ void TestCalibration::cancelLeavesNoProfile() {
     QVERIFY(finished.isEmpty());
     QVERIFY(!runner.isRunning());
     QVERIFY(!QFile::exists(destination));
+}
+
+void TestCalibration::mainWindowCalibrateAction() {
+    // Tools > Calibrate in the window: the dialog, a CPU-only profile, View and Use in this scenario.
+    QSettings settings(dir_.filePath(u"settings.ini"_s), QSettings::IniFormat);
+    const QString scenario = QString::fromStdString(choreo::test::defaultScenarioPath().string());
+    choreo::ui::MainWindow window(*catalog_, choreo::test::fakeWorker(u"scenario"_s), settings, scenario);
+    window.setQuiet(true);
+    QVERIFY(window.openFile(scenario));
+    auto* action = window.findChild<QAction*>(u"calibrateAction"_s);
+    QVERIFY(action);
+    QVERIFY(!action->isEnabled()); // no choreo-sim to calibrate with yet
+    window.setCalibration(calibrateCommand(true), dir_.filePath(u"window-profiles"_s));
+    QVERIFY(action->isEnabled());
+    action->trigger();
+    auto* dialog = window.calibrateDialog();
+    QVERIFY(dialog && dialog->isVisible());
+    QVERIFY(dialog->destination().startsWith(dir_.filePath(u"window-profiles"_s)));
+    QSignalSpy finished(dialog->runner(), &choreo::ui::CalibrationRunner::finished);
+    dialog->findChild<QPushButton*>(u"startCalibrationButton"_s)->click();
+    QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty(); }, kCalibrateTimeoutMs));
+    QVERIFY(dialog->message().contains(u"Only the CPU part was measured"_s));
+
+    dialog->findChild<QPushButton*>(u"viewProfileButton"_s)->click();
+    auto* view = window.findChild<choreo::ui::ProfileView*>();
+    QVERIFY(view && view->isVisible());
+    QCOMPARE(view->profile()->kind, std::string("cpu"));
+
+    dialog->findChild<QPushButton*>(u"useProfileButton"_s)->click();
+    QCOMPARE(window.document()->undoStack()->count(), 1);
+    QCOMPARE(QString::fromStdString(window.document()->scenario().calibration->profile),
+             QFileInfo(dialog->outcome().file).absoluteFilePath());
+    // A CPU profile cannot refine the scenario's GPUs: a problem of the calibration field, not a crash.
+    QVERIFY(!window.document()->isValid());
+    QVERIFY(window.document()->diagnostics().front().path.rfind("calibration", 0) == 0);
+    window.document()->undoStack()->undo();
+    QVERIFY(window.document()->isValid());
+    window.document()->undoStack()->setClean();
 }
 
 QTEST_MAIN(TestCalibration)
