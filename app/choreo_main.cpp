@@ -97,10 +97,11 @@ int main(int argc, char** argv) {
     choreo::ui::MainWindow window(*catalog, {workerExe, {u"worker"_s, u"--assets"_s, assetsDir}}, settings,
                                   defaultScenario, std::move(*presets));
     window.setQuiet(!interactive);
-    // Profiles: next to a scenario, then the user's own (Tools > Calibrate writes there), then the assets'.
+    // A profile named by a scenario is looked up as choreo-sim run does: next to the scenario, then in the
+    // assets. Tools > Calibrate writes new ones to the user's folder; a scenario names those by path.
     const QString userProfiles =
         QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(u"calibration"_s);
-    window.document()->setProfileFolders({userProfiles.toStdString(), assets / "calibration"});
+    window.document()->setProfileFolders({assets / "calibration"});
     window.setCalibration({workerExe, {u"calibrate"_s, u"--assets"_s, assetsDir}}, userProfiles);
     // The smoke test never touches the user's autosave.
     if (interactive)

@@ -219,10 +219,34 @@ void TestCalibration::scenarioProfileChoiceUndoRedo() {
     QCOMPARE(choreo::models::serializeScenario(document.scenario()), after);
     QCOMPARE(form.findChild<QComboBox*>(u"profileCombo"_s)->currentIndex(), 1);
 
+    // Which device it refines: the pool's device through the combo, one undo step; a device no pool
+    // uses is a problem of that field.
+    auto* device = form.findChild<QComboBox*>(u"refinedDeviceCombo"_s);
+    QVERIFY(device->isEnabled());
+    QCOMPARE(device->itemText(0), u"as the profile says (h100-sxm)"_s);
+    const int h100 = device->findData(u"h100-sxm"_s);
+    QVERIFY(h100 > 0);
+    device->setCurrentIndex(h100);
+    emit device->activated(h100);
+    QCOMPARE(document.undoStack()->count(), 2);
+    QCOMPARE(document.scenario().calibration->device, std::optional<std::string>("h100-sxm"));
+    QVERIFY(document.isValid());
+    form.setRefinedDevice(u"b200"_s);
+    QVERIFY(!document.isValid());
+    QCOMPARE(document.diagnostics().front().path, std::string("calibration.device"));
+    marks.show(document.diagnostics());
+    QVERIFY(marks.marked().contains(device));
+    QCOMPARE(device->currentData().toString(), u"b200"_s);
+    document.undoStack()->undo();
+    document.undoStack()->undo();
+    QVERIFY(!document.scenario().calibration->device.has_value());
+    QCOMPARE(device->currentIndex(), 0);
+
     // Back to the spec sheet through the combo, as a user would.
     auto* combo = form.findChild<QComboBox*>(u"profileCombo"_s);
     combo->setCurrentIndex(0);
     emit combo->activated(0);
+    QVERIFY(!form.findChild<QComboBox*>(u"refinedDeviceCombo"_s)->isEnabled());
     QCOMPARE(document.undoStack()->count(), 2);
     QVERIFY(!document.scenario().calibration.has_value());
     // A file outside the scenario's folder is kept by absolute path.

@@ -14,6 +14,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
@@ -21,6 +23,7 @@ namespace choreo::ui {
 CalibrationForm::CalibrationForm(Document* document, FieldMarks* marks, QWidget* parent)
     : ScenarioForm(document, marks, parent)
     , choice_(new QComboBox)
+    , device_(new QComboBox)
     , state_(new QLabel)
     , view_(new QPushButton(tr("View…"))) {
     choice_->setObjectName(u"profileCombo"_s);
@@ -35,7 +38,14 @@ CalibrationForm::CalibrationForm(Document* document, FieldMarks* marks, QWidget*
     small.setPointSizeF(small.pointSizeF() * 0.9);
     state_->setFont(small);
     view_->setObjectName(u"viewScenarioProfileButton"_s);
-    mark(u"calibration"_s, choice_);
+    mark(u"calibration"_s, choice_, true);
+    mark(u"calibration.profile"_s, choice_);
+    device_->setObjectName(u"refinedDeviceCombo"_s);
+    device_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    device_->setMinimumContentsLength(16);
+    device_->setToolTip(tr("The catalog device whose figures the profile replaces; by default the one the "
+                           "profile names (matched from the measured GPU's name)"));
+    mark(u"calibration.device"_s, device_);
 
     auto* box = new QGroupBox(tr("Calibration"));
     auto* grid = new QGridLayout(box);
@@ -44,7 +54,9 @@ CalibrationForm::CalibrationForm(Document* document, FieldMarks* marks, QWidget*
     row->addWidget(choice_, 1);
     row->addWidget(view_);
     grid->addLayout(row, 0, 1);
-    grid->addWidget(state_, 1, 1);
+    grid->addWidget(new QLabel(tr("Refines")), 1, 0);
+    grid->addWidget(device_, 1, 1);
+    grid->addWidget(state_, 2, 1);
     grid->setColumnStretch(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -57,6 +69,8 @@ CalibrationForm::CalibrationForm(Document* document, FieldMarks* marks, QWidget*
         else if (index == 0)
             useProfile(QString());
     });
+    connect(device_, &QComboBox::activated, this,
+            [this] { setRefinedDevice(device_->currentData().toString()); });
     connect(view_, &QPushButton::clicked, this, [this] {
         if (const auto file = this->document()->profileFile())
             emit viewRequested(QString::fromStdString(file->string()));
@@ -85,6 +99,18 @@ void CalibrationForm::useProfile(const QString& path) {
            });
 }
 
+void CalibrationForm::setRefinedDevice(const QString& deviceId) {
+    if (!document()->scenario().calibration)
+        return;
+    change(NoMerge, tr("Change the device the profile refines"),
+           [id = deviceId.toStdString()](models::Scenario& s) {
+               if (id.empty())
+                   s.calibration->device.reset();
+               else
+                   s.calibration->device = id;
+           });
+}
+
 void CalibrationForm::chooseFile() {
     const QString start =
         document()->filePath().isEmpty() ? QString() : QFileInfo(document()->filePath()).absolutePath();
@@ -109,11 +135,34 @@ void CalibrationForm::refresh() {
     }
     const auto file = document()->profileFile();
     view_->setEnabled(file.has_value());
+    const auto profile = file ? document()->loadProfile() : std::nullopt;
+    {
+        // The profile's own device, then every device of the scenario's pools.
+        const QSignalBlocker block(device_);
+        device_->clear();
+        device_->addItem(profile && !profile->device.empty()
+                             ? tr("as the profile says (%1)").arg(QString::fromStdString(profile->device))
+                             : tr("as the profile says"),
+                         QString());
+        QStringList ids;
+        for (const auto& pool : document()->scenario().cluster.pools)
+            if (!ids.contains(QString::fromStdString(pool.device)))
+                ids << QString::fromStdString(pool.device);
+        if (calibration && calibration->device && !ids.contains(QString::fromStdString(*calibration->device)))
+            ids << QString::fromStdString(*calibration->device); // shown even when no pool has it: a problem
+        for (const QString& id : ids)
+            device_->addItem(id, id);
+        device_->setCurrentIndex(
+            std::max(0, device_->findData(calibration && calibration->device
+                                              ? QString::fromStdString(*calibration->device)
+                                              : QString())));
+        device_->setEnabled(calibration.has_value());
+    }
     if (!calibration)
         state_->setText(tr("Results use the catalog's spec-sheet figures."));
     else if (!file)
         state_->setText(tr("The profile file cannot be found (see the problems below)."));
-    else if (const auto profile = document()->loadProfile())
+    else if (profile)
         state_->setText(tr("Results say \"calibration\": \"%1\" (%2, refines %3).")
                             .arg(QString::fromStdString(profile->name), QString::fromStdString(profile->kind),
                                  calibration->device ? QString::fromStdString(*calibration->device)

@@ -23,6 +23,8 @@ public:
     // Uses the profile at `path` (empty: the spec sheet). Stored relative to the scenario's folder when
     // the file is inside it, else absolute.
     void useProfile(const QString& path);
+    // Sets the catalog device the profile refines (empty: the one the profile names); one undo step.
+    void setRefinedDevice(const QString& deviceId);
     // The reference as it would be stored for `path` (tests).
     [[nodiscard]] QString referenceFor(const QString& path) const;
 
@@ -37,6 +39,7 @@ private:
     void chooseFile();
 
     QComboBox* choice_;
+    QComboBox* device_; // which of the scenario's devices the profile refines
     QLabel* state_;
     QPushButton* view_;
 };
