@@ -1,6 +1,7 @@
 // The desktop program: composition root only. It finds the assets and the worker, loads the catalog,
 // and hands them to the main window; everything else lives in ui/.
 #include "models/catalog.h"
+#include "ui/calibration/profileview.h"
 #include "ui/document.h"
 #include "ui/mainwindow.h"
 #include "ui/results/resultspanel.h"
@@ -54,8 +55,13 @@ int main(int argc, char** argv) {
         u"png"_s);
     const QCommandLineOption worker(
         u"worker"_s, QObject::tr("The choreo-sim executable to run simulations with."), u"path"_s);
+    const QCommandLineOption profile(
+        u"profile"_s,
+        QObject::tr("Show the calibration profile <file>; with --screenshot, picture it instead of a run."),
+        u"file"_s);
     parser.addOption(screenshot);
     parser.addOption(worker);
+    parser.addOption(profile);
     parser.process(app);
     const bool interactive = !parser.isSet(screenshot);
 
@@ -91,6 +97,12 @@ int main(int argc, char** argv) {
     choreo::ui::MainWindow window(*catalog, {workerExe, {u"worker"_s, u"--assets"_s, assetsDir}}, settings,
                                   defaultScenario, std::move(*presets));
     window.setQuiet(!interactive);
+    // A profile named by a scenario is looked up as choreo-sim run does: next to the scenario, then in the
+    // assets. Tools > Calibrate writes new ones to the user's folder; a scenario names those by path.
+    const QString userProfiles =
+        QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(u"calibration"_s);
+    window.document()->setProfileFolders({assets / "calibration"});
+    window.setCalibration({workerExe, {u"calibrate"_s, u"--assets"_s, assetsDir}}, userProfiles);
     // The smoke test never touches the user's autosave.
     if (interactive)
         window.enableAutosave(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation),
@@ -100,6 +112,23 @@ int main(int argc, char** argv) {
     if (!window.offerRecovery() && !window.openFile(initial)) {
         if (!interactive || initial == defaultScenario || !window.openFile(defaultScenario))
             return 1;
+    }
+
+    if (parser.isSet(profile)) {
+        choreo::ui::ProfileView* view = window.showProfile(parser.value(profile));
+        if (!view)
+            return 1;
+        if (!interactive) {
+            view->resize(1280, 800);
+            const QString png = parser.value(screenshot);
+            QTimer::singleShot(500, view, [view, png] {
+                const bool saved = view->grab().save(png, "PNG");
+                if (!saved)
+                    std::fprintf(stderr, "choreo: cannot write %s\n", qPrintable(png));
+                QCoreApplication::exit(saved ? 0 : 1);
+            });
+            return app.exec();
+        }
     }
 
     if (!interactive) {

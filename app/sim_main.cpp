@@ -52,14 +52,17 @@ Commands:
         Measure the simulator: platform construction and one step of Llama 3 405B on 16,384
         GPUs, a 12-point scaling sweep (8 to 16,384 GPUs); with --packet also 1,024 GPUs at
         packet fidelity (minutes). Wall time and peak memory per case.
-  calibrate [--quick] [--out FILE] [--gpu-exe PATH] [--device ID] [--name NAME]
+  calibrate [--quick] [--out FILE] [--gpu-exe PATH] [--device ID] [--name NAME] [--progress json]
         Measure this machine (docs/calibration.md): the GPU through choreo-calibrate-gpu (found
         next to choreo-sim, or --gpu-exe), the CPU through its own micro-benchmarks; fit a
         profile, write it (default: NAME.json) and print spec sheet against measured. --quick
         takes about a minute, the full run up to ten. --device maps the profile to a catalog
         device when its name does not match one. Without a GPU the CPU part is still measured
         and written, and the exit code is 7. A scenario uses a profile through its
-        "calibration": {"profile": FILE-OR-NAME, "device": ID} field.
+        "calibration": {"profile": FILE-OR-NAME, "device": ID} field. --progress json makes
+        standard output JSON lines for programs (the desktop's Calibrate action):
+        {"type":"progress","fraction":F,"stage":TEXT} while measuring, then
+        {"type":"profile","file":PATH,"name":NAME,"gpu_measured":BOOL,"gpu_message":TEXT}.
   worker
         Serve one simulation over standard input/output (docs/protocol.md). Used by the
         desktop program; logs go to standard error.
@@ -96,6 +99,7 @@ struct Options {
     std::optional<std::string> device;
     std::optional<std::string> name;
     std::optional<std::string> cpuSize;
+    bool progressJson = false; // calibrate: JSON-line records on standard output
 };
 
 int usageError(const std::string& message) {
@@ -165,6 +169,11 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                                : o.cpuSize) = v;
             if (a == "--cpu-size" && *v != "tiny" && *v != "quick" && *v != "full")
                 return usageError("--cpu-size: expected tiny, quick or full, got \"" + *v + "\"");
+        } else if (a == "--progress") {
+            auto v = value("--progress");
+            if (!v || *v != "json")
+                return usageError("--progress: the only format is \"json\"");
+            o.progressJson = true;
         } else if (a == "-o" || a == "--output" || a == "--out") {
             o.output = value("-o");
             if (!o.output)
@@ -394,7 +403,15 @@ int commandCalibrate(const Options& o, const fs::path& assets, const char* argv0
     options.name = o.name.value_or("");
     options.tool = std::string("choreo-sim ") + CHOREO_VERSION;
     options.scratch = fs::temp_directory_path(ec);
-    options.progress = [](const std::string& stage) { std::cerr << "calibrate: " << stage << "\n"; };
+    if (o.progressJson)
+        options.progress = [](double fraction, const std::string& stage) {
+            std::cout << models::Json{{"type", "progress"}, {"fraction", fraction}, {"stage", stage}}.dump()
+                      << std::endl; // flushed: a reader shows it now
+        };
+    else
+        options.progress = [](double, const std::string& stage) {
+            std::cerr << "calibrate: " << stage << "\n";
+        };
     const auto outcome = sim::runCalibration(options, *catalog);
     const fs::path file = o.output ? fs::path(*o.output) : fs::path(outcome.profile.name + ".json");
     std::string error;
@@ -402,7 +419,16 @@ int commandCalibrate(const Options& o, const fs::path& assets, const char* argv0
         std::cerr << "choreo-sim: " << error << "\n";
         return sim::kExitIo;
     }
-    std::cout << sim::comparisonToText(outcome.profile, *catalog) << "\nwrote " << file.string() << "\n";
+    if (o.progressJson)
+        std::cout << models::Json{{"type", "profile"},
+                                  {"file", file.string()},
+                                  {"name", outcome.profile.name},
+                                  {"gpu_measured", outcome.gpu_measured},
+                                  {"gpu_message", outcome.gpu_message}}
+                         .dump()
+                  << std::endl;
+    else
+        std::cout << sim::comparisonToText(outcome.profile, *catalog) << "\nwrote " << file.string() << "\n";
     if (!outcome.gpu_measured) {
         std::cerr << "choreo-sim: no GPU was measured: " << outcome.gpu_message
                   << "; the CPU part was measured and written to " << file.string() << "\n";

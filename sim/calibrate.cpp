@@ -105,9 +105,11 @@ fs::path findGpuTool(const fs::path& self) {
 }
 
 CalibrateOutcome runCalibration(const CalibrateOptions& o, const models::Catalog& catalog) {
-    auto say = [&](const std::string& stage) {
+    // The GPU part, when there is a tool to run, takes the first half of the progress bar.
+    double cpuStart = 0.0;
+    auto say = [&](double fraction, const std::string& stage) {
         if (o.progress)
-            o.progress(stage);
+            o.progress(fraction, stage);
     };
     models::CalibrationInputs in;
     in.date = utcNow();
@@ -123,7 +125,8 @@ CalibrateOutcome runCalibration(const CalibrateOptions& o, const models::Catalog
                                    : "choreo-calibrate-gpu not found at " + o.gpu_tool.string();
     } else {
         const fs::path raw = o.scratch / ("choreo-gpu-measurements-" + std::to_string(::getpid()) + ".json");
-        say("GPU: running " + o.gpu_tool.string());
+        cpuStart = 0.5;
+        say(0.0, "GPU: running " + o.gpu_tool.string());
         std::vector<std::string> args{"--out", raw.string()};
         if (o.quick)
             args.emplace_back("--quick");
@@ -151,7 +154,7 @@ CalibrateOutcome runCalibration(const CalibrateOptions& o, const models::Catalog
     cpu.size = size == "tiny"   ? calibrate::CpuBenchSize::Tiny
                : size == "full" ? calibrate::CpuBenchSize::Full
                                 : calibrate::CpuBenchSize::Quick;
-    cpu.progress = [&](double, const std::string& stage) { say(stage); };
+    cpu.progress = [&](double f, const std::string& stage) { say(cpuStart + (1.0 - cpuStart) * f, stage); };
     in.cpu = calibrate::runCpuBenchmarks(cpu);
 
     const std::string who = in.gpu ? (in.gpu->contains("device") && (*in.gpu)["device"].contains("name") &&

@@ -22,7 +22,8 @@ struct CalibrateOptions {
     std::string name;               // profile name; empty: from the device and the date
     std::string tool;               // "choreo-sim 0.1.0"
     std::filesystem::path scratch;  // folder for the GPU tool's raw document
-    std::function<void(const std::string& stage)> progress; // may be empty
+    // Fraction of the whole calibration done (0..1, never decreasing) and what runs now; may be empty.
+    std::function<void(double fraction, const std::string& stage)> progress;
 };
 
 struct CalibrateOutcome {

@@ -1,8 +1,11 @@
 #include "ui/document.h"
 
+#include "models/calibration.h"
 #include "models/resolved.h"
 #include "models/scenarioio.h"
 #include "ui/scenariocommand.h"
+
+#include <QFileInfo>
 
 namespace choreo::ui {
 
@@ -15,14 +18,52 @@ Document::Document(const models::Catalog& catalog, models::Scenario scenario, QO
             [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
-models::Diagnostics Document::validate(const models::Scenario& scenario, const models::Catalog& catalog) {
+models::Diagnostics Document::validate(const models::Scenario& scenario, const models::Catalog& catalog,
+                                       const std::vector<std::filesystem::path>& profileFolders) {
     models::Diagnostics errors;
     // The semantic checks divide by sizes the file format guarantees to be positive, so they run
     // only on a scenario that survives the file format's own checks.
     const auto reparsed = models::parseScenario(models::serializeScenario(scenario), errors);
-    if (reparsed)
-        models::resolveScenario(*reparsed, catalog, errors);
+    if (!reparsed)
+        return errors;
+    auto resolved = models::resolveScenario(*reparsed, catalog, errors);
+    if (resolved && errors.empty())
+        models::applyScenarioCalibration(*resolved, profileFolders, errors);
     return errors;
+}
+
+void Document::setProfileFolders(std::vector<std::filesystem::path> folders) {
+    profileFolders_ = std::move(folders);
+    apply(scenario_);
+}
+
+std::vector<std::filesystem::path> Document::profileFolders() const {
+    std::vector<std::filesystem::path> folders;
+    if (!filePath_.isEmpty())
+        folders.emplace_back(QFileInfo(filePath_).absolutePath().toStdString());
+    folders.insert(folders.end(), profileFolders_.begin(), profileFolders_.end());
+    return folders;
+}
+
+std::optional<std::filesystem::path> Document::profileFile() const {
+    if (!scenario_.calibration)
+        return std::nullopt;
+    return models::findProfile(scenario_.calibration->profile, profileFolders());
+}
+
+std::optional<models::Profile> Document::loadProfile() const {
+    const auto file = profileFile();
+    if (!file)
+        return std::nullopt;
+    models::Diagnostics errors;
+    return models::loadProfileFile(*file, errors);
+}
+
+models::Scenario Document::runnableScenario() const {
+    models::Scenario s = scenario_;
+    if (const auto file = profileFile())
+        s.calibration->profile = std::filesystem::absolute(*file).lexically_normal().string();
+    return s;
 }
 
 void Document::edit(models::Scenario changed, int mergeId, const QString& description) {
@@ -33,12 +74,12 @@ void Document::edit(models::Scenario changed, int mergeId, const QString& descri
 
 void Document::reset(const models::Scenario& scenario, const QString& filePath) {
     undoStack_.clear();
+    const bool moved = filePath != filePath_;
+    filePath_ = filePath; // first: a profile reference is relative to the file's folder
     apply(scenario);
     undoStack_.setClean();
-    if (filePath != filePath_) {
-        filePath_ = filePath;
+    if (moved)
         emit filePathChanged(filePath_);
-    }
     emit modifiedChanged(false);
 }
 
@@ -51,6 +92,7 @@ bool Document::save(const QString& path, QString& error) {
     undoStack_.setClean();
     if (path != filePath_) {
         filePath_ = path;
+        apply(scenario_); // the profile reference may resolve differently from the new folder
         emit filePathChanged(filePath_);
     }
     return true;
@@ -58,7 +100,7 @@ bool Document::save(const QString& path, QString& error) {
 
 void Document::apply(const models::Scenario& scenario) {
     scenario_ = scenario;
-    diagnostics_ = validate(scenario_, catalog_);
+    diagnostics_ = validate(scenario_, catalog_, profileFolders());
     emit scenarioChanged();
 }
 

@@ -2,11 +2,16 @@
 
 #include "models/catalog.h"
 #include "models/diagnostic.h"
+#include "models/profile.h"
 #include "models/scenario.h"
 
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
+
+#include <filesystem>
+#include <optional>
+#include <vector>
 
 namespace choreo::ui {
 
@@ -37,8 +42,23 @@ public:
     [[nodiscard]] bool isValid() const { return diagnostics_.empty(); }
 
     // What a worker would reject: file-level checks (a round trip through the file format), then the
-    // semantic ones of models::resolveScenario, memory included.
-    static models::Diagnostics validate(const models::Scenario& scenario, const models::Catalog& catalog);
+    // semantic ones of models::resolveScenario, memory included, then the calibration profile the scenario
+    // names, looked up in `profileFolders` in order, as choreo-sim does.
+    static models::Diagnostics validate(const models::Scenario& scenario, const models::Catalog& catalog,
+                                        const std::vector<std::filesystem::path>& profileFolders = {});
+
+    // Folders searched for a profile named by name after the scenario file's own (the assets'
+    // calibration folder); re-validates.
+    void setProfileFolders(std::vector<std::filesystem::path> folders);
+    // Where a profile reference is looked up, in order: the scenario file's folder, then the folders set.
+    [[nodiscard]] std::vector<std::filesystem::path> profileFolders() const;
+    // The file the scenario's profile reference names now, or nullopt (none named, or not found).
+    [[nodiscard]] std::optional<std::filesystem::path> profileFile() const;
+    // The profile the scenario uses, loaded; nullopt when it names none or it cannot be read.
+    [[nodiscard]] std::optional<models::Profile> loadProfile() const;
+    // The scenario as a worker must get it: a profile reference made absolute, so that the worker, which
+    // knows neither the file's folder nor ours, loads the same profile choreo-sim run would.
+    [[nodiscard]] models::Scenario runnableScenario() const;
 
 signals:
     // The scenario changed (edit, undo, redo, reset); diagnostics() are already up to date.
@@ -55,6 +75,7 @@ private:
     models::Scenario scenario_;
     models::Diagnostics diagnostics_;
     QString filePath_;
+    std::vector<std::filesystem::path> profileFolders_;
     QUndoStack undoStack_;
 };
 

@@ -30,6 +30,12 @@ enum EditId : int {
     EditAmortisation,
     EditElectricity,
     EditPue,
+    EditEp,
+    EditMoeExperts,
+    EditMoeTopK,
+    EditMoeExpertFfnHidden,
+    EditMoeSharedExperts,
+    EditMoeDenseLayers,
     EditPoolCellBase = 1000, // + row * kPoolColumnStride + column
 };
 

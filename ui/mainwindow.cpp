@@ -2,6 +2,9 @@
 
 #include "models/scenarioio.h"
 #include "ui/autosave.h"
+#include "ui/calibration/calibratedialog.h"
+#include "ui/calibration/calibrationform.h"
+#include "ui/calibration/profileview.h"
 #include "ui/charts/memorychart.h"
 #include "ui/charts/modelchartview.h"
 #include "ui/cluster/clustereditor.h"
@@ -154,6 +157,7 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     view->addAction(paletteAction);
     connect(editor_->workloadEditor(), &WorkloadEditor::suggestLayoutRequested, this,
             &MainWindow::suggestLayout);
+    connect(editor_->calibrationForm(), &CalibrationForm::viewRequested, this, &MainWindow::showProfile);
     connect(document_, &Document::scenarioChanged, this, &MainWindow::updateValidation);
     connect(document_, &Document::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &Document::filePathChanged, this, &MainWindow::updateTitle);
@@ -221,6 +225,20 @@ void MainWindow::createActions() {
     compareAction_ = run->addAction(tr("Com&pare scenarios…"), this, &MainWindow::compareScenarios);
     compareAction_->setObjectName(u"compareAction"_s);
     compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+
+    // Calibration: measure this machine, look at a profile.
+    QMenu* toolsMenu = menuBar()->addMenu(tr("&Tools"));
+    calibrateAction_ = toolsMenu->addAction(tr("&Calibrate this machine…"), this, &MainWindow::calibrate);
+    calibrateAction_->setObjectName(u"calibrateAction"_s);
+    calibrateAction_->setEnabled(false); // until setCalibration()
+    QAction* openProfile = toolsMenu->addAction(tr("Open calibration &profile…"), this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open calibration profile"), profilesFolder_,
+                                         tr("Calibration profiles (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            showProfile(path);
+    });
+    openProfile->setObjectName(u"openProfileAction"_s);
 
     QToolBar* tools = addToolBar(tr("Main"));
     tools->setObjectName(u"mainToolBar"_s);
@@ -457,7 +475,7 @@ void MainWindow::runAnalysis() {
 
     progress_->setRange(0, 0); // busy until the worker reports progress
     status_->setText(tr("Starting the simulation…"));
-    job->start(document_->scenario());
+    job->start(document_->runnableScenario()); // a profile by absolute path: the worker knows no folder
     setRunning(true);
 }
 
@@ -487,6 +505,41 @@ void MainWindow::compareScenarios() {
         compare_->addSnapshot();
     compare_->show();
     compare_->raise();
+}
+
+void MainWindow::setCalibration(WorkerCommand command, const QString& profilesFolder) {
+    calibrateCommand_ = std::move(command);
+    profilesFolder_ = profilesFolder;
+    calibrateAction_->setEnabled(!calibrateCommand_.program.isEmpty());
+}
+
+void MainWindow::calibrate() {
+    if (calibrateCommand_.program.isEmpty())
+        return;
+    if (!calibrate_) {
+        calibrate_ = new CalibrateDialog(calibrateCommand_, profilesFolder_, this);
+        connect(calibrate_, &CalibrateDialog::viewRequested, this, &MainWindow::showProfile);
+        connect(calibrate_, &CalibrateDialog::useRequested, this,
+                [this](const QString& path) { editor_->calibrationForm()->useProfile(path); });
+    }
+    calibrate_->show();
+    calibrate_->raise();
+}
+
+ProfileView* MainWindow::showProfile(const QString& path) {
+    if (!profileView_) {
+        profileView_ = new ProfileView(catalog_, this);
+        profileView_->setWindowFlag(Qt::Window);
+        profileView_->resize(1200, 780);
+    }
+    QString error;
+    if (!profileView_->openFile(path, error)) {
+        showError(tr("Cannot open the profile"), error);
+        return nullptr;
+    }
+    profileView_->show();
+    profileView_->raise();
+    return profileView_;
 }
 
 void MainWindow::enableAutosave(const QString& directory, int intervalMs) {
@@ -554,8 +607,13 @@ void MainWindow::exportReport() {
         suffix = selected == htmlFilter ? u"html"_s : u"pdf"_s;
         path += u'.' + suffix;
     }
-    const ReportInput input{*resultScenario_, *resultBase_, results_->sweepModel()->outcomes(), &catalog_,
-                            QDateTime::currentDateTime()};
+    ReportInput input{*resultScenario_, *resultBase_, results_->sweepModel()->outcomes(), &catalog_,
+                      QDateTime::currentDateTime()};
+    if (resultScenario_->calibration) {
+        // The scenario as run names its profile by absolute path (Document::runnableScenario).
+        models::Diagnostics errors;
+        input.profile = models::loadProfileFile(resultScenario_->calibration->profile, errors);
+    }
     QString error;
     const bool ok =
         suffix == u"pdf"_s ? writeReportPdf(input, path, error) > 0 : writeReportHtml(input, path, error);
@@ -600,6 +658,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         job_->cancel();
     }
     hardware_->cancel();
+    if (calibrate_)
+        calibrate_->cancel();
     if (autosave_)
         autosave_->discard(); // a normal close: nothing to recover next time
     settings_.setValue(kGeometryKey, saveGeometry());

@@ -29,6 +29,7 @@ namespace choreo::ui {
 
 class AnalysisJob;
 class Autosave;
+class CalibrateDialog;
 class CatalogDeviceModel;
 class CompareDialog;
 class DevicePalette;
@@ -36,6 +37,7 @@ class Document;
 class HardwarePanel;
 class LayoutSuggestDialog;
 class MemoryStageModel;
+class ProfileView;
 class ResultsPanel;
 class ScenarioEditor;
 
@@ -68,6 +70,15 @@ public:
 
     // Writes unsaved changes to `directory` every `intervalMs` (see Autosave).
     void enableAutosave(const QString& directory, int intervalMs);
+    // Enables Tools > Calibrate: `command` starts `choreo-sim calibrate` (CalibrationRunner adds the rest);
+    // new profiles go to `profilesFolder`.
+    void setCalibration(WorkerCommand command, const QString& profilesFolder);
+    // The calibrate dialog, created on first use (nullptr before).
+    [[nodiscard]] CalibrateDialog* calibrateDialog() const { return calibrate_; }
+    // Shows a profile file in the profile window (created on first use); nullptr, with a message, when the
+    // file is not a profile.
+    ProfileView* showProfile(const QString& path);
+
     // Offers to recover what a previous session left in the autosave directory; true when the user took
     // it (the document then holds it, unsaved, with undo back to the file it came from).
     bool offerRecovery();
@@ -82,6 +93,8 @@ public slots:
     void compareHardware();
     // Opens the compare view, with a snapshot of the scenario when it is empty.
     void compareScenarios();
+    // Opens Tools > Calibrate this machine.
+    void calibrate();
 
 signals:
     // A run (base and sweep) is over; ok when the base run gave a result. Not emitted on cancel.
@@ -141,6 +154,12 @@ private:
     QAction* suggestAction_ = nullptr;
     QAction* compareHardwareAction_ = nullptr;
     QAction* compareAction_ = nullptr;
+    QAction* calibrateAction_ = nullptr;
+
+    WorkerCommand calibrateCommand_;
+    QString profilesFolder_;
+    CalibrateDialog* calibrate_ = nullptr;
+    ProfileView* profileView_ = nullptr;
 
     AnalysisJob* job_ = nullptr;
     // What the results on screen belong to: the scenario as it was run, not as edited since.

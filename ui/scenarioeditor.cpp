@@ -1,5 +1,6 @@
 #include "ui/scenarioeditor.h"
 
+#include "ui/calibration/calibrationform.h"
 #include "ui/cluster/clustereditor.h"
 #include "ui/costs/costseditor.h"
 #include "ui/editids.h"
@@ -20,7 +21,8 @@ ScenarioEditor::ScenarioEditor(Document* document, FieldMarks* marks, std::vecto
     , name_(new QLineEdit)
     , cluster_(new ClusterEditor(document, marks))
     , workload_(new WorkloadEditor(document, marks, std::move(presets)))
-    , costs_(new CostsEditor(document, marks)) {
+    , costs_(new CostsEditor(document, marks))
+    , calibration_(new CalibrationForm(document, marks)) {
     name_->setObjectName(u"scenarioNameEdit"_s);
     mark(u"name"_s, name_);
     auto* nameRow = new QFormLayout;
@@ -30,6 +32,7 @@ ScenarioEditor::ScenarioEditor(Document* document, FieldMarks* marks, std::vecto
     layout->addWidget(cluster_);
     layout->addWidget(workload_);
     layout->addWidget(costs_);
+    layout->addWidget(calibration_);
     layout->addStretch();
     connect(name_, &QLineEdit::textEdited, this, [this](const QString& text) {
         change(EditScenarioName, tr("Rename scenario"),

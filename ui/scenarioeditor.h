@@ -11,11 +11,12 @@ QT_END_NAMESPACE
 
 namespace choreo::ui {
 
+class CalibrationForm;
 class ClusterEditor;
 class CostsEditor;
 class WorkloadEditor;
 
-// The whole scenario as plain forms: name, cluster and network, workload, costs.
+// The whole scenario as plain forms: name, cluster and network, workload, costs, calibration.
 class ScenarioEditor final : public ScenarioForm {
     Q_OBJECT
 
@@ -25,6 +26,7 @@ public:
 
     [[nodiscard]] ClusterEditor* clusterEditor() const { return cluster_; }
     [[nodiscard]] WorkloadEditor* workloadEditor() const { return workload_; }
+    [[nodiscard]] CalibrationForm* calibrationForm() const { return calibration_; }
 
 protected:
     void refresh() override;
@@ -34,6 +36,7 @@ private:
     ClusterEditor* cluster_;
     WorkloadEditor* workload_;
     CostsEditor* costs_;
+    CalibrationForm* calibration_;
 };
 
 } // namespace choreo::ui

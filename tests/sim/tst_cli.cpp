@@ -364,6 +364,38 @@ private slots:
             choreoSim({QStringLiteral("calibrate"), QStringLiteral("--cpu-size"), QStringLiteral("huge")})
                 .exitCode,
             1);
+        QCOMPARE(
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--progress"), QStringLiteral("text")})
+                .exitCode,
+            1);
+
+        // --progress json: standard output is records only, progress never going back, then the profile.
+        const Run records =
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--cpu-size"), QStringLiteral("tiny"),
+                       QStringLiteral("--progress"), QStringLiteral("json"), QStringLiteral("--name"),
+                       QStringLiteral("records"), QStringLiteral("--out"), out},
+                      {}, env);
+        QCOMPARE(records.exitCode, 7);
+        double last = 0;
+        int progress = 0;
+        Json profileRecord;
+        for (const QByteArray& line : records.out.trimmed().split('\n')) {
+            const Json record = Json::parse(line.toStdString()); // throws, failing the test, on anything else
+            if (record.at("type") == "progress") {
+                QVERIFY(record.at("fraction").get<double>() >= last);
+                last = record.at("fraction").get<double>();
+                ++progress;
+            } else {
+                QCOMPARE(record.at("type").get<std::string>(), std::string("profile"));
+                profileRecord = record;
+            }
+        }
+        QVERIFY(progress >= 3);
+        QCOMPARE(last, 1.0);
+        QCOMPARE(profileRecord.at("name").get<std::string>(), std::string("records"));
+        QCOMPARE(profileRecord.at("file").get<std::string>(), out.toStdString());
+        QVERIFY(!profileRecord.at("gpu_measured").get<bool>());
+        QVERIFY(!profileRecord.at("gpu_message").get<std::string>().empty());
     }
 
     // The GPU path of calibrate, end to end, with a stand-in for choreo-calibrate-gpu that writes a

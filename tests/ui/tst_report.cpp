@@ -6,6 +6,7 @@
 #include "ui/reports/sweepcsv.h"
 #include "ui/reports/tablecsv.h"
 
+#include <QDir>
 #include <QFile>
 #include <QRegularExpression>
 #include <QStandardItemModel>
@@ -130,6 +131,8 @@ private slots:
     void htmlReportIsSelfContained();
     void htmlReportCommand();
     void tableCsvAsShown();
+    void specVersusMeasuredPage();
+    void calibratedReportCommand();
 
 private:
     choreo::ui::ReportInput input() const;
@@ -335,6 +338,72 @@ void TestReport::tableCsvAsShown() {
     const QString path = dir_.filePath(u"table.csv"_s);
     QVERIFY2(choreo::ui::writeTableCsv(model, path, error), qPrintable(error));
     QVERIFY(QFile::exists(path));
+}
+
+void TestReport::specVersusMeasuredPage() {
+    // A run with the test fixture profile (synthetic numbers, labelled so in the file) gets one more
+    // PDF page and an HTML section, with the spec sheet and the measured figure side by side.
+    choreo::models::Diagnostics errors;
+    const auto profile =
+        choreo::models::loadProfileFile(CHOREO_TEST_DATA_DIR "/fixture-h100-synthetic.json", errors);
+    QVERIFY2(profile, choreo::models::joinDiagnostics(errors).c_str());
+    auto plain = input();
+    auto calibrated = input();
+    calibrated.scenario.calibration =
+        choreo::models::CalibrationRef{"fixture-h100-synthetic.json", std::nullopt};
+    calibrated.profile = profile;
+    QString error;
+    const int plainPages = choreo::ui::writeReportPdf(plain, dir_.filePath(u"plain.pdf"_s), error);
+    const int calibratedPages =
+        choreo::ui::writeReportPdf(calibrated, dir_.filePath(u"calibrated.pdf"_s), error);
+    QVERIFY2(plainPages > 0 && calibratedPages > 0, qPrintable(error));
+    QCOMPARE(calibratedPages, plainPages + 1);
+
+    QVERIFY(!choreo::ui::reportHtml(plain).contains(u"spec-vs-measured"_s));
+    const QString html = choreo::ui::reportHtml(calibrated);
+    QVERIFY(html.contains(u"<h3 id=\"spec-vs-measured\">Spec sheet vs measured</h3>"_s));
+    QVERIFY(html.contains(u"fixture-h100-synthetic"_s));
+    // Memory bandwidth: the H100's spec sheet (3.35 TB/s) beside the fixture's 2.9, and their ratio.
+    const auto* h100 = catalog_->find("h100-sxm");
+    QVERIFY(h100);
+    const QRegularExpression row(
+        u"<tr><td>Memory bandwidth</td><td class=\"num\">([0-9.]+)</td><td>[^<]*</td>"
+        "<td class=\"num\">2.9</td><td>TB/s</td><td class=\"num\">([0-9.]+)</td></tr>"_s);
+    const auto match = row.match(html);
+    QVERIFY2(match.hasMatch(), qPrintable(html.mid(html.indexOf(u"spec-vs-measured"_s), 1500)));
+    QCOMPARE(match.captured(1).toDouble(), h100->memory_bandwidth_TBps.value);
+    QVERIFY(qAbs(match.captured(2).toDouble() - 2.9 / h100->memory_bandwidth_TBps.value) < 0.005);
+    // The fixture says it is one, and the report passes that on.
+    QVERIFY(html.contains(u"TEST FIXTURE"_s));
+}
+
+void TestReport::calibratedReportCommand() {
+    // `choreo-sim report` finds the profile next to the scenario (as `choreo-sim run` does) and adds the
+    // spec-vs-measured section; a profile that is not there stops it before any simulation.
+    const QString folder = dir_.filePath(u"calibrated-report"_s);
+    QVERIFY(QDir().mkpath(folder));
+    QVERIFY(QFile::copy(QStringLiteral(CHOREO_TEST_DATA_DIR "/fixture-h100-synthetic.json"),
+                        QDir(folder).filePath(u"fixture-h100-synthetic.json"_s)));
+    auto scenario = *scenario_;
+    scenario.calibration = choreo::models::CalibrationRef{"fixture-h100-synthetic", std::nullopt};
+    const std::string scenarioPath = QDir(folder).filePath(u"scenario.json"_s).toStdString();
+    std::string error;
+    QVERIFY(choreo::models::saveScenarioFile(scenarioPath, scenario, error));
+    char arg0[] = "choreo-sim";
+    char* argv[] = {arg0, nullptr};
+    const QString html = QDir(folder).filePath(u"report.html"_s);
+    QCOMPARE(choreo::ui::runReportCommand(1, argv, scenarioPath, html.toStdString(), CHOREO_FAKE_WORKER,
+                                          choreo::test::assetsDir().string()),
+             0);
+    QFile file(html);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(file.readAll()).contains(u"<h3 id=\"spec-vs-measured\">"_s));
+
+    scenario.calibration->profile = "no-such-profile";
+    QVERIFY(choreo::models::saveScenarioFile(scenarioPath, scenario, error));
+    QCOMPARE(choreo::ui::runReportCommand(1, argv, scenarioPath, html.toStdString(), CHOREO_FAKE_WORKER,
+                                          choreo::test::assetsDir().string()),
+             2);
 }
 
 QTEST_MAIN(TestReport)

@@ -117,7 +117,7 @@ bool CompareDialog::addSnapshot() {
     const QString file =
         document_->filePath().isEmpty() ? tr("untitled") : QFileInfo(document_->filePath()).fileName();
     e.source = tr("%1 as edited at %2").arg(file, QTime::currentTime().toString(u"HH:mm:ss"_s));
-    e.scenario = document_->scenario();
+    e.scenario = document_->runnableScenario(); // run as is: a profile by absolute path
     const bool added = !isRunning() && model_->add(std::move(e));
     updateButtons();
     return added;

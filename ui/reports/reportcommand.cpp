@@ -1,5 +1,6 @@
 #include "ui/reports/reportcommand.h"
 
+#include "models/calibration.h"
 #include "models/catalog.h"
 #include "models/resolved.h"
 #include "models/scenarioio.h"
@@ -70,6 +71,27 @@ int runReportCommand(int argc, char** argv, const std::string& scenarioPath, con
         return kExitInvalidInput;
     }
 
+    // The profile is looked up as `choreo-sim run` does: next to the scenario, then in the assets. The worker
+    // gets it by absolute path, since it knows neither folder.
+    std::optional<models::Profile> profile;
+    if (scenario->calibration) {
+        auto resolved = models::resolveScenario(*scenario, *catalog, errors);
+        const std::vector<std::filesystem::path> folders{
+            std::filesystem::absolute(scenarioPath).parent_path(), assets / "calibration"};
+        if (resolved)
+            models::applyScenarioCalibration(*resolved, folders, errors);
+        const auto file = models::findProfile(scenario->calibration->profile, folders);
+        if (file)
+            profile = models::loadProfileFile(*file, errors);
+        if (!errors.empty() || !profile) {
+            std::cerr << "choreo-sim report: " << scenarioPath
+                      << ": the calibration profile cannot be used:\n";
+            printDiagnostics(errors);
+            return kExitInvalidInput;
+        }
+        scenario->calibration->profile = std::filesystem::absolute(*file).lexically_normal().string();
+    }
+
     // Fail before minutes of simulation, not after, when the report cannot be written.
     const std::filesystem::path outputDir = std::filesystem::absolute(outputPdf).parent_path();
     if (!std::filesystem::is_directory(outputDir)) {
@@ -109,8 +131,8 @@ int runReportCommand(int argc, char** argv, const std::string& scenarioPath, con
         return kExitSimulationFailed;
     }
 
-    ReportInput input{*scenario, *job.baseResult(), job.sweepOutcomes(), &*catalog,
-                      QDateTime::currentDateTime()};
+    ReportInput input{
+        *scenario, *job.baseResult(), job.sweepOutcomes(), &*catalog, QDateTime::currentDateTime(), profile};
     const QString pdf = QString::fromStdString(outputPdf);
     QString error;
     // The report's format follows the file name: .html (or .htm) gives HTML, anything else PDF.

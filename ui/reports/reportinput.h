@@ -1,12 +1,14 @@
 #pragma once
 
 #include "models/catalog.h"
+#include "models/profile.h"
 #include "models/result.h"
 #include "models/scenario.h"
 #include "ui/runs/sweepoutcome.h"
 
 #include <QDateTime>
 
+#include <optional>
 #include <vector>
 
 namespace choreo::ui {
@@ -19,6 +21,9 @@ struct ReportInput {
     std::vector<SweepOutcome> sweep;
     const models::Catalog* catalog = nullptr;
     QDateTime generated;
+    // The calibration profile the run used (the scenario's "calibration"); the report then has a page of
+    // spec sheet against measured.
+    std::optional<models::Profile> profile = std::nullopt;
 };
 
 } // namespace choreo::ui

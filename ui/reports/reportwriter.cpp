@@ -7,6 +7,7 @@
 #include "ui/itemmodels/resultsummarymodel.h"
 #include "ui/itemmodels/roles.h"
 #include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/reports/calibrationsection.h"
 #include "ui/reports/reportpainter.h"
 
 #include <QBuffer>
@@ -363,6 +364,10 @@ int writeReportPdf(const ReportInput& in, const QString& path, QString& error) {
         writeCharts(page, painter, sweep);
         page.newPage();
         writeInputs(page, in, sweep);
+        if (in.profile) {
+            page.newPage();
+            writeCalibrationPage(page, in);
+        }
         page.finish();
         pages = page.pageCount();
         painter.end();
@@ -445,6 +450,8 @@ QString reportHtml(const ReportInput& in) {
 
     h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Scenario")));
     h += htmlTable(scenarioRows(in));
+
+    h += calibrationSectionHtml(in);
 
     h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Assumptions and sources")));
     h += u"<p class=\"note\">%1</p>\n"_s.arg(

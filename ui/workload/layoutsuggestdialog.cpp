@@ -128,7 +128,7 @@ bool LayoutSuggestDialog::isSearching() const {
 void LayoutSuggestDialog::start() {
     runner_->cancel();
     model_->clear();
-    base_ = document_->scenario();
+    base_ = document_->runnableScenario(); // workers get the profile by absolute path
     fitting_ = 0;
     searching_ = true;
     const int generation = ++generation_;
@@ -181,7 +181,7 @@ void LayoutSuggestDialog::onEnumerated(std::vector<LayoutCandidate> candidates) 
 }
 
 bool LayoutSuggestDialog::isStale() const {
-    return !(withoutLayout(base_) == withoutLayout(document_->scenario()));
+    return !(withoutLayout(base_) == withoutLayout(document_->runnableScenario()));
 }
 
 void LayoutSuggestDialog::onScenarioChanged() {

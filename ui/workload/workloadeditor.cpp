@@ -23,6 +23,17 @@ namespace choreo::ui {
 namespace {
 
 constexpr double kTokensUnit = 1e9; // the form edits billions of tokens
+constexpr int kMaxExperts = 100000;
+
+// What switching MoE on starts from: 8 experts, top-2, each as wide as the dense feed-forward
+// (Mixtral's shape); the user edits from there.
+models::MoeShape defaultMoe(const models::ModelShape& model) {
+    models::MoeShape moe;
+    moe.experts = 8;
+    moe.top_k = 2;
+    moe.expert_ffn_hidden = model.ffn_hidden > 0 ? model.ffn_hidden : 1;
+    return moe;
+}
 
 } // namespace
 
@@ -41,7 +52,9 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     , precision_(new QComboBox)
     , recompute_(new QComboBox)
     , sequenceParallel_(new QCheckBox(tr("sequence parallel")))
-    , zero_(new QComboBox) {
+    , zero_(new QComboBox)
+    , moe_(new QGroupBox(tr("Mixture of Experts")))
+    , attention_(new QComboBox) {
     preset_->setObjectName(u"presetCombo"_s);
     preset_->addItem(tr("Custom"), QString());
     for (const auto& p : presets_) {
@@ -73,6 +86,14 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
         precision_->addItem(QString::fromStdString(models::toString(p)), static_cast<int>(p));
     for (auto r : {models::Recompute::None, models::Recompute::Selective, models::Recompute::Full})
         recompute_->addItem(QString::fromStdString(models::toString(r)), static_cast<int>(r));
+    attention_->setObjectName(u"attentionCombo"_s);
+    // As narrow as the other fields: the form must keep its 440-pixel column.
+    attention_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    attention_->setMinimumContentsLength(8);
+    attention_->addItem(tr("fused (FlashAttention)"), static_cast<int>(models::AttentionKernel::Fused));
+    attention_->addItem(tr("unfused (scores in memory)"), static_cast<int>(models::AttentionKernel::Unfused));
+    attention_->setToolTip(tr("Fused: scores never leave the chip. Unfused: the b × heads × s × s scores are "
+                              "written and read back, as Megatron-LM did before 2022"));
     zero_->addItem(tr("0 (none)"), 0);
     zero_->addItem(tr("1 (optimizer states)"), 1);
     zero_->addItem(tr("2 (+ gradients)"), 2);
@@ -112,6 +133,27 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
               bindCount(u"seqLenSpin"_s, u"workload.model.seq_len"_s, 100000000, EditSeqLen,
                         tr("Change sequence length"),
                         [](models::Scenario& s) -> std::int64_t& { return s.workload.model.seq_len; }));
+    // Mixture of Experts: a checkable group, so "dense" is one click away and the fields keep their place.
+    moe_->setObjectName(u"moeGroup"_s);
+    moe_->setCheckable(true);
+    moe_->setToolTip(tr("Layers after the first dense ones route each token to top-k of the experts"));
+    auto* moeGrid = new QGridLayout(moe_);
+    FormGrid moeForm(moeGrid);
+    moeForm.add(tr("Experts"), bindMoe(u"moeExpertsSpin"_s, u"experts"_s, 1, kMaxExperts, EditMoeExperts,
+                                       tr("Change experts"), &models::MoeShape::experts));
+    moeForm.add(tr("Top-k"), bindMoe(u"moeTopKSpin"_s, u"top_k"_s, 1, kMaxExperts, EditMoeTopK,
+                                     tr("Change experts per token"), &models::MoeShape::top_k));
+    moeForm.add(tr("Expert FFN"),
+                bindMoe(u"moeExpertFfnSpin"_s, u"expert_ffn_hidden"_s, 1, 10000000, EditMoeExpertFfnHidden,
+                        tr("Change expert FFN size"), &models::MoeShape::expert_ffn_hidden));
+    moeForm.add(tr("Shared"),
+                bindMoe(u"moeSharedSpin"_s, u"shared_experts"_s, 0, kMaxExperts, EditMoeSharedExperts,
+                        tr("Change shared experts"), &models::MoeShape::shared_experts));
+    moeForm.add(tr("Dense layers"),
+                bindMoe(u"moeDenseLayersSpin"_s, u"dense_layers"_s, 0, 10000, EditMoeDenseLayers,
+                        tr("Change dense layers"), &models::MoeShape::dense_layers));
+    mark(u"workload.model.moe"_s, moe_, true);
+    model.addWide(QString(), moe_);
     mark(u"workload.model.name"_s, modelName_);
     mark(u"workload.model.ffn_gated"_s, gated_);
 
@@ -131,10 +173,12 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     training.add(tr("Tokens"), tokens_);
     training.add(tr("Precision"), precision_);
     training.add(tr("Recompute"), recompute_);
+    training.add(tr("Attention"), attention_);
     mark(u"workload.pool"_s, pool_);
     mark(u"workload.tokens_to_train"_s, tokens_);
     mark(u"workload.precision"_s, precision_);
     mark(u"workload.recompute"_s, recompute_);
+    mark(u"workload.attention"_s, attention_);
 
     // Parallel layout.
     auto* parallelBox = new QGroupBox(tr("Parallelism"));
@@ -160,6 +204,10 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                  bindCount(u"vpSpin"_s, u"workload.parallel.vp"_s, 1024, EditVp,
                            tr("Change virtual pipeline stages"),
                            [](models::Scenario& s) -> std::int64_t& { return s.workload.parallel.vp; }));
+    parallel.add(tr("EP"),
+                 bindCount(u"epSpin"_s, u"workload.parallel.ep"_s, 100000, EditEp,
+                           tr("Change expert parallelism"),
+                           [](models::Scenario& s) -> std::int64_t& { return s.workload.parallel.ep; }));
     parallel.add(tr("ZeRO"), zero_);
     parallel.add(QString(), sequenceParallel_);
     parallel.add(QString(), suggest_);
@@ -174,6 +222,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     tip(u"dpSpin"_s, tr("Data parallelism: dp replicas, each on tp*pp*cp devices"));
     tip(u"cpSpin"_s, tr("Context parallelism: each sequence split over cp devices (ring attention)"));
     tip(u"vpSpin"_s, tr("Model chunks per pipeline device; more than 1 interleaves the 1F1B schedule"));
+    tip(u"epSpin"_s, tr("Expert parallelism (MoE only): the experts split over ep data-parallel ranks"));
     mark(u"workload.parallel.sequence_parallel"_s, sequenceParallel_);
     mark(u"workload.parallel.zero"_s, zero_);
 
@@ -217,6 +266,23 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                    s.workload.recompute = static_cast<models::Recompute>(v);
                });
     });
+    connect(attention_, &QComboBox::activated, this, [this] {
+        change(NoMerge, tr("Change attention kernel"),
+               [v = attention_->currentData().toInt()](models::Scenario& s) {
+                   s.workload.attention = static_cast<models::AttentionKernel>(v);
+               });
+    });
+    connect(moe_, &QGroupBox::toggled, this, [this](bool on) {
+        change(NoMerge, on ? tr("Make the model Mixture-of-Experts") : tr("Make the model dense"),
+               [on](models::Scenario& s) {
+                   if (on && !s.workload.model.moe)
+                       s.workload.model.moe = defaultMoe(s.workload.model);
+                   else if (!on) {
+                       s.workload.model.moe.reset();
+                       s.workload.parallel.ep = 1; // expert parallelism means nothing for a dense model
+                   }
+               });
+    });
     connect(sequenceParallel_, &QCheckBox::toggled, this, [this](bool on) {
         change(NoMerge, tr("Toggle sequence parallelism"),
                [on](models::Scenario& s) { s.workload.parallel.sequence_parallel = on; });
@@ -236,6 +302,22 @@ QSpinBox* WorkloadEditor::bindCount(const QString& objectName, const QString& pa
     counts_.emplace_back(box, field);
     connect(box, &QSpinBox::valueChanged, this, [this, mergeId, description, field](int value) {
         change(mergeId, description, [field, value](models::Scenario& s) { field(s) = value; });
+    });
+    return box;
+}
+
+QSpinBox* WorkloadEditor::bindMoe(const QString& objectName, const QString& key, int minimum, int maximum,
+                                  int mergeId, const QString& description, MoeField field) {
+    QSpinBox* box = formfields::countSpin(maximum);
+    box->setMinimum(minimum);
+    box->setObjectName(objectName);
+    mark(u"workload.model.moe."_s + key, box);
+    moeFields_.emplace_back(box, field);
+    connect(box, &QSpinBox::valueChanged, this, [this, mergeId, description, field](int value) {
+        change(mergeId, description, [field, value](models::Scenario& s) {
+            if (s.workload.model.moe)
+                (*s.workload.model.moe).*field = value;
+        });
     });
     return box;
 }
@@ -300,6 +382,15 @@ void WorkloadEditor::refresh() {
     formfields::show(recompute_, static_cast<int>(w.recompute));
     formfields::show(sequenceParallel_, w.parallel.sequence_parallel);
     formfields::show(zero_, w.parallel.zero);
+    formfields::show(attention_, static_cast<int>(w.attention));
+    {
+        const QSignalBlocker block(moe_);
+        moe_->setChecked(w.model.moe.has_value());
+    }
+    // A dense model shows what switching MoE on would start from, greyed out by the unchecked group.
+    const models::MoeShape shown = w.model.moe.value_or(defaultMoe(w.model));
+    for (auto& [box, field] : moeFields_)
+        formfields::show(box, shown.*field);
     refreshPools();
     refreshPreset();
 }

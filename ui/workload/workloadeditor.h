@@ -11,6 +11,7 @@ QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -21,8 +22,9 @@ namespace choreo::ui {
 
 class MemoryBar;
 
-// The training workload: model shape (a published preset or custom), batch and precision, parallel
-// layout, and the memory a device needs for it.
+// The training workload: model shape (a published preset or custom, dense or Mixture-of-Experts), batch,
+// precision and attention kernel, parallel layout (expert parallelism included), and the memory a device
+// needs for it.
 class WorkloadEditor final : public ScenarioForm {
     Q_OBJECT
 
@@ -45,12 +47,18 @@ private:
     // A count spin box that edits `field` (JSON path `path`) with undo merge id `mergeId`.
     QSpinBox* bindCount(const QString& objectName, const QString& path, int maximum, int mergeId,
                         const QString& description, IntField field);
+    // A spin box for one field of the MoE shape (JSON path workload.model.moe.<key>); inactive while the
+    // model has no MoE.
+    using MoeField = std::int64_t models::MoeShape::*;
+    QSpinBox* bindMoe(const QString& objectName, const QString& key, int minimum, int maximum, int mergeId,
+                      const QString& description, MoeField field);
     void refreshPools();
     void refreshPreset();
     void applyPreset(int index);
 
     std::vector<ModelPreset> presets_;
     std::vector<std::pair<QSpinBox*, IntField>> counts_;
+    std::vector<std::pair<QSpinBox*, MoeField>> moeFields_;
     QComboBox* preset_;
     QLabel* presetInfo_;
     MemoryBar* memory_;
@@ -63,6 +71,8 @@ private:
     QComboBox* recompute_;
     QCheckBox* sequenceParallel_;
     QComboBox* zero_;
+    QGroupBox* moe_;
+    QComboBox* attention_;
 };
 
 } // namespace choreo::ui

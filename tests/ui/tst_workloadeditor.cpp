@@ -1,0 +1,213 @@
+// The workload editor's Mixture-of-Experts, expert-parallel and attention fields: each edit is one undo
+// step, undo and redo give back the scenario file byte for byte, and problems mark the field.
+#include "models/scenarioio.h"
+#include "ui/document.h"
+#include "ui/fieldmarks.h"
+#include "ui/workload/modelpresets.h"
+#include "ui/workload/workloadeditor.h"
+
+#include <QComboBox>
+#include <QGroupBox>
+#include <QSpinBox>
+#include <QTest>
+#include <QUndoStack>
+
+#include <functional>
+
+#include "tests/ui/testsupport.h"
+
+using namespace Qt::StringLiterals;
+using choreo::models::Scenario;
+
+namespace {
+
+using Edit = std::function<void(choreo::ui::WorkloadEditor&)>;
+using Check = std::function<bool(const Scenario&)>;
+
+// Sets a spin box as a user would (valueChanged is what the editor listens to).
+void spin(choreo::ui::WorkloadEditor& editor, const QString& name, int value) {
+    auto* box = editor.findChild<QSpinBox*>(name);
+    QVERIFY2(box, qPrintable(name));
+    QVERIFY2(box->isEnabled(), qPrintable(name + u" is disabled"_s));
+    box->setValue(value);
+}
+
+void pick(choreo::ui::WorkloadEditor& editor, const QString& name, int data) {
+    auto* combo = editor.findChild<QComboBox*>(name);
+    QVERIFY2(combo, qPrintable(name));
+    const int index = combo->findData(data);
+    QVERIFY(index >= 0);
+    combo->setCurrentIndex(index);
+    emit combo->activated(index);
+}
+
+void moe(choreo::ui::WorkloadEditor& editor, bool on) {
+    auto* group = editor.findChild<QGroupBox*>(u"moeGroup"_s);
+    QVERIFY(group);
+    group->setChecked(on);
+}
+
+Scenario mixtral() {
+    choreo::models::Diagnostics errors;
+    auto s = choreo::models::loadScenarioFile(choreo::test::assetsDir() / "scenarios" / "mixtral-8x7b.json",
+                                              errors);
+    if (!s)
+        qFatal("%s", choreo::models::joinDiagnostics(errors).c_str());
+    return *s;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Edit)
+Q_DECLARE_METATYPE(Check)
+
+class TestWorkloadEditor : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void editUndoRedo_data();
+    void editUndoRedo();
+    void spinningMergesIntoOneStep();
+    void problemsMarkTheNewFields();
+    void moePresetFillsTheMoeFields();
+
+private:
+    std::optional<choreo::models::Catalog> catalog_;
+    std::vector<choreo::ui::ModelPreset> presets_;
+};
+
+void TestWorkloadEditor::initTestCase() {
+    catalog_ = choreo::test::loadCatalog();
+    QVERIFY(catalog_);
+    choreo::models::Diagnostics errors;
+    auto presets =
+        choreo::ui::loadModelPresets(choreo::test::assetsDir() / "presets" / "models.json", errors);
+    QVERIFY(presets);
+    presets_ = *presets;
+}
+
+void TestWorkloadEditor::editUndoRedo_data() {
+    QTest::addColumn<bool>("startMoe"); // start from the Mixtral example (MoE) or the default (dense)
+    QTest::addColumn<Edit>("edit");
+    QTest::addColumn<Check>("check");
+    QTest::newRow("moe on") << false << Edit([](auto& e) { moe(e, true); }) << Check([](const Scenario& s) {
+        const auto& m = s.workload.model;
+        return m.moe && m.moe->experts == 8 && m.moe->top_k == 2 && m.moe->expert_ffn_hidden == m.ffn_hidden;
+    });
+    QTest::newRow("moe off") << true << Edit([](auto& e) { moe(e, false); }) << Check([](const Scenario& s) {
+        return !s.workload.model.moe && s.workload.parallel.ep == 1;
+    });
+    QTest::newRow("experts") << true << Edit([](auto& e) { spin(e, u"moeExpertsSpin"_s, 16); })
+                             << Check([](const Scenario& s) { return s.workload.model.moe->experts == 16; });
+    QTest::newRow("top_k") << true << Edit([](auto& e) { spin(e, u"moeTopKSpin"_s, 1); })
+                           << Check([](const Scenario& s) { return s.workload.model.moe->top_k == 1; });
+    QTest::newRow("expert_ffn_hidden")
+        << true << Edit([](auto& e) { spin(e, u"moeExpertFfnSpin"_s, 4096); })
+        << Check([](const Scenario& s) { return s.workload.model.moe->expert_ffn_hidden == 4096; });
+    QTest::newRow("shared_experts") << true << Edit([](auto& e) {
+        spin(e, u"moeSharedSpin"_s, 1);
+    }) << Check([](const Scenario& s) { return s.workload.model.moe->shared_experts == 1; });
+    QTest::newRow("dense_layers") << true << Edit([](auto& e) {
+        spin(e, u"moeDenseLayersSpin"_s, 2);
+    }) << Check([](const Scenario& s) { return s.workload.model.moe->dense_layers == 2; });
+    QTest::newRow("ep") << true << Edit([](auto& e) { spin(e, u"epSpin"_s, 4); })
+                        << Check([](const Scenario& s) { return s.workload.parallel.ep == 4; });
+    QTest::newRow("attention unfused") << false << Edit([](auto& e) {
+        pick(e, u"attentionCombo"_s, static_cast<int>(choreo::models::AttentionKernel::Unfused));
+    }) << Check([](const Scenario& s) {
+        return s.workload.attention == choreo::models::AttentionKernel::Unfused;
+    });
+}
+
+void TestWorkloadEditor::editUndoRedo() {
+    QFETCH(bool, startMoe);
+    QFETCH(Edit, edit);
+    QFETCH(Check, check);
+    const Scenario start = startMoe ? mixtral() : *choreo::test::loadDefaultScenario();
+    QCOMPARE(start.workload.model.moe.has_value(), startMoe);
+    choreo::ui::Document document(*catalog_, start);
+    choreo::ui::FieldMarks marks;
+    choreo::ui::WorkloadEditor editor(&document, &marks, presets_);
+    const std::string before = choreo::models::serializeScenario(document.scenario());
+
+    edit(editor);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(document.undoStack()->count(), 1); // one undo step
+    QVERIFY(check(document.scenario()));
+    const std::string after = choreo::models::serializeScenario(document.scenario());
+    QVERIFY(after != before);
+    // The scenario file round-trips the edit.
+    choreo::models::Diagnostics errors;
+    const auto reread = choreo::models::parseScenario(after, errors);
+    QVERIFY2(reread && *reread == document.scenario(), choreo::models::joinDiagnostics(errors).c_str());
+
+    document.undoStack()->undo();
+    QCOMPARE(choreo::models::serializeScenario(document.scenario()), before);
+    document.undoStack()->redo();
+    QCOMPARE(choreo::models::serializeScenario(document.scenario()), after);
+    // The widgets show the document after redo (refresh), so a second undo leaves nothing behind.
+    document.undoStack()->undo();
+    QVERIFY(document.scenario() == start);
+}
+
+void TestWorkloadEditor::spinningMergesIntoOneStep() {
+    choreo::ui::Document document(*catalog_, mixtral());
+    choreo::ui::WorkloadEditor editor(&document, nullptr, presets_);
+    auto* experts = editor.findChild<QSpinBox*>(u"moeExpertsSpin"_s);
+    for (int v = 9; v <= 12; ++v)
+        experts->setValue(v);
+    QCOMPARE(document.undoStack()->count(), 1);
+    QCOMPARE(document.scenario().workload.model.moe->experts, 12);
+}
+
+void TestWorkloadEditor::problemsMarkTheNewFields() {
+    choreo::ui::Document document(*catalog_, mixtral());
+    choreo::ui::FieldMarks marks;
+    choreo::ui::WorkloadEditor editor(&document, &marks, presets_);
+    QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
+    auto* ep = editor.findChild<QSpinBox*>(u"epSpin"_s);
+    auto* topK = editor.findChild<QSpinBox*>(u"moeTopKSpin"_s);
+    // 8 experts over 3 ranks do not split; top-9 of 8 experts is impossible.
+    ep->setValue(3);
+    topK->setValue(9);
+    marks.show(document.diagnostics());
+    QVERIFY(!document.isValid());
+    const QList<QWidget*> marked = marks.marked();
+    QVERIFY2(marked.contains(ep), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
+    QVERIFY(marked.contains(topK));
+    QVERIFY(ep->toolTip().contains(u"experts"_s));
+    QVERIFY(!marked.contains(editor.findChild<QSpinBox*>(u"moeExpertsSpin"_s)));
+    // A dense model with ep > 1: the ep field says why.
+    topK->setValue(2);
+    editor.findChild<QGroupBox*>(u"moeGroup"_s)->setChecked(false);
+    QCOMPARE(document.scenario().workload.parallel.ep, 1); // turning MoE off resets ep with it
+    marks.show(document.diagnostics());
+    QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
+    QVERIFY(marks.marked().isEmpty());
+    QVERIFY(!topK->isEnabled()); // the MoE fields of a dense model are inactive
+}
+
+void TestWorkloadEditor::moePresetFillsTheMoeFields() {
+    choreo::ui::Document document(*catalog_, *choreo::test::loadDefaultScenario());
+    choreo::ui::WorkloadEditor editor(&document, nullptr, presets_);
+    auto* group = editor.findChild<QGroupBox*>(u"moeGroup"_s);
+    QVERIFY(!group->isChecked());
+    auto* combo = editor.findChild<QComboBox*>(u"presetCombo"_s);
+    const int index = combo->findData(u"deepseek-v3"_s);
+    QVERIFY(index > 0);
+    combo->setCurrentIndex(index);
+    emit combo->activated(index);
+    QVERIFY(group->isChecked());
+    QCOMPARE(editor.findChild<QSpinBox*>(u"moeExpertsSpin"_s)->value(), 256);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"moeTopKSpin"_s)->value(), 8);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"moeExpertFfnSpin"_s)->value(), 2048);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"moeSharedSpin"_s)->value(), 1);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"moeDenseLayersSpin"_s)->value(), 3);
+    document.undoStack()->undo();
+    QVERIFY(!group->isChecked());
+}
+
+QTEST_MAIN(TestWorkloadEditor)
+#include "tst_workloadeditor.moc"
