@@ -30,6 +30,16 @@ enum EditId : int {
     EditAmortisation,
     EditElectricity,
     EditPue,
+    EditNodesPerLeaf,
+    EditSwitchRadix,
+    EditSwitchLatency,
+    EditDragonflyGroups,
+    EditRoutersPerGroup,
+    EditGlobalLinksPerRouter,
+    EditTorusX,
+    EditTorusY,
+    EditTorusZ,
+    EditTopologyLinkGbps,
     EditPoolCellBase = 1000, // + row * kPoolColumnStride + column
 };
 

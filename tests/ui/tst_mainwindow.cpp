@@ -353,7 +353,8 @@ void TestMainWindow::mainActionsHaveDistinctShortcuts() {
     QSet<QString> seen;
     for (const QString& name : {u"runAction"_s, u"cancelAction"_s, u"suggestAction"_s,
                                 u"compareHardwareAction"_s, u"exportReportAction"_s, u"exportCsvAction"_s,
-                                u"paletteAction"_s, u"undoAction"_s, u"redoAction"_s, u"compareAction"_s}) {
+                                u"paletteAction"_s, u"undoAction"_s, u"redoAction"_s, u"compareAction"_s,
+                                u"runQueueAction"_s}) {
         QAction* a = action(name);
         QVERIFY2(a, qPrintable(name));
         const QString keys = a->shortcut().toString();
