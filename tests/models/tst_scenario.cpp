@@ -263,13 +263,14 @@ private slots:
         from.latency_us = 0.5;
         const auto torus = topologyForKind(TopologyKind::Torus3d, pool, from);
         QCOMPARE(*torus.dims, (std::vector<std::int64_t>{4, 4, 8}));
-        QVERIFY(!torus.radix);              // a torus has no switches
+        QVERIFY(!torus.radix);                 // a torus has no switches
         QCOMPARE(torus.oversubscription, 1.0); // not a fat tree
         QCOMPARE(torus.latency_us, std::optional<double>(0.5));
         const auto dragonfly = topologyForKind(TopologyKind::Dragonfly, pool, from);
         QCOMPARE(*dragonfly.groups * *dragonfly.routers_per_group, std::int64_t(16)); // a router per node
         QCOMPARE(dragonfly.radix, std::optional<std::int64_t>(128));
-        QCOMPARE(topologyForKind(TopologyKind::SingleSwitch, pool, {}).radix, std::optional<std::int64_t>(128));
+        QCOMPARE(topologyForKind(TopologyKind::SingleSwitch, pool, {}).radix,
+                 std::optional<std::int64_t>(128));
         const auto rail = topologyForKind(TopologyKind::RailFatTree, pool, from);
         QCOMPARE(rail.oversubscription, 2.0);
         QVERIFY(!rail.dims && !rail.groups);

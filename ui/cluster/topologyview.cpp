@@ -28,12 +28,14 @@ constexpr double kDeviceW = 20, kDeviceH = 14, kSwitchW = 30, kSwitchH = 14;
 constexpr double kGap = 6, kPad = 8, kHeader = 20;
 // A group opens when its sub-groups would be at least this wide on screen, and its devices and switches
 // at least kMinVertexPx: readable, and few enough to draw.
-constexpr double kMinBoxPx = 64, kMinVertexPx = 12;
+constexpr double kMinBoxPx = 48, kMinVertexPx = 10;
 constexpr double kMinScale = 0.002, kMaxScale = 8.0;
 // Most group boxes, devices and switches drawn at once (links come on top, a few per vertex).
 constexpr std::size_t kMaxShown = 600;
 // Bundles are labelled with their bandwidth while there are at most this many on screen.
 constexpr int kMaxLabelledLinks = 48;
+// ... and only where the line between the two boxes is at least this long on screen.
+constexpr double kMinLabelledLinkPx = 90;
 constexpr double kFontPx = 11;
 
 QString q(const std::string& s) {
@@ -61,7 +63,17 @@ public:
         , lines_(std::move(lines))
         , frame_(frame) {}
 
-    QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
+    QRectF boundingRect() const override {
+        // A narrow box's text may spill to the sides (switch tiers beside wide pods).
+        return overflow_ ? rect_.adjusted(-rect_.width() * 2, -1, rect_.width() * 2, 1)
+                         : rect_.adjusted(-1, -1, 1, 1);
+    }
+    void appendLine(const QString& line) { lines_ << line; }
+    // Lets the text spill out sideways instead of eliding it.
+    void setOverflow(bool overflow) {
+        prepareGeometryChange();
+        overflow_ = overflow;
+    }
 
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) override {
         const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
@@ -78,7 +90,7 @@ public:
         font.setPixelSize(std::max(1, static_cast<int>(std::lround(kFontPx))));
         const QFontMetricsF metrics(font);
         const double width_px = rect_.width() * lod - 6, height_px = rect_.height() * lod;
-        if (width_px < 14 || height_px < metrics.height())
+        if ((!overflow_ && width_px < 14) || height_px < metrics.height())
             return;
         // Draw in screen pixels so that text keeps its size at every zoom.
         painter->save();
@@ -90,7 +102,7 @@ public:
         for (const QString& line : lines_) {
             if (y + metrics.height() > height_px + 0.5)
                 break;
-            const QString text = metrics.elidedText(line, Qt::ElideRight, width_px);
+            const QString text = overflow_ ? line : metrics.elidedText(line, Qt::ElideRight, width_px);
             const double x = frame_ ? 4 : (rect_.width() * lod - metrics.horizontalAdvance(text)) / 2;
             painter->drawText(QPointF(x, y + metrics.ascent()), text);
             y += metrics.height();
@@ -103,6 +115,7 @@ private:
     QColor fill_, border_;
     QStringList lines_;
     bool frame_;
+    bool overflow_ = false;
 };
 
 // A bandwidth label at a link's middle, constant on-screen size.
@@ -299,8 +312,8 @@ void TopologyView::layOut() {
         }
         if (narrowest > 0)
             scale = kMinBoxPx / narrowest;
-        if (!group.members.empty())
-            scale = std::max(scale, kMinVertexPx / kDeviceW);
+        for (auto v : group.members)
+            scale = std::max(scale, kMinVertexPx / n.vertexSize(v).width());
         n.openScale[g] = scale;
     }
     const QSizeF all = arrange(outline.ungrouped, outline.roots, 0, 0);
@@ -322,6 +335,7 @@ void TopologyView::layOut() {
 void TopologyView::zoomBy(double factor) {
     const double current = transform().m11();
     factor = std::clamp(current * factor, kMinScale, kMaxScale) / current;
+    autoFit_ = false;
     const auto anchor = transformationAnchor();
     setTransformationAnchor(QGraphicsView::AnchorViewCenter);
     scale(factor, factor);
@@ -350,6 +364,7 @@ void TopologyView::fit() {
     }
     scene()->setSceneRect(net_->bounds);
     fitInView(net_->bounds, Qt::KeepAspectRatio);
+    autoFit_ = true;
     redrawNow();
 }
 
@@ -357,6 +372,7 @@ void TopologyView::wheelEvent(QWheelEvent* event) {
     const double factor = std::pow(1.0015, event->angleDelta().y());
     const double current = transform().m11();
     const double f = std::clamp(current * factor, kMinScale, kMaxScale) / current;
+    autoFit_ = false;
     scale(f, f); // around the mouse (AnchorUnderMouse)
     scheduleRedraw();
     event->accept();
@@ -364,6 +380,8 @@ void TopologyView::wheelEvent(QWheelEvent* event) {
 
 void TopologyView::resizeEvent(QResizeEvent* event) {
     QGraphicsView::resizeEvent(event);
+    if (net_ && autoFit_)
+        fitInView(net_->bounds, Qt::KeepAspectRatio);
     scheduleRedraw();
 }
 
@@ -490,6 +508,7 @@ void TopologyView::redraw() {
         }
         level = std::move(next);
     }
+    std::unordered_map<std::int64_t, BoxItem*> closedBoxes;
     // Draws open groups as frames around their contents, closed ones as boxes.
     std::function<void(std::int64_t)> visit = [&](std::int64_t gi) {
         const auto& g = outline.groups[static_cast<std::size_t>(gi)];
@@ -501,8 +520,11 @@ void TopologyView::redraw() {
         item->setZValue(isOpen ? -1 : 2);
         item->setToolTip(groupLines(g).join(u", "_s));
         s->addItem(item);
-        if (!isOpen)
+        if (!isOpen) {
+            closedBoxes[gi] = item;
+            item->setOverflow(g.kind == "tier");
             return;
+        }
         for (auto c : g.children)
             visit(c);
         for (auto v : g.members)
@@ -556,14 +578,49 @@ void TopologyView::redraw() {
         return k < 0 ? q(outline.groups[static_cast<std::size_t>(-k - 1)].label)
                      : q(models::vertexLabel(n.graph[static_cast<std::size_t>(k)]));
     };
+    auto rectOf = [&](std::int64_t k) {
+        return k < 0 ? n.groupRect[static_cast<std::size_t>(-k - 1)]
+                     : n.vertexRect(static_cast<std::size_t>(k));
+    };
+    // The part of the line between two boxes' centres that lies outside both boxes (null when none).
+    auto between = [&](std::int64_t a, std::int64_t b) {
+        const QRectF ra = rectOf(a), rb = rectOf(b);
+        const QPointF d = rb.center() - ra.center();
+        auto exit = [&d](const QRectF& r) {
+            double t = 1e9;
+            if (std::abs(d.x()) > 1e-9)
+                t = std::min(t, r.width() / 2 / std::abs(d.x()));
+            if (std::abs(d.y()) > 1e-9)
+                t = std::min(t, r.height() / 2 / std::abs(d.y()));
+            return t;
+        };
+        const double ta = exit(ra), tb = 1 - exit(rb);
+        return ta < tb ? QLineF(ra.center() + d * ta, ra.center() + d * tb) : QLineF();
+    };
+    // What leaves each closed group, written on its box.
+    std::unordered_map<std::int64_t, std::pair<std::int64_t, double>> external;
+    for (const auto& [ends, bundle] : bundles)
+        for (auto k : {ends.first, ends.second})
+            if (k < 0) {
+                external[-k - 1].first += bundle.links;
+                external[-k - 1].second += bundle.total_Bps;
+            }
+    for (const auto& [g, box] : closedBoxes)
+        if (auto it = external.find(g); it != external.end())
+            box->appendLine(tr("%n link(s) out, %1", nullptr, static_cast<int>(it->second.first))
+                                .arg(rate(it->second.second)));
     const bool labels = bundles.size() <= static_cast<std::size_t>(kMaxLabelledLinks);
+    const bool crowded = bundles.size() > 400;
     for (const auto& [ends, bundle] : bundles) {
         const QLineF line(centre(ends.first), centre(ends.second));
         if (!QRectF(line.p1(), line.p2()).normalized().adjusted(-1, -1, 1, 1).intersects(visible))
             continue;
         QPen pen(bundle.scaleUp ? QColor(0x3f, 0x7d, 0x3a, 170) : QColor(0x4a, 0x6f, 0xa5, 170));
         pen.setCosmetic(true);
-        pen.setWidthF(std::clamp(1.0 + std::log10(std::max(bundle.total_Bps / 1e9, 1.0)) * 0.8, 1.0, 5.0));
+        // Thicker for more bandwidth, unless there are so many lines that thickness would hide them.
+        pen.setWidthF(
+            crowded ? 0.6
+                    : std::clamp(1.0 + std::log10(std::max(bundle.total_Bps / 1e9, 1.0)) * 0.8, 1.0, 5.0));
         auto* item = s->addLine(line, pen);
         item->setZValue(0);
         const QString ends_text = tr("%1 – %2").arg(nameOf(ends.first), nameOf(ends.second));
@@ -585,12 +642,19 @@ void TopologyView::redraw() {
                       .arg(rate(bundle.min_Bps), rate(bundle.max_Bps), rate(bundle.total_Bps));
         item->setToolTip(tip);
         ++linkItems_;
-        if (labels) {
+        const QLineF open = between(ends.first, ends.second);
+        // A label inside another box would read as that box's.
+        const auto hidden = [&](const QPointF& at) {
+            return std::any_of(closedBoxes.begin(), closedBoxes.end(), [&](const auto& entry) {
+                return n.groupRect[static_cast<std::size_t>(entry.first)].contains(at);
+            });
+        };
+        if (labels && open.length() * scale >= kMinLabelledLinkPx && !hidden(open.pointAt(0.5))) {
             const QString text = bundle.links == 1 ? rate(bundle.total_Bps)
                                  : bundle.min_Bps == bundle.max_Bps
                                      ? tr("%1 × %2").arg(bundle.links).arg(rate(bundle.min_Bps))
                                      : tr("%1 links, %2").arg(bundle.links).arg(rate(bundle.total_Bps));
-            auto* label = new LabelItem(line.pointAt(0.5), text);
+            auto* label = new LabelItem(open.pointAt(0.5), text);
             label->setZValue(3);
             label->setToolTip(tip);
             s->addItem(label);

@@ -80,6 +80,7 @@ private:
     QString error_;
     QTimer* redrawTimer_;
     std::vector<char> open_;
+    bool autoFit_ = true; // the whole network is shown and follows the view's size until a zoom
     int shownVertices_ = 0;
     int linkItems_ = 0;
     double buildTime_ms_ = 0;
