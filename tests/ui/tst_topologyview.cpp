@@ -3,12 +3,16 @@
 // item counts and build times (no timed assertions).
 #include "models/resolved.h"
 #include "models/topologyoutline.h"
+#include "ui/cluster/topologypanel.h"
 #include "ui/cluster/topologyview.h"
+#include "ui/document.h"
+#include "ui/editids.h"
 
 #include <QGraphicsItem>
 #include <QGraphicsLineItem>
 #include <QGraphicsScene>
 #include <QTest>
+#include <QUndoStack>
 
 #include <set>
 
@@ -43,6 +47,7 @@ private slots:
     void largeClusterIsBoundedAndOpensOnZoom_data();
     void largeClusterIsBoundedAndOpensOnZoom();
     void invalidNetworkShowsTheError();
+    void panelFollowsTheDocument();
 
 private:
     std::optional<choreo::models::Catalog> catalog_;
@@ -188,6 +193,33 @@ void TestTopologyView::invalidNetworkShowsTheError() {
     QVERIFY(!view.hasNetwork());
     QVERIFY(view.errorText().contains(u"cluster.network.topology.dims"_s));
     QCOMPARE(view.itemCount(), 1);
+}
+
+void TestTopologyView::panelFollowsTheDocument() {
+    const auto original = *choreo::test::loadDefaultScenario();
+    choreo::ui::Document document(*catalog_, original);
+    choreo::ui::TopologyPanel panel(&document);
+    auto* view = panel.view();
+    QCOMPARE(view->deviceCount(), std::int64_t(128));
+    auto bigger = original;
+    bigger.cluster.pools.front().count = 256;
+    bigger.workload.parallel.dp *= 2;
+    document.edit(bigger, choreo::ui::NoMerge, u"grow"_s);
+    QCOMPARE(view->deviceCount(), std::int64_t(128)); // debounced: not at once
+    QTRY_COMPARE(view->deviceCount(), std::int64_t(256));
+    document.undoStack()->undo();
+    QTRY_COMPARE(view->deviceCount(), std::int64_t(128));
+    // A network that cannot be planned shows why, and recovers with the next valid edit.
+    auto broken = original;
+    broken.cluster.network.topology =
+        choreo::models::topologyForKind(TopologyKind::Torus3d, broken.cluster.pools.front(), {});
+    broken.cluster.network.topology.dims = std::vector<std::int64_t>{2, 2, 2};
+    document.edit(broken, choreo::ui::NoMerge, u"break"_s);
+    panel.updateNow();
+    QVERIFY(!view->hasNetwork());
+    document.undoStack()->undo();
+    panel.updateNow();
+    QVERIFY(view->hasNetwork());
 }
 
 QTEST_MAIN(TestTopologyView)
