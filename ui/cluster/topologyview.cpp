@@ -6,6 +6,7 @@
 #include <QFontMetricsF>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
+#include <QKeyEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QStyleOptionGraphicsItem>
@@ -376,6 +377,24 @@ void TopologyView::wheelEvent(QWheelEvent* event) {
     scale(f, f); // around the mouse (AnchorUnderMouse)
     scheduleRedraw();
     event->accept();
+}
+
+void TopologyView::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomIn();
+        return;
+    case Qt::Key_Minus:
+        zoomOut();
+        return;
+    case Qt::Key_0:
+    case Qt::Key_F:
+        fit();
+        return;
+    default:
+        QGraphicsView::keyPressEvent(event);
+    }
 }
 
 void TopologyView::resizeEvent(QResizeEvent* event) {

@@ -66,6 +66,8 @@ signals:
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
+    // +/= zoom in, - zoom out, 0 or F fit.
+    void keyPressEvent(QKeyEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
 
