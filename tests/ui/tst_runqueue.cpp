@@ -133,11 +133,20 @@ void TestRunQueue::sameContentIsCached() {
     queue.enqueue(scenario("x sleep=50", 8), u"analytical"_s, u"analytical"_s);
     QVERIFY(waitAllOver(queue));
     QCOMPARE(started.count(), 2);
+    // A scenario with a calibration profile is always simulated: the profile file may have changed.
+    auto calibrated = scenario("x sleep=50", 8);
+    calibrated.calibration = choreo::models::CalibrationRef{"my-gpu.json", std::nullopt};
+    queue.enqueue(calibrated, u"calibrated"_s);
+    QVERIFY(waitAllOver(queue));
+    queue.enqueue(calibrated, u"calibrated again"_s);
+    QVERIFY(waitAllOver(queue));
+    QCOMPARE(started.count(), 4);
+    QVERIFY(!queue.at(queue.count() - 1).cached);
     // A cleared cache simulates again.
     queue.clearCache();
     queue.enqueue(scenario("x sleep=50", 8), u"after clear"_s);
     QVERIFY(waitAllOver(queue));
-    QCOMPARE(started.count(), 3);
+    QCOMPARE(started.count(), 5);
 }
 
 void TestRunQueue::cacheKeyIgnoresNameNotContent() {

@@ -64,13 +64,15 @@ int RunQueue::enqueue(const models::Scenario& scenario, const QString& label, co
     run.batch = batch;
     run.scenario = scenario;
     run.fidelity = fidelity;
-    run.key = cacheKey(scenario, fidelity);
+    // A calibration profile is a file the key does not cover (it may be recalibrated): not cached.
+    if (!scenario.calibration)
+        run.key = cacheKey(scenario, fidelity);
     const int id = run.id;
     emit aboutToAddRun(count());
     rows_[id] = runs_.size();
     runs_.push_back(std::move(run));
     emit runAdded(count() - 1);
-    if (cache_.count(runs_.back().key)) {
+    if (!runs_.back().key.isEmpty() && cache_.count(runs_.back().key)) {
         // Finish from the event loop, as a worker's answer would arrive, so that a caller connecting
         // after enqueue() still hears about it.
         runs_.back().state = QueuedRun::State::Running;
@@ -128,7 +130,8 @@ void RunQueue::start(QueuedRun& run) {
             return;
         auto& r = runs_[static_cast<std::size_t>(row)];
         r.result = result;
-        remember(r.key, result);
+        if (!r.key.isEmpty())
+            remember(r.key, result);
         complete(id, QueuedRun::State::Succeeded);
     });
     connect(runner, &WorkerRunner::failed, this, [this, id](const WorkerFailure& failure) {

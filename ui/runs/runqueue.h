@@ -27,7 +27,7 @@ struct QueuedRun {
     QString batch; // the sweep or job it belongs to; empty for a single run
     models::Scenario scenario;
     QString fidelity;
-    QByteArray key; // RunQueue::cacheKey
+    QByteArray key; // RunQueue::cacheKey; empty when not cached (a scenario with a calibration profile)
     State state = State::Queued;
     double progress = 0; // 0..1 while running, 1 when over
     QString stage;
@@ -42,7 +42,8 @@ struct QueuedRun {
 
 // Every simulation the desktop asks for: runs wait in order and execute as `choreo-sim worker`
 // processes (WorkerRunner), at most maxParallel() at a time. Results are cached by scenario content
-// (cacheKey), so a run of a scenario already simulated finishes at once, marked cached. Every
+// (cacheKey), so a run of a scenario already simulated finishes at once, marked cached; scenarios that
+// name a calibration profile file are always simulated. Every
 // enqueue() ends with exactly one runFinished(), emitted from the event loop or from cancel().
 class RunQueue : public QObject {
     Q_OBJECT
