@@ -2,9 +2,12 @@
 // and hands them to the main window; everything else lives in ui/.
 #include "models/catalog.h"
 #include "ui/calibration/profileview.h"
+#include "ui/cluster/topologypanel.h"
+#include "ui/cluster/topologyview.h"
 #include "ui/document.h"
 #include "ui/mainwindow.h"
 #include "ui/results/resultspanel.h"
+#include "ui/runs/runqueuedock.h"
 #include "ui/workload/modelpresets.h"
 
 #include <QApplication>
@@ -59,9 +62,19 @@ int main(int argc, char** argv) {
         u"profile"_s,
         QObject::tr("Show the calibration profile <file>; with --screenshot, picture it instead of a run."),
         u"file"_s);
+    const QCommandLineOption page(
+        u"show"_s,
+        QObject::tr(
+            "With --screenshot: picture <page> instead of the results: network (the topology view, "
+            "without a run; --zoom scales it) or run-queue (the run queue, with a device-type sweep)."),
+        u"page"_s);
+    const QCommandLineOption zoom(u"zoom"_s, QObject::tr("With --show network: zoom factor after fitting."),
+                                  u"factor"_s, u"1"_s);
     parser.addOption(screenshot);
     parser.addOption(worker);
     parser.addOption(profile);
+    parser.addOption(page);
+    parser.addOption(zoom);
     parser.process(app);
     const bool interactive = !parser.isSet(screenshot);
 
@@ -151,6 +164,28 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "choreo: no result after %d s\n", kScreenshotTimeoutMs / 1000);
             QCoreApplication::exit(2);
         });
+        const QString shown = parser.value(page);
+        if (shown == u"network"_s) {
+            // The network needs no run: draw it, zoom, take the picture.
+            window.results()->showPage(window.topologyPanel());
+            window.show();
+            QTimer::singleShot(800, &window, [&window, png, factor = parser.value(zoom).toDouble()] {
+                if (factor > 0 && factor != 1.0)
+                    window.topologyPanel()->view()->zoomBy(factor);
+                window.topologyPanel()->view()->redrawNow();
+                QCoreApplication::exit(window.grab().save(png, "PNG") ? 0 : 1);
+            });
+            return app.exec();
+        }
+        if (shown == u"run-queue"_s) {
+            window.runQueueDock()->show();
+            QTimer::singleShot(0, &window, [&window] {
+                window.runQueueDock()->queueSweep(choreo::ui::RunQueueDock::Sweep::DeviceType);
+            });
+        } else if (!shown.isEmpty()) {
+            std::fprintf(stderr, "choreo: --show takes network or run-queue\n");
+            return 1;
+        }
         if (!window.document()->isValid()) {
             std::fprintf(stderr, "choreo: the scenario is not valid\n");
             return 1;

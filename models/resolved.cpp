@@ -109,6 +109,52 @@ void checkModel(const Workload& w, Diagnostics& errors) {
 
 } // namespace
 
+LinkRates linkRates(const Network& net, const Device& dev) {
+    LinkRates rates;
+    if (dev.scale_up) {
+        rates.scale_up_fabric = net.scale_up.fabric.value_or(dev.scale_up->fabric);
+        rates.scale_up_Bps = net.scale_up.bandwidth_GBps.value_or(dev.scale_up->bandwidth_GBps.value) * 1e9;
+        rates.scale_up_latency_s = net.scale_up.latency_us.value_or(dev.scale_up->latency_us.value) * 1e-6;
+    } else {
+        rates.scale_up_fabric = net.scale_up.fabric.value_or("none");
+        rates.scale_up_Bps = net.scale_up.bandwidth_GBps.value_or(64.0) * 1e9;
+        rates.scale_up_latency_s = net.scale_up.latency_us.value_or(2.0) * 1e-6;
+    }
+    rates.nic_Bps = net.nic_Gbps.value_or(dev.nic_Gbps.value) * 1e9 / 8.0;
+    rates.switch_latency_s = net.topology.latency_us.value_or(kDefaultSwitchLatencyUs) * 1e-6;
+    return rates;
+}
+
+std::optional<NetworkPlan> planTrainingPoolNetwork(const Scenario& s, const Catalog& catalog,
+                                                   Diagnostics& errors) {
+    const Pool* pool = s.trainingPool();
+    if (!pool) {
+        errors.push_back({"cluster.pools", "no training pool"});
+        return std::nullopt;
+    }
+    std::size_t index = 0;
+    while (index < s.cluster.pools.size() && &s.cluster.pools[index] != pool)
+        ++index;
+    const std::string path = "cluster.pools[" + std::to_string(index) + "]";
+    const Device* dev = catalog.find(pool->device);
+    if (!dev) {
+        errors.push_back({path + ".device", "unknown device \"" + pool->device + "\""});
+        return std::nullopt;
+    }
+    if (pool->count <= 0 || pool->count > kMaxDevicesPerPool) {
+        errors.push_back({path + ".count", "between 1 and " + std::to_string(kMaxDevicesPerPool) +
+                                               " devices, got " + std::to_string(pool->count)});
+        return std::nullopt;
+    }
+    if (pool->devices_per_node > 0 && pool->count % pool->devices_per_node != 0) {
+        errors.push_back(
+            {path + ".devices_per_node", std::to_string(pool->devices_per_node) +
+                                             " does not divide count=" + std::to_string(pool->count)});
+        return std::nullopt;
+    }
+    return planNetwork(*pool, index, *dev, s.cluster.network, linkRates(s.cluster.network, *dev), errors);
+}
+
 std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog& catalog,
                                                 Diagnostics& errors, bool checkMemory) {
     const std::size_t before = errors.size();
@@ -173,24 +219,17 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
 
     // Network figures.
     const auto& net = s.cluster.network;
-    if (dev.scale_up) {
-        r.scale_up_fabric = net.scale_up.fabric.value_or(dev.scale_up->fabric);
-        r.scale_up_Bps = net.scale_up.bandwidth_GBps.value_or(dev.scale_up->bandwidth_GBps.value) * 1e9;
-        r.scale_up_latency_s = net.scale_up.latency_us.value_or(dev.scale_up->latency_us.value) * 1e-6;
-    } else {
-        r.scale_up_fabric = net.scale_up.fabric.value_or("none");
-        if (!net.scale_up.bandwidth_GBps && pool.devices_per_node > 1 && p.tp > 1)
-            errors.push_back({"cluster.network.scale_up.bandwidth_GBps",
-                              dev.id + " has no scale-up fabric in the catalog; set the bandwidth"});
-        r.scale_up_Bps = net.scale_up.bandwidth_GBps.value_or(64.0) * 1e9;
-        r.scale_up_latency_s = net.scale_up.latency_us.value_or(2.0) * 1e-6;
-    }
-    r.nic_Bps = net.nic_Gbps.value_or(dev.nic_Gbps.value) * 1e9 / 8.0;
-    r.switch_latency_s = net.topology.latency_us.value_or(kDefaultSwitchLatencyUs) * 1e-6;
+    if (!dev.scale_up && !net.scale_up.bandwidth_GBps && pool.devices_per_node > 1 && p.tp > 1)
+        errors.push_back({"cluster.network.scale_up.bandwidth_GBps",
+                          dev.id + " has no scale-up fabric in the catalog; set the bandwidth"});
+    const LinkRates rates = linkRates(net, dev);
+    r.scale_up_fabric = rates.scale_up_fabric;
+    r.scale_up_Bps = rates.scale_up_Bps;
+    r.scale_up_latency_s = rates.scale_up_latency_s;
+    r.nic_Bps = rates.nic_Bps;
+    r.switch_latency_s = rates.switch_latency_s;
     r.nodes_per_leaf = net.topology.nodes_per_leaf.value_or(kDefaultNodesPerLeaf);
     // The topology graph: planned (ports, shapes), built, checked (connected, every device routed), measured.
-    const LinkRates rates{r.scale_up_fabric, r.scale_up_Bps, r.scale_up_latency_s, r.nic_Bps,
-                          r.switch_latency_s};
     if (auto plan = planNetwork(pool, r.training_pool, dev, net, rates, errors)) {
         const auto graph = buildTopologyGraph(*plan);
         if (checkTopologyGraph(graph, plan->devices, "cluster.network.topology", errors)) {

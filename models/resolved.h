@@ -56,6 +56,14 @@ struct ResolvedScenario {
 std::optional<ResolvedScenario> resolveScenario(const Scenario& scenario, const Catalog& catalog,
                                                 Diagnostics& errors, bool checkMemory = true);
 
+// The effective link rates of `network` on `device`: scenario overrides, else catalog figures, else
+// defaults (a device without a scale-up fabric gets 64 GB/s, 2 us).
+LinkRates linkRates(const Network& network, const Device& device);
+// The network plan of the scenario's training pool alone (the workload need not be valid): what the
+// topology view draws. Nullopt, with errors naming the JSON path, when it cannot be planned.
+std::optional<NetworkPlan> planTrainingPoolNetwork(const Scenario& scenario, const Catalog& catalog,
+                                                   Diagnostics& errors);
+
 // Default switch-hop latency when the scenario does not set it (CHOREO-DEFAULT); leaf size: topology.h.
 inline constexpr double kDefaultSwitchLatencyUs = 1.0;
 // Sizes past which a simulation would not fit in a desktop's memory; rejected with a message.

@@ -1,5 +1,7 @@
 #include "models/sweep.h"
 
+#include "models/resolved.h"
+
 #include <algorithm>
 
 namespace choreo::models {
@@ -29,6 +31,65 @@ std::vector<SweepPoint> scalingSweep(const Scenario& base, int pointsBelow, int 
             continue;
         s.name = base.name + " @ " + std::to_string(p->count) + " devices";
         points.push_back({std::to_string(p->count) + " devices (dp=" + std::to_string(d) + ")", p->count, s});
+    }
+    return points;
+}
+
+std::vector<SweepPoint> deviceTypeSweep(const Scenario& base, const Catalog& catalog) {
+    std::vector<SweepPoint> points;
+    if (!base.trainingPool())
+        return points;
+    for (const auto& device : catalog.devices()) {
+        Scenario s = base;
+        Pool* p = s.trainingPool();
+        p->device = device.id;
+        if (p->devices_per_node < 1)
+            continue;
+        if (device.scale_up) {
+            const auto domain = static_cast<std::int64_t>(device.scale_up->domain_size.value);
+            while (p->devices_per_node > 1 &&
+                   (p->devices_per_node > domain || p->count % p->devices_per_node != 0))
+                p->devices_per_node /= 2;
+        }
+        s.name = base.name + " on " + device.id;
+        Diagnostics errors;
+        if (p->devices_per_node < 1 || !resolveScenario(s, catalog, errors))
+            continue;
+        points.push_back({device.id, p->count, std::move(s)});
+    }
+    return points;
+}
+
+std::vector<SweepPoint> layoutSweep(const Scenario& base, const Catalog& catalog, std::size_t limit) {
+    std::vector<SweepPoint> points;
+    const Pool* pool = base.trainingPool();
+    const auto& w = base.workload;
+    if (!pool || pool->count <= 0 || pool->devices_per_node <= 0 || w.model.layers <= 0)
+        return points;
+    std::vector<std::pair<std::int64_t, std::int64_t>> layouts; // tp, pp
+    for (std::int64_t tp = 1; tp <= pool->devices_per_node; ++tp)
+        for (std::int64_t pp = 1; pp <= w.model.layers; ++pp)
+            if (pool->devices_per_node % tp == 0 && w.model.layers % pp == 0 && pool->count % (tp * pp) == 0)
+                layouts.emplace_back(tp, pp);
+    std::stable_sort(layouts.begin(), layouts.end(),
+                     [](const auto& a, const auto& b) { return a.first * a.second < b.first * b.second; });
+    for (const auto& [tp, pp] : layouts) {
+        if (points.size() >= limit)
+            break;
+        Scenario s = base;
+        auto& par = s.workload.parallel;
+        par.tp = tp;
+        par.pp = pp;
+        par.cp = 1;
+        par.vp = 1;
+        par.dp = pool->count / (tp * pp);
+        const std::string label =
+            "tp" + std::to_string(tp) + " pp" + std::to_string(pp) + " dp" + std::to_string(par.dp);
+        s.name = base.name + " " + label;
+        Diagnostics errors;
+        if (!resolveScenario(s, catalog, errors))
+            continue;
+        points.push_back({label, pool->count, std::move(s)});
     }
     return points;
 }

@@ -347,6 +347,50 @@ std::optional<NetworkPlan> planNetwork(const Pool& pool, std::size_t poolIndex, 
     return p;
 }
 
+Topology topologyForKind(TopologyKind kind, const Pool& pool, const Topology& from) {
+    Topology t;
+    t.kind = kind;
+    t.latency_us = from.latency_us;
+    const bool fatTree = kind == TopologyKind::FatTree || kind == TopologyKind::RailFatTree;
+    if (fatTree) {
+        t.oversubscription = from.oversubscription;
+        t.nodes_per_leaf = from.nodes_per_leaf;
+        t.tiers = from.tiers;
+    }
+    if (kind != TopologyKind::Torus3d)
+        t.radix = from.radix;
+    if (kind == TopologyKind::Dragonfly || kind == TopologyKind::Torus3d)
+        t.link_Gbps = from.link_Gbps;
+    const std::int64_t devices = std::max<std::int64_t>(pool.count, 1);
+    if (kind == TopologyKind::SingleSwitch && devices > t.radix.value_or(kDefaultSwitchRadix))
+        t.radix = devices; // one port per device
+    if (kind == TopologyKind::Torus3d) {
+        if (from.dims && from.kind == TopologyKind::Torus3d)
+            t.dims = from.dims;
+        else {
+            const auto d = cubeDims(devices);
+            t.dims = std::vector<std::int64_t>{d[0], d[1], d[2]};
+        }
+    }
+    if (kind == TopologyKind::Dragonfly) {
+        if (from.kind == TopologyKind::Dragonfly && from.groups && from.routers_per_group) {
+            t.groups = from.groups;
+            t.routers_per_group = from.routers_per_group;
+            t.global_links_per_router = from.global_links_per_router;
+        } else {
+            const std::int64_t perNode = std::max<std::int64_t>(pool.devices_per_node, 1);
+            const std::int64_t routers = devices % perNode == 0 ? devices / perNode : devices;
+            std::int64_t perGroup = 1;
+            for (std::int64_t r = 1; r * r <= routers; ++r)
+                if (routers % r == 0)
+                    perGroup = r;
+            t.routers_per_group = perGroup;
+            t.groups = routers / perGroup;
+        }
+    }
+    return t;
+}
+
 TopologyGraph buildTopologyGraph(const NetworkPlan& p) {
     TopologyGraph g;
     for (std::int64_t d = 0; d < p.devices; ++d)

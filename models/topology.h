@@ -109,6 +109,13 @@ struct LinkRates {
 std::optional<NetworkPlan> planNetwork(const Pool& pool, std::size_t poolIndex, const Device& device,
                                        const Network& network, const LinkRates& rates, Diagnostics& errors);
 
+// The topology fields of `kind` for `pool`, starting from `from`: fields the kind does not use are
+// cleared (they would be errors), fields it shares are kept, and fields it requires are filled with a
+// plan that fits: torus-3d dims the most cube-like x <= y <= z of the devices; dragonfly one router per
+// node, about sqrt(nodes) routers per group; a single switch a port per device when the radix is smaller.
+// What an editor applies when the user picks another kind.
+Topology topologyForKind(TopologyKind kind, const Pool& pool, const Topology& from);
+
 enum class VertexKind { Device, ScaleUpSwitch, Leaf, Spine, Core, Router };
 struct TopologyVertex {
     VertexKind kind = VertexKind::Device;

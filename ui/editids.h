@@ -36,6 +36,16 @@ enum EditId : int {
     EditMoeExpertFfnHidden,
     EditMoeSharedExperts,
     EditMoeDenseLayers,
+    EditNodesPerLeaf,
+    EditSwitchRadix,
+    EditSwitchLatency,
+    EditDragonflyGroups,
+    EditRoutersPerGroup,
+    EditGlobalLinksPerRouter,
+    EditTorusX,
+    EditTorusY,
+    EditTorusZ,
+    EditTopologyLinkGbps,
     EditPoolCellBase = 1000, // + row * kPoolColumnStride + column
 };
 

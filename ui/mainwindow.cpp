@@ -9,6 +9,7 @@
 #include "ui/charts/modelchartview.h"
 #include "ui/cluster/clustereditor.h"
 #include "ui/cluster/devicepalette.h"
+#include "ui/cluster/topologypanel.h"
 #include "ui/compare/comparedialog.h"
 #include "ui/document.h"
 #include "ui/editids.h"
@@ -21,6 +22,8 @@
 #include "ui/results/hardwarepanel.h"
 #include "ui/results/resultspanel.h"
 #include "ui/runs/analysisjob.h"
+#include "ui/runs/runqueue.h"
+#include "ui/runs/runqueuedock.h"
 #include "ui/scenarioeditor.h"
 #include "ui/workload/layoutsuggestdialog.h"
 #include "ui/workload/workloadeditor.h"
@@ -127,6 +130,16 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
         paletteDock->show();
         paletteDock->raise();
     });
+    // The training pool's network, following the document.
+    topology_ = new TopologyPanel(document_);
+    results_->addPage(topology_, tr("Network"));
+    // The run queue: Run, its sweep and the queue's own sweeps run here, at most one worker per core.
+    runQueue_ = new RunQueue(worker_, 0, this);
+    runQueueDock_ = new RunQueueDock(runQueue_, document_, this);
+    runQueueDock_->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
+    addDockWidget(Qt::BottomDockWidgetArea, runQueueDock_);
+    runQueueDock_->hide(); // Ctrl+Shift+Q; restoreState() below brings it back where the user left it
+
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
     split->addWidget(results_);
@@ -155,6 +168,10 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     paletteAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
     paletteAction->setObjectName(u"paletteAction"_s);
     view->addAction(paletteAction);
+    QAction* queueAction = runQueueDock_->toggleViewAction();
+    queueAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
+    queueAction->setObjectName(u"runQueueAction"_s);
+    view->addAction(queueAction);
     connect(editor_->workloadEditor(), &WorkloadEditor::suggestLayoutRequested, this,
             &MainWindow::suggestLayout);
     connect(editor_->calibrationForm(), &CalibrationForm::viewRequested, this, &MainWindow::showProfile);
@@ -413,7 +430,7 @@ void MainWindow::runAnalysis() {
     resultScenario_.reset();
     resultBase_.reset();
 
-    auto* job = new AnalysisJob(worker_, 0, this);
+    auto* job = new AnalysisJob(runQueue_, this);
     job_ = job;
     connect(job, &AnalysisJob::baseProgress, this, [this](double fraction, const QString& stage) {
         progress_->setRange(0, kProgressSteps);

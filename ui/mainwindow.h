@@ -39,7 +39,10 @@ class LayoutSuggestDialog;
 class MemoryStageModel;
 class ProfileView;
 class ResultsPanel;
+class RunQueue;
+class RunQueueDock;
 class ScenarioEditor;
+class TopologyPanel;
 
 // The desktop program's window: the scenario's forms on the left, the latest run's results on the
 // right. Runs go to worker processes; the window never waits for one.
@@ -67,6 +70,9 @@ public:
     [[nodiscard]] LayoutSuggestDialog* suggestDialog() const { return suggest_; }
     // The compare view, created on first use (nullptr before).
     [[nodiscard]] CompareDialog* compareDialog() const { return compare_; }
+    [[nodiscard]] RunQueue* runQueue() const { return runQueue_; }
+    [[nodiscard]] RunQueueDock* runQueueDock() const { return runQueueDock_; }
+    [[nodiscard]] TopologyPanel* topologyPanel() const { return topology_; }
 
     // Writes unsaved changes to `directory` every `intervalMs` (see Autosave).
     void enableAutosave(const QString& directory, int intervalMs);
@@ -161,6 +167,10 @@ private:
     CalibrateDialog* calibrate_ = nullptr;
     ProfileView* profileView_ = nullptr;
 
+    // Every run goes through the queue: bounded parallel workers, results cached by scenario content.
+    RunQueue* runQueue_ = nullptr;
+    RunQueueDock* runQueueDock_ = nullptr;
+    TopologyPanel* topology_ = nullptr;
     AnalysisJob* job_ = nullptr;
     // What the results on screen belong to: the scenario as it was run, not as edited since.
     std::optional<models::Scenario> resultScenario_;

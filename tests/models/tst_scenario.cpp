@@ -223,6 +223,68 @@ private slots:
         QVERIFY(hasBase);
     }
 
+    void deviceTypeAndLayoutSweepsResolve() {
+        Diagnostics errors;
+        auto base = parseScenario(defaultText(), errors);
+        QVERIFY(base);
+        const auto types = deviceTypeSweep(*base, catalog());
+        QVERIFY(types.size() >= 2);
+        bool h100 = false;
+        for (const auto& point : types) {
+            Diagnostics problems;
+            QVERIFY2(resolveScenario(point.scenario, catalog(), problems), joinDiagnostics(problems).c_str());
+            QCOMPARE(point.scenario.trainingPool()->device, point.label);
+            QCOMPARE(point.devices, base->trainingPool()->count);
+            h100 = h100 || point.label == base->trainingPool()->device;
+        }
+        QVERIFY(h100);
+        // Fewer candidates than the catalog: some devices cannot hold Llama-3 70B this way.
+        QVERIFY(types.size() < catalog().devices().size());
+
+        const auto layouts = layoutSweep(*base, catalog(), 10);
+        QVERIFY(layouts.size() >= 2);
+        QVERIFY(layouts.size() <= 10);
+        std::int64_t previous = 0;
+        for (const auto& point : layouts) {
+            const auto& p = point.scenario.workload.parallel;
+            QCOMPARE(p.devices(), base->trainingPool()->count);
+            QVERIFY(p.tp * p.pp >= previous); // smallest model-parallel groups first
+            previous = p.tp * p.pp;
+            Diagnostics problems;
+            QVERIFY2(resolveScenario(point.scenario, catalog(), problems), joinDiagnostics(problems).c_str());
+        }
+    }
+
+    void topologyForKindFillsWhatTheKindNeeds() {
+        const Pool pool{"gpus", "h100-sxm", 128, 8};
+        Topology from;
+        from.oversubscription = 2.0;
+        from.radix = 128;
+        from.latency_us = 0.5;
+        const auto torus = topologyForKind(TopologyKind::Torus3d, pool, from);
+        QCOMPARE(*torus.dims, (std::vector<std::int64_t>{4, 4, 8}));
+        QVERIFY(!torus.radix);                 // a torus has no switches
+        QCOMPARE(torus.oversubscription, 1.0); // not a fat tree
+        QCOMPARE(torus.latency_us, std::optional<double>(0.5));
+        const auto dragonfly = topologyForKind(TopologyKind::Dragonfly, pool, from);
+        QCOMPARE(*dragonfly.groups * *dragonfly.routers_per_group, std::int64_t(16)); // a router per node
+        QCOMPARE(dragonfly.radix, std::optional<std::int64_t>(128));
+        QCOMPARE(topologyForKind(TopologyKind::SingleSwitch, pool, {}).radix,
+                 std::optional<std::int64_t>(128));
+        const auto rail = topologyForKind(TopologyKind::RailFatTree, pool, from);
+        QCOMPARE(rail.oversubscription, 2.0);
+        QVERIFY(!rail.dims && !rail.groups);
+        // Every kind plans for this pool on the catalog's H100.
+        for (auto kind : {TopologyKind::FatTree, TopologyKind::RailFatTree, TopologyKind::SingleSwitch,
+                          TopologyKind::Dragonfly, TopologyKind::Torus3d}) {
+            Scenario s;
+            s.cluster.pools.push_back(pool);
+            s.cluster.network.topology = topologyForKind(kind, pool, {});
+            Diagnostics problems;
+            QVERIFY2(planTrainingPoolNetwork(s, catalog(), problems), joinDiagnostics(problems).c_str());
+        }
+    }
+
     void malformedJson() {
         Diagnostics errors;
         QVERIFY(!parseScenario("{\"format\": \"choreo-scenario/1\", \"name\": ", errors));

@@ -114,8 +114,9 @@ void TestMainWindow::init() {
         if (QString::fromLatin1(model->metaObject()->className()).startsWith(u"choreo::"_s))
             testers_.push_back(std::make_unique<QAbstractItemModelTester>(
                 model, QAbstractItemModelTester::FailureReportingMode::QtTest));
-    // pools, result summary, sweep, memory per stage, hardware options, catalog devices and their filter
-    QCOMPARE(testers_.size(), std::size_t(7));
+    // pools, result summary, sweep, memory per stage, hardware options, catalog devices and their filter,
+    // the run queue
+    QCOMPARE(testers_.size(), std::size_t(8));
 }
 
 void TestMainWindow::cleanup() {
@@ -351,9 +352,10 @@ void TestMainWindow::latestJobWins() {
 
 void TestMainWindow::mainActionsHaveDistinctShortcuts() {
     QSet<QString> seen;
-    for (const QString& name : {u"runAction"_s, u"cancelAction"_s, u"suggestAction"_s,
-                                u"compareHardwareAction"_s, u"exportReportAction"_s, u"exportCsvAction"_s,
-                                u"paletteAction"_s, u"undoAction"_s, u"redoAction"_s, u"compareAction"_s}) {
+    for (const QString& name :
+         {u"runAction"_s, u"cancelAction"_s, u"suggestAction"_s, u"compareHardwareAction"_s,
+          u"exportReportAction"_s, u"exportCsvAction"_s, u"paletteAction"_s, u"undoAction"_s, u"redoAction"_s,
+          u"compareAction"_s, u"runQueueAction"_s}) {
         QAction* a = action(name);
         QVERIFY2(a, qPrintable(name));
         const QString keys = a->shortcut().toString();

@@ -5,7 +5,9 @@
 QT_BEGIN_NAMESPACE
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QPushButton;
+class QSpinBox;
 class QTableView;
 QT_END_NAMESPACE
 
@@ -39,6 +41,20 @@ private:
     QDoubleSpinBox* nic_;
     QComboBox* topology_;
     QDoubleSpinBox* oversubscription_;
+    // Topology parameters; only the rows of the chosen kind are shown.
+    QFormLayout* networkForm_ = nullptr;
+    QSpinBox* nodesPerLeaf_;
+    QComboBox* tiers_;
+    QSpinBox* radix_;
+    QSpinBox* groups_;
+    QSpinBox* routersPerGroup_;
+    QSpinBox* globalLinks_;
+    QSpinBox* torusX_;
+    QSpinBox* torusY_;
+    QSpinBox* torusZ_;
+    QWidget* torusDims_ = nullptr;
+    QDoubleSpinBox* linkGbps_;
+    QDoubleSpinBox* switchLatency_;
 };
 
 } // namespace choreo::ui

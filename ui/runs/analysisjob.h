@@ -8,24 +8,29 @@
 #include "ui/runs/workerfailure.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
+#include <map>
 #include <optional>
 #include <vector>
 
 namespace choreo::ui {
 
-class SweepRunner;
-class WorkerRunner;
+class RunQueue;
 
-// One analysis of a scenario: the base run in one worker, then its scaling sweep
-// (models::scalingSweep) in parallel workers. The desktop program and `choreo-sim report` share it.
+// One analysis of a scenario: the base run, then its scaling sweep (models::scalingSweep), every run
+// through a RunQueue (parallel workers, cached results). The desktop program and `choreo-sim report`
+// share it.
 class AnalysisJob : public QObject {
     Q_OBJECT
 
 public:
-    // maxParallel bounds the sweep's workers; <= 0 means QThread::idealThreadCount().
+    // With a queue of its own; maxParallel bounds the sweep's workers (<= 0: QThread::idealThreadCount()).
     explicit AnalysisJob(const WorkerCommand& command, int maxParallel = 0, QObject* parent = nullptr);
+    // On a shared queue (the desktop's run queue), which must outlive the job's runs.
+    explicit AnalysisJob(RunQueue* queue, QObject* parent = nullptr);
+    // Cancels the job's runs that are not over.
     ~AnalysisJob() override;
 
     // Starts the base run; the sweep follows when it succeeds. Call once per job.
@@ -53,10 +58,17 @@ signals:
     void cancelled();
 
 private:
+    void onRunStarted(int id);
+    void onRunFinished(int id);
     void onBaseFinished(const models::RunResult& result);
+    void cancelRuns();
 
-    WorkerRunner* base_ = nullptr;
-    SweepRunner* sweep_ = nullptr;
+    QPointer<RunQueue> queue_;
+    int baseId_ = 0;
+    std::map<int, std::size_t> pointOf_; // run id -> sweep point
+    std::vector<models::SweepPoint> points_;
+    std::vector<SweepOutcome> outcomes_;
+    int pointsOver_ = 0;
     models::Scenario scenario_;
     QString fidelity_;
     std::optional<models::RunResult> baseResult_;
