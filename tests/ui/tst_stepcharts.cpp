@@ -11,8 +11,8 @@
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
-#include <QFile>
 #include <QChartView>
+#include <QFile>
 #include <QImage>
 #include <QLegend>
 #include <QLegendMarker>
