@@ -54,8 +54,10 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.breakdown = step.breakdown;
     r.simulated_activities = step.simulated_activities;
     r.topology = rs.topology;
-    r.timeline = step.timeline;
+    // Power from the timeline as simulated; the reported timeline then keeps the size bound.
     r.power = powerTrace(rs, step.timeline);
+    r.timeline = step.timeline;
+    capTimeline(r.timeline);
     return r;
 }
 

@@ -27,7 +27,7 @@ struct StepMeasurement {
     std::string fidelity;    // "flow", "packet", "analytical"
     std::string calibration; // "none (catalog spec sheet)" or a profile name
     std::int64_t simulated_activities = 0;
-    StepTimeline timeline; // per pipeline stage; empty when the fidelity gives none
+    StepTimeline timeline; // per pipeline stage, uncapped; empty when the fidelity gives none
 };
 
 // Everything a run reports. Serialised by resultToJson; the same scenario gives the same JSON.

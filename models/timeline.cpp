@@ -26,6 +26,39 @@ void appendMerged(std::vector<TimelineInterval>& out, const TimelineInterval& pi
     out.push_back(piece);
 }
 
+// Folds intervals shorter than a growing threshold into their predecessor until at most `cap` remain;
+// returns the last threshold used (0 when nothing was folded).
+double fold(std::vector<TimelineInterval>& pieces, std::size_t cap, double step) {
+    cap = std::max<std::size_t>(1, cap);
+    if (pieces.size() <= cap)
+        return 0.0;
+    // Activities that occur only a few times in the stage (the optimizer, a tail reduction) stay whatever
+    // their length: they are what a reader looks for. At most kRare x kinds of them, well under the cap.
+    constexpr int kRare = 3;
+    std::array<int, kActivityKindCount> occurrences{};
+    for (const auto& p : pieces)
+        ++occurrences[static_cast<std::size_t>(p.kind)];
+    auto rare = [&](const TimelineInterval& p) {
+        return occurrences[static_cast<std::size_t>(p.kind)] <= kRare;
+    };
+    double threshold = step / static_cast<double>(cap);
+    double used = 0.0;
+    while (pieces.size() > cap && used <= step) {
+        std::vector<TimelineInterval> folded;
+        folded.reserve(pieces.size());
+        for (const auto& p : pieces) {
+            if (!folded.empty() && p.duration_s() < threshold && !rare(p))
+                folded.back().end_s = p.end_s;
+            else
+                appendMerged(folded, p);
+        }
+        pieces = std::move(folded);
+        used = threshold;
+        threshold *= 1.25; // small steps: stop close to the cap, folding no more than needed
+    }
+    return used;
+}
+
 } // namespace
 
 std::string toString(ActivityKind kind) {
@@ -133,22 +166,16 @@ StageTimeline partitionStage(std::int64_t stage, std::int64_t devices, std::vect
     }
     emit(step);
 
-    // The size bound: fold ever longer short stretches into their predecessor.
-    double threshold = step / static_cast<double>(std::max<std::size_t>(1, maxIntervals));
-    while (pieces.size() > std::max<std::size_t>(1, maxIntervals)) {
-        std::vector<TimelineInterval> folded;
-        folded.reserve(pieces.size());
-        for (const auto& p : pieces) {
-            if (!folded.empty() && p.duration_s() < threshold)
-                folded.back().end_s = p.end_s;
-            else
-                appendMerged(folded, p);
-        }
-        pieces = std::move(folded);
-        threshold *= 2.0;
-    }
+    fold(pieces, maxIntervals, step);
     out.intervals = std::move(pieces);
     return out;
+}
+
+void capTimeline(StepTimeline& timeline) {
+    const std::size_t cap = intervalCapPerStage(timeline.stages.size());
+    for (auto& stage : timeline.stages)
+        timeline.folded_below_s =
+            std::max(timeline.folded_below_s, fold(stage.intervals, cap, timeline.step_time_s));
 }
 
 Json timelineToJson(const StepTimeline& t) {
@@ -169,7 +196,11 @@ Json timelineToJson(const StepTimeline& t) {
         stages.push_back(
             Json{{"stage", s.stage}, {"devices", s.devices}, {"intervals", std::move(intervals)}});
     }
-    return Json{{"step_time_s", t.step_time_s}, {"stages", std::move(stages)}};
+    Json j{{"step_time_s", t.step_time_s}};
+    if (t.folded_below_s > 0.0)
+        j["folded_below_s"] = t.folded_below_s;
+    j["stages"] = std::move(stages);
+    return j;
 }
 
 std::optional<StepTimeline> timelineFromJson(const Json& j, const std::string& path, Diagnostics& errors) {
@@ -179,6 +210,7 @@ std::optional<StepTimeline> timelineFromJson(const Json& j, const std::string& p
         return std::nullopt;
     StepTimeline t;
     t.step_time_s = rd.number(j, path, "step_time_s", false).value_or(0.0);
+    t.folded_below_s = rd.number(j, path, "folded_below_s", false, false).value_or(0.0);
     const auto it = j.find("stages");
     if (it == j.end()) {
         rd.error(JsonReader::join(path, "stages"), "missing required field");

@@ -56,14 +56,17 @@ struct StageTimeline {
 // computation first, then the communication it waits for; what is left is bubble.
 struct StepTimeline {
     double step_time_s = 0;
+    // 0 when every interval is as simulated; else intervals shorter than this were folded into their
+    // predecessor to keep the size bound (capTimeline).
+    double folded_below_s = 0;
     std::vector<StageTimeline> stages;
     [[nodiscard]] bool empty() const { return stages.empty(); }
     [[nodiscard]] std::size_t intervalCount() const;
     bool operator==(const StepTimeline&) const = default;
 };
 
-// Size bound: a timeline keeps at most this many intervals in all (and at least kMinIntervalsPerStage per
-// stage). Above it, the shortest stretches are folded into the interval before them (see partitionStage).
+// Size bound of a reported timeline: at most this many intervals in all (and at least kMinIntervalsPerStage
+// per stage). Above it, the shortest stretches are folded into the interval before them (capTimeline).
 inline constexpr std::size_t kMaxTimelineIntervals = 8192;
 inline constexpr std::size_t kMinIntervalsPerStage = 64;
 std::size_t intervalCapPerStage(std::size_t stages);
@@ -81,10 +84,16 @@ struct TimelineSpan {
 // Turns overlapping spans into the intervals of one stage: at each instant of [0, step_time_s] the span of
 // smallest priority shows (ties: the span that started last); time no span covers is Bubble. Spans are
 // clipped to the step. Neighbours of the same kind, micro-batch and chunk merge. When more than
-// `maxIntervals` remain, intervals shorter than a threshold (doubling from step/maxIntervals) are folded
-// into the interval before them until the cap holds; the total time stays step_time_s.
+// `maxIntervals` remain, the stage is folded as capTimeline does; the total time stays step_time_s.
 StageTimeline partitionStage(std::int64_t stage, std::int64_t devices, std::vector<TimelineSpan> spans,
-                             double step_time_s, std::size_t maxIntervals);
+                             double step_time_s, std::size_t maxIntervals = SIZE_MAX);
+
+// Folds stretches shorter than a threshold (growing from step / cap by a quarter at a time) into the
+// interval before them until each stage has at most intervalCapPerStage(stages) intervals, except
+// activities that occur at most three times in the stage (the optimizer, a tail reduction); records the
+// largest threshold in folded_below_s. Per-activity totals of a folded timeline are approximate (short
+// activities count as their predecessor), which is why the power trace is computed before this.
+void capTimeline(StepTimeline& timeline);
 
 Json timelineToJson(const StepTimeline& timeline);
 // Reads what timelineToJson wrote; errors name the field (`path` is the timeline's own, e.g.

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 namespace choreo::sim {
@@ -147,13 +146,11 @@ models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::i
     }
     models::StepTimeline out;
     out.step_time_s = step;
-    const std::size_t cap = models::intervalCapPerStage(static_cast<std::size_t>(pp));
     std::vector<std::vector<models::TimelineSpan>> stageSpans(static_cast<std::size_t>(pp));
     for (std::int64_t s = 0; s < pp; ++s) {
         const auto si = static_cast<std::size_t>(s);
         // The recurrence's own layout, then its bubbles scaled to end at the closed form's time.
-        auto laid =
-            models::partitionStage(s, perStage, spans[si], free[si], std::numeric_limits<std::size_t>::max());
+        auto laid = models::partitionStage(s, perStage, spans[si], free[si]);
         double busy = 0.0, idle = 0.0;
         for (const auto& i : laid.intervals)
             (i.kind == ActivityKind::Bubble ? idle : busy) += i.duration_s();
@@ -180,7 +177,7 @@ models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::i
     // What is left of the step after a stage's tail is bubble: it waits for the slowest stage.
     for (std::int64_t s = 0; s < pp; ++s)
         out.stages.push_back(models::partitionStage(
-            s, perStage, std::move(stageSpans[static_cast<std::size_t>(s)]), out.step_time_s, cap));
+            s, perStage, std::move(stageSpans[static_cast<std::size_t>(s)]), out.step_time_s));
     return out;
 }
 

@@ -417,7 +417,6 @@ public:
     models::StepTimeline timeline(double stepStart, double stepTime) const {
         enum Priority { Compute, GatherWait, OperationComm, Pipeline, Data };
         const std::int64_t perStage = tp_ * cp_ * dp_;
-        const std::size_t cap = models::intervalCapPerStage(static_cast<std::size_t>(pp_));
         models::StepTimeline out;
         out.step_time_s = stepTime;
         for (std::int64_t s = 0; s < pp_; ++s) {
@@ -462,7 +461,7 @@ public:
             for (const auto& d : dataSpans_[static_cast<std::size_t>(s)])
                 add(models::ActivityKind::DataComm, Data, -1, -1, graph_.task(d.from).end_s,
                     graph_.task(d.to).end_s);
-            out.stages.push_back(models::partitionStage(s, perStage, std::move(spans), stepTime, cap));
+            out.stages.push_back(models::partitionStage(s, perStage, std::move(spans), stepTime));
         }
         return out;
     }

@@ -227,6 +227,39 @@ private slots:
         QVERIFY(std::fabs(p.accelerators_W[bin(1.96)] - 128.0 * dev.idle_W.value) < 1e-6);
     }
 
+    void overTheCapFoldsAfterThePower() {
+        // 8 stages x 2,000 alternating slivers: over the bound of 8,192 intervals in all.
+        const auto rs = resolvedDefault(*catalog_, false);
+        StepMeasurement m;
+        m.step_time_s = 4.0;
+        m.timeline.step_time_s = 4.0;
+        for (std::int64_t s = 0; s < 8; ++s) {
+            std::vector<TimelineSpan> spans;
+            for (int i = 0; i < 2000; ++i)
+                spans.push_back(span(i % 2 ? ActivityKind::TensorComm : ActivityKind::Forward, i % 2 ? 2 : 0,
+                                     i * 1.5e-3, (i + 1) * 1.5e-3 - (i % 2 ? 0.0 : 1e-3 * (i % 3)), i / 2));
+            m.timeline.stages.push_back(partitionStage(s, 16, spans, 4.0));
+        }
+        QVERIFY(m.timeline.intervalCount() > kMaxTimelineIntervals);
+        const PowerTrace exact = powerTrace(rs, m.timeline);
+        const RunResult r = finishResult(rs, m);
+        QVERIFY(r.timeline.intervalCount() <= kMaxTimelineIntervals);
+        QVERIFY(r.timeline.folded_below_s > 0.0);
+        for (const auto& s : r.timeline.stages)
+            checkPartition(s, 4.0);
+        // The power trace is that of the timeline as simulated, not of the folded one.
+        QCOMPARE(r.power, exact);
+        Diagnostics errors;
+        const auto back = resultFromJson(Json::parse(resultToJson(r).dump()), errors);
+        QVERIFY2(back.has_value(), joinDiagnostics(errors).c_str());
+        QCOMPARE(back->timeline.folded_below_s, r.timeline.folded_below_s);
+        // Under the bound nothing is folded.
+        StepMeasurement small;
+        small.step_time_s = 2.0;
+        small.timeline = twoStages(4);
+        QCOMPARE(finishResult(rs, small).timeline.folded_below_s, 0.0);
+    }
+
     void noTimelineNoTrace() {
         const auto rs = resolvedDefault(*catalog_, false);
         QVERIFY(powerTrace(rs, StepTimeline{}).empty());

@@ -22,6 +22,7 @@ namespace {
 struct Layout {
     std::int64_t tp, pp, dp, vp;
     int zero;
+    std::int64_t micro = 8; // micro-batches per step
 };
 
 // The example scenario on 32 devices: small enough for packet fidelity, with 8 micro-batches.
@@ -39,7 +40,7 @@ models::RunResult run(const Layout& l, sim::Fidelity fidelity) {
     w.parallel.dp = l.dp;
     w.parallel.vp = l.vp;
     w.parallel.zero = l.zero;
-    w.global_batch = 8 * l.dp;
+    w.global_batch = l.micro * l.dp;
     w.model.layers = 16;
     w.model.seq_len = 2048;
     auto rs = models::resolveScenario(*scenario, *catalog, errors);
@@ -75,6 +76,8 @@ private slots:
         QTest::newRow("1F1B, tp 2, pp 4, ZeRO-1") << Layout{2, 4, 4, 1, 1};
         QTest::newRow("interleaved vp 2") << Layout{2, 4, 4, 2, 1};
         QTest::newRow("ZeRO-3, pp 2") << Layout{2, 2, 8, 1, 3};
+        // About 5,000 intervals per stage as simulated: the reported timeline folds, the power does not.
+        QTest::newRow("over the size cap") << Layout{2, 4, 1, 1, 1, 1000};
     }
 
     void consistentAtEveryFidelity() {
@@ -82,7 +85,7 @@ private slots:
         std::map<std::string, models::RunResult> results;
         for (auto f : {sim::Fidelity::Analytical, sim::Fidelity::Flow, sim::Fidelity::Packet})
             results[sim::toString(f)] = run(layout, f);
-        const std::int64_t micro = 8;
+        const std::int64_t micro = layout.micro;
         for (const auto& [fidelity, r] : results) {
             const QByteArray where = QByteArray::fromStdString(fidelity);
             const auto& t = r.timeline;
@@ -100,13 +103,20 @@ private slots:
                         forwards.insert(i.micro_batch);
                 }
                 QVERIFY2(relative(sum, r.step_time_s) < 1e-9, where);
-                QCOMPARE(static_cast<std::int64_t>(forwards.size()), micro);
+                if (t.folded_below_s == 0.0)
+                    QCOMPARE(static_cast<std::int64_t>(forwards.size()), micro);
+                else
+                    QVERIFY(s.intervals.size() <= models::intervalCapPerStage(t.stages.size()));
                 QVERIFY2(s.total_s(ActivityKind::Optimizer) > 0.0, where);
-                QVERIFY2(s.total_s(ActivityKind::Backward) > s.total_s(ActivityKind::Forward), where);
+                // Folding moves short activities' time to their predecessors: totals hold only unfolded.
+                if (t.folded_below_s == 0.0)
+                    QVERIFY2(s.total_s(ActivityKind::Backward) > s.total_s(ActivityKind::Forward), where);
                 criticalGap = std::min(criticalGap, relative(s.compute_s(), r.breakdown.compute_s));
             }
-            // The stage that sets the breakdown computes exactly what the breakdown says.
-            QVERIFY2(criticalGap < 1e-6, where + " " + QByteArray::number(criticalGap));
+            // The stage that sets the breakdown computes exactly what the breakdown says (when nothing was
+            // folded away).
+            if (t.folded_below_s == 0.0)
+                QVERIFY2(criticalGap < 1e-6, where + " " + QByteArray::number(criticalGap));
             // The power trace integrates to the energy the result reports, per step (IT and facility).
             const double itPerStep = r.it_power_kW * 1e3 * r.step_time_s;
             QVERIFY2(relative(r.power.itEnergy_J(), itPerStep) < 1e-6,
@@ -117,7 +127,7 @@ private slots:
         // The same schedule: each stage computes as long at every fidelity, and the steps agree closely.
         const auto& a = results.at("analytical").timeline;
         for (const auto& [fidelity, r] : results) {
-            for (std::size_t s = 0; s < a.stages.size(); ++s)
+            for (std::size_t s = 0; s < a.stages.size() && a.folded_below_s == 0.0; ++s)
                 QVERIFY2(relative(r.timeline.stages[s].compute_s(), a.stages[s].compute_s()) < 1e-6,
                          QByteArray::fromStdString(fidelity));
             QVERIFY2(relative(r.step_time_s, results.at("analytical").step_time_s) < 0.05,

@@ -53,7 +53,11 @@ QString describe(const QString& kind, std::int64_t stage, const Bar& bar) {
 QChart* createGanttChart(const TimelineModel& model, const QString& title) {
     auto* chart = new QChart;
     chartstyle::apply(*chart);
-    chart->setTitle(title);
+    const double folded_ms = model.timeline().folded_below_s * 1e3;
+    // A timeline over the size bound says what it left out.
+    chart->setTitle(folded_ms > 0 ? QObject::tr("%1, activities under %2 ms folded into the one before")
+                                        .arg(title, formatSignificant(folded_ms))
+                                  : title);
 
     // Bars per stage and activity, read from the model's rows.
     std::map<std::int64_t, std::map<int, std::vector<Bar>>> bars;
