@@ -70,11 +70,16 @@ int main(int argc, char** argv) {
         u"page"_s);
     const QCommandLineOption zoom(u"zoom"_s, QObject::tr("With --show network: zoom factor after fitting."),
                                   u"factor"_s, u"1"_s);
+    const QCommandLineOption resultsTab(
+        u"results-tab"_s,
+        QObject::tr("With --screenshot: the results tab to show (e.g. \"Step timeline\", \"Power\")."),
+        u"title"_s);
     parser.addOption(screenshot);
     parser.addOption(worker);
     parser.addOption(profile);
     parser.addOption(page);
     parser.addOption(zoom);
+    parser.addOption(resultsTab);
     parser.process(app);
     const bool interactive = !parser.isSet(screenshot);
 
@@ -148,6 +153,11 @@ int main(int argc, char** argv) {
         // Smoke-test mode: a fixed size, one run, a picture of the window with its results, exit status.
         const QString png = parser.value(screenshot);
         window.resize(1280, 800);
+        const QString tab = parser.value(resultsTab);
+        if (!tab.isEmpty() && !window.results()->showPageTitled(tab)) {
+            std::fprintf(stderr, "choreo: no results tab \"%s\"\n", qPrintable(tab));
+            return 1;
+        }
         QObject::connect(&window, &choreo::ui::MainWindow::analysisFinished, &app, [&window, png](bool ok) {
             // Let the charts rebuild from the last sweep update before taking the picture.
             QTimer::singleShot(200, &window, [&window, png, ok] {

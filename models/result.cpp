@@ -54,6 +54,10 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.breakdown = step.breakdown;
     r.simulated_activities = step.simulated_activities;
     r.topology = rs.topology;
+    // Power from the timeline as simulated; the reported timeline then keeps the size bound.
+    r.power = powerTrace(rs, step.timeline);
+    r.timeline = step.timeline;
+    capTimeline(r.timeline);
     return r;
 }
 
@@ -98,6 +102,10 @@ Json resultToJson(const RunResult& r) {
                          {"nics", t.nics},
                          {"cables", t.cables},
                          {"scale_up_links", t.scale_up_links}};
+    if (!r.timeline.empty())
+        j["timeline"] = timelineToJson(r.timeline);
+    if (!r.power.empty())
+        j["power_trace"] = powerTraceToJson(r.power);
     return j;
 }
 
@@ -166,6 +174,13 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         t.cables = rd.integer(*it, tp, "cables", 0).value_or(0);
         t.scale_up_links = rd.integer(*it, tp, "scale_up_links", 0).value_or(0);
     }
+    // Results written before timelines existed have neither: empty, not an error.
+    if (auto it = j.find("timeline"); it != j.end())
+        if (auto t = timelineFromJson(*it, p + ".timeline", errors))
+            r.timeline = std::move(*t);
+    if (auto it = j.find("power_trace"); it != j.end())
+        if (auto t = powerTraceFromJson(*it, p + ".power_trace", errors))
+            r.power = std::move(*t);
     if (errors.size() != before)
         return std::nullopt;
     return r;

@@ -3,7 +3,9 @@
 #include "models/diagnostic.h"
 #include "models/jsonreader.h"
 #include "models/memory.h"
+#include "models/powertrace.h"
 #include "models/resolved.h"
+#include "models/timeline.h"
 
 #include <optional>
 #include <string>
@@ -25,6 +27,7 @@ struct StepMeasurement {
     std::string fidelity;    // "flow", "packet", "analytical"
     std::string calibration; // "none (catalog spec sheet)" or a profile name
     std::int64_t simulated_activities = 0;
+    StepTimeline timeline; // per pipeline stage, uncapped; empty when the fidelity gives none
 };
 
 // Everything a run reports. Serialised by resultToJson; the same scenario gives the same JSON.
@@ -53,6 +56,8 @@ struct RunResult {
     double achieved_tflops_per_device = 0;
     std::int64_t simulated_activities = 0;
     TopologyFigures topology; // the training pool's network (absent from older results: zeros)
+    StepTimeline timeline;    // one step per pipeline stage (absent from older results: empty)
+    PowerTrace power;         // facility power over that step, from the timeline (empty without one)
 };
 
 // Turns a simulated step into time-to-train, throughput, MFU, energy and cost.

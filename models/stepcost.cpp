@@ -152,6 +152,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     StageCost c;
     c.forward_s = layers * layerFwd;
     c.backward_s = layers * (layerBwd + recompute);
+    c.recompute_s = layers * recompute;
     c.gemm_s = layers * 3.0 * gemmFwd;
     c.attention_s = layers * (attnFwd + attnBwd);
     c.memory_bound_s = layers * 3.0 * memFwd;

@@ -25,6 +25,7 @@ struct StageCost {
     // Compute time (s) on one device.
     double forward_s = 0;
     double backward_s = 0;  // includes recomputation
+    double recompute_s = 0; // the recomputation inside backward_s (0 without activation recomputation)
     double optimizer_s = 0; // once per step
     // Tensor-parallel traffic, as all-reduce equivalents of `tp_bytes` each (sequence parallelism's
     // all-gather + reduce-scatter pairs move the same bytes as one all-reduce).

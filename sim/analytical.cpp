@@ -3,6 +3,7 @@
 #include "models/stepcost.h"
 #include "sim/channels.h"
 #include "sim/platformspec.h"
+#include "sim/schedule.h"
 #include "sim/simulator.h"
 
 #include <algorithm>
@@ -56,6 +57,130 @@ struct Links {
     }
 };
 
+// One operation of a micro-batch on a chunk: its computation, then the tensor-parallel (and context- and
+// expert-parallel) time it waits for, then (ZeRO-3) the parameter traffic that does not hide behind it.
+struct OpTime {
+    double compute = 0, tensor = 0, data = 0;
+    [[nodiscard]] double total() const { return compute + tensor + data; }
+};
+
+// Per chunk, what the timeline needs of it.
+struct ChunkTimes {
+    OpTime forward, backward;
+    double recomputeShare = 0; // of the backward computation
+};
+
+// The analytical step laid out per stage: the closed-form 1F1B (interleaved) schedule run as a recurrence on
+// the operation times (each operation starts when its device is free and its input has arrived), then each
+// stage's idle gaps stretched or shrunk so that its last backward ends where the closed form puts it
+// (`lastBackwardEnd`), followed by its tail (exposed gradient reduction, optimizer, parameter gather).
+models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::int64_t micro,
+                                        std::int64_t perStage, const std::vector<ChunkTimes>& chunks,
+                                        double p2p, const std::vector<double>& lastBackwardEnd,
+                                        const std::vector<double>& exposed,
+                                        const std::vector<double>& optimizer,
+                                        const std::vector<double>& gather, double step) {
+    using models::ActivityKind;
+    const auto V = static_cast<std::int64_t>(chunks.size());
+    const auto orders = pipelineSchedule(pp, vp, micro);
+    // end[backward][chunk][micro]; negative until scheduled.
+    std::vector<std::vector<std::vector<double>>> end(
+        2, std::vector<std::vector<double>>(static_cast<std::size_t>(V),
+                                            std::vector<double>(static_cast<std::size_t>(micro), -1.0)));
+    auto endOf = [&](bool backward, std::int64_t j, std::int64_t m) -> double& {
+        return end[backward ? 1 : 0][static_cast<std::size_t>(j)][static_cast<std::size_t>(m)];
+    };
+    std::vector<std::vector<models::TimelineSpan>> spans(static_cast<std::size_t>(pp));
+    std::vector<std::size_t> next(static_cast<std::size_t>(pp), 0);
+    std::vector<double> free(static_cast<std::size_t>(pp), 0.0);
+    const bool interleaved = vp > 1; // chunks are worth showing
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (std::int64_t s = 0; s < pp; ++s) {
+            const auto si = static_cast<std::size_t>(s);
+            const auto& order = orders[si];
+            while (next[si] < order.size()) {
+                const auto& [backward, j, m] = order[next[si]];
+                // Its input: the previous chunk's forward, or the next chunk's backward (or its own forward).
+                double ready = 0.0;
+                bool hop = false;
+                if (!backward && j > 0) {
+                    ready = endOf(false, j - 1, m);
+                    hop = true;
+                } else if (backward && j + 1 < V) {
+                    ready = endOf(true, j + 1, m);
+                    hop = true;
+                } else if (backward) {
+                    ready = endOf(false, j, m);
+                }
+                if (ready < 0.0)
+                    break; // not yet computed: another device first
+                if (hop) {
+                    spans[si].push_back(
+                        {ActivityKind::PipelineComm, 1, m, interleaved ? j : -1, ready, ready + p2p});
+                    ready += p2p;
+                }
+                const auto& c = chunks[static_cast<std::size_t>(j)];
+                const OpTime& op = backward ? c.backward : c.forward;
+                const double start = std::max(free[si], ready);
+                const std::int64_t chunk = interleaved ? j : -1;
+                double t = start;
+                if (backward) {
+                    const double recompute = c.recomputeShare * op.compute;
+                    spans[si].push_back({ActivityKind::Recompute, 0, m, chunk, t, t + recompute});
+                    spans[si].push_back({ActivityKind::Backward, 0, m, chunk, t + recompute, t + op.compute});
+                } else {
+                    spans[si].push_back({ActivityKind::Forward, 0, m, chunk, t, t + op.compute});
+                }
+                t += op.compute;
+                spans[si].push_back({ActivityKind::TensorComm, 0, m, chunk, t, t + op.tensor});
+                t += op.tensor;
+                spans[si].push_back({ActivityKind::DataComm, 0, m, chunk, t, t + op.data});
+                t += op.data;
+                free[si] = t;
+                endOf(backward, j, m) = t;
+                ++next[si];
+                progress = true;
+            }
+        }
+    }
+    models::StepTimeline out;
+    out.step_time_s = step;
+    std::vector<std::vector<models::TimelineSpan>> stageSpans(static_cast<std::size_t>(pp));
+    for (std::int64_t s = 0; s < pp; ++s) {
+        const auto si = static_cast<std::size_t>(s);
+        // The recurrence's own layout, then its bubbles scaled to end at the closed form's time.
+        auto laid = models::partitionStage(s, perStage, spans[si], free[si]);
+        double busy = 0.0, idle = 0.0;
+        for (const auto& i : laid.intervals)
+            (i.kind == ActivityKind::Bubble ? idle : busy) += i.duration_s();
+        const double target = std::max(busy, lastBackwardEnd[si]);
+        std::vector<models::TimelineSpan> placed;
+        double t = idle <= 0.0 ? target - busy : 0.0; // no gap to stretch: wait at the start
+        const double stretch = idle > 0.0 ? (target - busy) / idle : 0.0;
+        for (const auto& i : laid.intervals) {
+            const double d = i.kind == ActivityKind::Bubble ? i.duration_s() * stretch : i.duration_s();
+            if (i.kind != ActivityKind::Bubble)
+                placed.push_back({i.kind, 0, i.micro_batch, i.chunk, t, t + d});
+            t += d;
+        }
+        placed.push_back({ActivityKind::DataComm, 0, -1, -1, t, t + exposed[si]});
+        t += exposed[si];
+        placed.push_back({ActivityKind::Optimizer, 0, -1, -1, t, t + optimizer[si]});
+        t += optimizer[si];
+        placed.push_back({ActivityKind::DataComm, 0, -1, -1, t, t + gather[si]});
+        t += gather[si];
+        out.step_time_s =
+            std::max(out.step_time_s, t); // only if the closed form left a stage too little time
+        stageSpans[si] = std::move(placed);
+    }
+    // What is left of the step after a stage's tail is bubble: it waits for the slowest stage.
+    for (std::int64_t s = 0; s < pp; ++s)
+        out.stages.push_back(models::partitionStage(
+            s, perStage, std::move(stageSpans[static_cast<std::size_t>(s)]), out.step_time_s));
+    return out;
+}
+
 } // namespace
 
 models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
@@ -92,6 +217,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
     std::vector<double> fwd(static_cast<std::size_t>(p.pp)), bwd(fwd), busy(fwd), dpTime(fwd), agTime(fwd),
         optimizer(fwd), blocked(fwd);
     double p2p = 0.0;
+    std::vector<ChunkTimes> chunkTimes;
     for (std::int64_t j = 0; j < chunks; ++j) {
         const auto c = models::stageCost(rs, j);
         const std::int64_t s = j % p.pp;
@@ -122,9 +248,10 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
         auto op = [&](double compute, int tpColl, double cpBytes, int cpSteps, bool backward) {
             const double cpTime =
                 links.ring(context, cpSteps > 0 ? 1 : 0, cpSteps, cpBytes / std::max(1, cpSteps));
-            double t = std::max(compute, cpTime) +
-                       links.ring(tensor, arSteps, tpColl, tpTrafficFactor * c.tp_bytes) +
-                       allToAll(backward ? c.ep_collectives_backward : c.ep_collectives_forward);
+            const double base = std::max(compute, cpTime) +
+                                links.ring(tensor, arSteps, tpColl, tpTrafficFactor * c.tp_bytes) +
+                                allToAll(backward ? c.ep_collectives_backward : c.ep_collectives_forward);
+            double t = base;
             if (p.zero >= 3) { // per layer, the next layer's gather (and the reduce-scatter) beside compute
                 const double n = static_cast<double>(dataGroup);
                 const double gather = links.ring(data, static_cast<int>(dataGroup - 1), 1,
@@ -136,12 +263,14 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
                 const double perLayer = t / std::max(1, c.layers);
                 t = gather + std::max(1, c.layers) * std::max(perLayer, gather + reduce);
             }
-            return t;
+            return OpTime{compute, base - compute, t - base};
         };
-        const double f =
+        const OpTime fOp =
             op(c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward, c.cp_steps_forward, false);
-        const double b =
+        const OpTime bOp =
             op(c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward, c.cp_steps_backward, true);
+        chunkTimes.push_back({fOp, bOp, c.backward_s > 0.0 ? c.recompute_s / c.backward_s : 0.0});
+        const double f = fOp.total(), b = bOp.total();
         fwd[si] += f;
         bwd[si] += b;
         busy[si] += c.forward_s + c.backward_s;
@@ -179,6 +308,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
     // finishes s backward hops earlier. Its last bucketed reduction overlaps the last backward.
     double step = 0.0, criticalTail = 0.0;
     std::size_t critical = 0;
+    std::vector<double> lastBackwardEnd(fwd.size()), exposedTail(fwd.size());
     for (std::size_t s = 0; s < fwd.size(); ++s) {
         const double earlier = static_cast<double>(s) * (bwd[s] / static_cast<double>(p.vp) + p2p);
         // The device's chunks end their last backward pp chunk-backwards apart (chunk 0 last); each
@@ -195,6 +325,8 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
         const double exposed = rd.empty() ? 0.0 : std::max(0.0, finish);
         const double tail = exposed + optimizer[s] + agTime[s];
         const double end = pipeline - earlier + tail;
+        lastBackwardEnd[s] = pipeline - earlier;
+        exposedTail[s] = exposed;
         if (end > step) {
             step = end;
             critical = s;
@@ -219,6 +351,8 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
         if (i != rs.training_pool)
             energy += rs.pools[i].device->idle_W.value * static_cast<double>(rs.pools[i].pool.count) * step;
     m.it_energy_per_step_J = energy;
+    m.timeline = analyticalTimeline(p.pp, p.vp, w.microBatchesPerStep(), p.tp * p.cp * p.dp, chunkTimes, p2p,
+                                    lastBackwardEnd, exposedTail, optimizer, agTime, step);
     m.fidelity = "analytical";
     m.calibration = kSpecSheetCalibration;
     return m;

@@ -5,11 +5,13 @@
 #include "sim/collectives.h"
 #include "sim/engine.h"
 #include "sim/platform.h"
+#include "sim/schedule.h"
 #include "sim/taskgraph.h"
 
 #include <simgrid/plugins/energy.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -48,6 +50,15 @@ struct Op {
     Id ready = -1;            // computing may start (after `in`; ZeRO-3 also waits for its gather here)
     Id out = -1;              // done, including the collectives that block it
     std::vector<Id> computes; // the representative device's computations, in order
+    std::vector<std::array<Id, 2>> waits; // (in, ready) pairs: before them, the device waits for a gather
+};
+
+// A task of the representative device that the timeline shows: [start, end] of `from` .. `to`.
+struct Tagged {
+    Id from = -1;
+    Id to = -1;
+    std::int64_t micro = -1;
+    std::int64_t chunk = -1;
 };
 
 // Builds the task graph of one training step: Megatron's 1F1B schedule, interleaved when vp > 1.
@@ -131,6 +142,7 @@ public:
         op.in = graph_.join();
         op.ready = graph_.join();
         graph_.depend(op.in, op.ready);
+        op.waits.push_back({op.in, op.ready});
         const Id computed = graph_.join();
         for (std::int64_t c = 0; c < activeCp_; ++c)
             for (std::int64_t t = 0; t < activeTp_; ++t) {
@@ -185,12 +197,14 @@ public:
             if (i > 0)
                 graph_.depend(pieces[i - 1].out, pieces[i].in);
             whole.computes.insert(whole.computes.end(), pieces[i].computes.begin(), pieces[i].computes.end());
+            whole.waits.insert(whole.waits.end(), pieces[i].waits.begin(), pieces[i].waits.end());
         }
         return whole;
     }
 
     // Sends each simulated rank's slice of a micro-batch from one chunk to the next (or previous).
-    void pipelineTransfer(Id after, std::int64_t fromChunk, std::int64_t toChunk, Id before) {
+    void pipelineTransfer(Id after, std::int64_t fromChunk, std::int64_t toChunk, std::int64_t micro,
+                          Id before) {
         const std::int64_t from = fromChunk % pp_, to = toChunk % pp_;
         const Id arrived = graph_.join();
         for (std::int64_t c = 0; c < activeCp_; ++c)
@@ -199,6 +213,10 @@ public:
                     graph_.transfer(device(t, c, 0, from), device(t, c, 0, to), cost(fromChunk).pp_bytes);
                 graph_.depend(after, x);
                 graph_.depend(x, arrived);
+                if (t == 0 && c == 0) {
+                    pipeSpans_[static_cast<std::size_t>(from)].push_back({x, x, micro, fromChunk});
+                    pipeSpans_[static_cast<std::size_t>(to)].push_back({x, x, micro, toChunk});
+                }
             }
         graph_.depend(arrived, before);
     }
@@ -212,6 +230,8 @@ public:
             const Id start = previous >= 0 ? join(previous, ready) : ready;
             previous = ringCollective(graph_, platform_, fidelity_, kind, dataGroup(t, stage), bytes, 1,
                                       start, dpEdges_);
+            if (t == 0)
+                dataSpans_[static_cast<std::size_t>(stage)].push_back({start, previous, -1, -1});
         }
     }
 
@@ -247,6 +267,8 @@ public:
     void build() {
         const auto M = static_cast<std::size_t>(micro_);
         const auto V = static_cast<std::size_t>(chunks_);
+        pipeSpans_.assign(static_cast<std::size_t>(pp_), {});
+        dataSpans_.assign(static_cast<std::size_t>(pp_), {});
         fwd_.assign(V, std::vector<Op>(M));
         bwd_.assign(V, std::vector<Op>(M));
         std::vector<std::vector<Id>> reduced(V); // per chunk: the last data collective per tensor rank
@@ -256,7 +278,7 @@ public:
             static_cast<std::size_t>(pp_)); // ZeRO-3 reduce stream per device
 
         // Ops in each device's schedule order, so that ZeRO-3's streams follow the schedule.
-        const auto orders = schedules();
+        const auto orders = pipelineSchedule(pp_, vp_, micro_);
         for (std::int64_t s = 0; s < pp_; ++s) {
             const auto& order = orders[static_cast<std::size_t>(s)];
             for (const auto& [backward, chunk, m] : order) {
@@ -283,10 +305,11 @@ public:
         for (std::size_t j = 0; j < V; ++j)
             for (std::size_t m = 0; m < M; ++m) {
                 const auto chunk = static_cast<std::int64_t>(j);
+                const auto micro = static_cast<std::int64_t>(m);
                 if (j + 1 < V)
-                    pipelineTransfer(fwd_[j][m].out, chunk, chunk + 1, fwd_[j + 1][m].in);
+                    pipelineTransfer(fwd_[j][m].out, chunk, chunk + 1, micro, fwd_[j + 1][m].in);
                 if (j > 0)
-                    pipelineTransfer(bwd_[j][m].out, chunk, chunk - 1, bwd_[j - 1][m].in);
+                    pipelineTransfer(bwd_[j][m].out, chunk, chunk - 1, micro, bwd_[j - 1][m].in);
             }
         // Per device: once its gradients are reduced, the optimizer, then (ZeRO-1/2) the parameter gather.
         stageEnd_.assign(static_cast<std::size_t>(pp_), -1);
@@ -352,40 +375,7 @@ public:
         return whole;
     }
 
-    struct Slot {
-        bool backward;
-        std::int64_t chunk;
-        std::int64_t micro;
-    };
-
-    // Per device, its operations in order: 1F1B, or Megatron's interleaved schedule when vp > 1.
-    std::vector<std::vector<Slot>> schedules() const {
-        std::vector<std::vector<Slot>> out(static_cast<std::size_t>(pp_));
-        for (std::int64_t s = 0; s < pp_; ++s) {
-            auto& order = out[static_cast<std::size_t>(s)];
-            const std::int64_t total = micro_ * vp_;
-            const std::int64_t warmup = vp_ == 1 ? std::min(pp_ - s - 1, micro_)
-                                                 : std::min(total, 2 * (pp_ - s - 1) + (vp_ - 1) * pp_);
-            auto slot = [&](std::int64_t k, bool backward) {
-                // k-th forward (backward) of the device: groups of pp micro-batches per chunk.
-                const std::int64_t inGroup = (k / pp_) % vp_;
-                const std::int64_t chunkIndex = backward ? vp_ - 1 - inGroup : inGroup;
-                const std::int64_t m = vp_ == 1 ? k : (k / (pp_ * vp_)) * pp_ + k % pp_;
-                return Slot{backward, s + chunkIndex * pp_, m};
-            };
-            for (std::int64_t k = 0; k < warmup; ++k)
-                order.push_back(slot(k, false));
-            for (std::int64_t i = 0; i + warmup < total; ++i) {
-                order.push_back(slot(warmup + i, false));
-                order.push_back(slot(i, true));
-            }
-            for (std::int64_t k = total - warmup; k < total; ++k)
-                order.push_back(slot(k, true));
-        }
-        return out;
-    }
-
-    const Op& opAt(const Slot& s) const {
+    const Op& opAt(const PipelineSlot& s) const {
         return (s.backward ? bwd_
                            : fwd_)[static_cast<std::size_t>(s.chunk)][static_cast<std::size_t>(s.micro)];
     }
@@ -421,6 +411,61 @@ public:
         return b;
     }
 
+    // One step per pipeline stage, from the representative device's task times: its computations first,
+    // then the gathers it waits for, the collectives that hold its operations, pipeline transfers and
+    // data-parallel collectives; idle time is bubble.
+    models::StepTimeline timeline(double stepStart, double stepTime) const {
+        enum Priority { Compute, GatherWait, OperationComm, Pipeline, Data };
+        const std::int64_t perStage = tp_ * cp_ * dp_;
+        models::StepTimeline out;
+        out.step_time_s = stepTime;
+        for (std::int64_t s = 0; s < pp_; ++s) {
+            std::vector<models::TimelineSpan> spans;
+            auto add = [&](models::ActivityKind kind, int priority, std::int64_t micro, std::int64_t chunk,
+                           double start, double end) {
+                spans.push_back(
+                    {kind, priority, micro, vp_ > 1 ? chunk : -1, start - stepStart, end - stepStart});
+            };
+            for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_) {
+                const auto& c = cost(chunk);
+                const double recomputeShare = c.backward_s > 0.0 ? c.recompute_s / c.backward_s : 0.0;
+                for (std::int64_t m = 0; m < micro_; ++m) {
+                    for (const bool backward : {false, true}) {
+                        const Op& op =
+                            (backward ? bwd_
+                                      : fwd_)[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)];
+                        for (Id x : op.computes) {
+                            const auto& t = graph_.task(x);
+                            if (!backward) {
+                                add(models::ActivityKind::Forward, Compute, m, chunk, t.start_s, t.end_s);
+                                continue;
+                            }
+                            // Recomputation runs before the backward it serves.
+                            const double split = t.start_s + recomputeShare * (t.end_s - t.start_s);
+                            add(models::ActivityKind::Recompute, Compute, m, chunk, t.start_s, split);
+                            add(models::ActivityKind::Backward, Compute, m, chunk, split, t.end_s);
+                        }
+                        for (const auto& [from, to] : op.waits)
+                            add(models::ActivityKind::DataComm, GatherWait, m, chunk, graph_.task(from).end_s,
+                                graph_.task(to).end_s);
+                        add(models::ActivityKind::TensorComm, OperationComm, m, chunk,
+                            graph_.task(op.in).end_s, graph_.task(op.out).end_s);
+                    }
+                }
+            }
+            const auto& opt = graph_.task(optimizer_[static_cast<std::size_t>(s)]);
+            add(models::ActivityKind::Optimizer, Compute, -1, -1, opt.start_s, opt.end_s);
+            for (const auto& p : pipeSpans_[static_cast<std::size_t>(s)])
+                add(models::ActivityKind::PipelineComm, Pipeline, p.micro, p.chunk,
+                    graph_.task(p.from).start_s, graph_.task(p.to).end_s);
+            for (const auto& d : dataSpans_[static_cast<std::size_t>(s)])
+                add(models::ActivityKind::DataComm, Data, -1, -1, graph_.task(d.from).end_s,
+                    graph_.task(d.to).end_s);
+            out.stages.push_back(models::partitionStage(s, perStage, std::move(spans), stepTime));
+        }
+        return out;
+    }
+
     // The devices that computed, and how many devices each of them stands for.
     std::vector<std::int64_t> computingDevices() const {
         std::vector<std::int64_t> out;
@@ -448,6 +493,7 @@ private:
     std::vector<models::StageCost> costs_;
     std::vector<std::vector<Op>> fwd_, bwd_; // [chunk][micro-batch]
     std::vector<Id> stageEnd_, lastBackwardOut_, optimizer_;
+    std::vector<std::vector<Tagged>> pipeSpans_, dataSpans_; // per stage, the representative's transfers
 };
 
 } // namespace
@@ -493,6 +539,7 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
             m.it_energy_per_step_J +=
                 rs.pools[i].device->idle_W.value * static_cast<double>(rs.pools[i].pool.count) * stepTime;
     m.breakdown = builder.breakdown(start, stepTime);
+    m.timeline = builder.timeline(start, stepTime);
     m.fidelity = toString(options.fidelity);
     m.calibration = kSpecSheetCalibration;
     m.simulated_activities = graph.activities();

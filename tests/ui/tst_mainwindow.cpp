@@ -114,9 +114,9 @@ void TestMainWindow::init() {
         if (QString::fromLatin1(model->metaObject()->className()).startsWith(u"choreo::"_s))
             testers_.push_back(std::make_unique<QAbstractItemModelTester>(
                 model, QAbstractItemModelTester::FailureReportingMode::QtTest));
-    // pools, result summary, sweep, memory per stage, hardware options, catalog devices and their filter,
-    // the run queue
-    QCOMPARE(testers_.size(), std::size_t(8));
+    // pools, result summary, sweep, step timeline, power trace, memory per stage, hardware options, catalog
+    // devices and their filter, the run queue
+    QCOMPARE(testers_.size(), std::size_t(10));
 }
 
 void TestMainWindow::cleanup() {

@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/ui/cannedstep.h"
 #include "tests/ui/testsupport.h"
 
 using namespace Qt::StringLiterals;
@@ -42,6 +43,9 @@ choreo::models::RunResult cannedResult(std::int64_t devices, double tokensPerDev
     r.memory = {8.9, 17.8, 35.6, 12.0, 3.0, 0};
     r.memory_per_device_GB = r.memory.total();
     r.breakdown = {r.step_time_s * 0.8, r.step_time_s * 0.15, r.step_time_s * 0.05};
+    const auto step = choreo::test::cannedStepResult(8, 16);
+    r.timeline = step.timeline;
+    r.power = step.power;
     return r;
 }
 
@@ -165,9 +169,16 @@ void TestReport::pdfHasPagesAndVectorCharts() {
     const QByteArray pdf = file.readAll();
     QVERIFY(pdf.startsWith("%PDF-"));
     QVERIFY(pdf.trimmed().endsWith("%%EOF"));
-    // Summary, charts, scenario with sources and sweep: at least three pages, and the count the writer saw.
-    QVERIFY2(pages >= 3, qPrintable(QString::number(pages)));
+    // Summary, charts, one step, scenario with sources and sweep: at least four pages, and the count the
+    // writer saw.
+    QVERIFY2(pages >= 4, qPrintable(QString::number(pages)));
     QCOMPARE(pageCount(pdf), pages);
+    // Without a timeline the step page says so instead of drawing empty charts: one page, no fewer.
+    auto older = input();
+    older.base.timeline = {};
+    older.base.power = {};
+    const QString olderPath = dir_.filePath(u"older.pdf"_s);
+    QCOMPARE(choreo::ui::writeReportPdf(older, olderPath, error), pages);
 
     // Charts are vector drawing: no bitmap anywhere, and the chart page is full of paths.
     QVERIFY(!pdf.contains("/Subtype /Image"));
@@ -286,8 +297,20 @@ void TestReport::htmlReportIsSelfContained() {
     QVERIFY(html.startsWith(u"<!DOCTYPE html>"_s));
     QVERIFY(html.trimmed().endsWith(u"</html>"_s));
     QVERIFY(html.contains(QString::fromStdString(in.scenario.name).toHtmlEscaped()));
-    // Both charts inline as vector drawing, no external file and no bitmap.
-    QCOMPARE(html.count(u"<svg"_s), 2);
+    // Four charts inline as vector drawing (breakdown, scaling, step timeline, power), no external file and
+    // no bitmap.
+    QCOMPARE(html.count(u"<svg"_s), 4);
+    QVERIFY(html.contains(u"One step: timeline and power"_s));
+    QVERIFY(html.contains(u"One step per pipeline stage (flow)"_s));
+    QVERIFY(html.contains(u"Power over one step"_s));
+    QVERIFY(html.contains(u"per run"_s));
+    QVERIFY(html.contains(u"no CPU pool"_s)); // the power notes
+    auto older = in;
+    older.base.timeline = {};
+    older.base.power = {};
+    const QString olderHtml = choreo::ui::reportHtml(older);
+    QCOMPARE(olderHtml.count(u"<svg"_s), 2);
+    QVERIFY(olderHtml.contains(u"no step timeline"_s));
     QVERIFY(!html.contains(u"<img"_s));
     QVERIFY(!html.contains(u"<?xml"_s));
     // The sources of the catalog figures, as in the PDF.

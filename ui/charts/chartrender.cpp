@@ -1,6 +1,8 @@
 #include "ui/charts/chartrender.h"
 
 #include "ui/charts/breakdownchart.h"
+#include "ui/charts/ganttchart.h"
+#include "ui/charts/powerchart.h"
 #include "ui/charts/scalingchart.h"
 
 #include <QChart>
@@ -34,6 +36,16 @@ void renderStepBreakdownChart(const SweepResultModel& sweep, QPainter& painter, 
 void renderScalingChart(const SweepResultModel& sweep, QPainter& painter, const QRectF& target,
                         const QSizeF& layoutSize) {
     renderChart(std::unique_ptr<QChart>(createScalingChart(sweep)), painter, target, layoutSize);
+}
+
+void renderGanttChart(const TimelineModel& timeline, const QString& title, QPainter& painter,
+                      const QRectF& target, const QSizeF& layoutSize) {
+    renderChart(std::unique_ptr<QChart>(createGanttChart(timeline, title)), painter, target, layoutSize);
+}
+
+void renderPowerChart(const PowerTraceModel& power, QPainter& painter, const QRectF& target,
+                      const QSizeF& layoutSize) {
+    renderChart(std::unique_ptr<QChart>(createPowerChart(power)), painter, target, layoutSize);
 }
 
 } // namespace choreo::ui

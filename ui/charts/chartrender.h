@@ -2,6 +2,7 @@
 
 #include <QRectF>
 #include <QSizeF>
+#include <QString>
 
 #include <memory>
 
@@ -12,7 +13,9 @@ QT_END_NAMESPACE
 
 namespace choreo::ui {
 
+class PowerTraceModel;
 class SweepResultModel;
+class TimelineModel;
 
 // Paints a chart into `target` of `painter` as vector drawing (paths and text, no bitmap), laid out as
 // it would be on a screen of `layoutSize` pixels; fonts and lines scale with it. Takes the chart.
@@ -25,5 +28,10 @@ void renderStepBreakdownChart(const SweepResultModel& sweep, QPainter& painter, 
                               const QSizeF& layoutSize);
 void renderScalingChart(const SweepResultModel& sweep, QPainter& painter, const QRectF& target,
                         const QSizeF& layoutSize);
+// A result's step timeline (Gantt) and power trace, painted the same way.
+void renderGanttChart(const TimelineModel& timeline, const QString& title, QPainter& painter,
+                      const QRectF& target, const QSizeF& layoutSize);
+void renderPowerChart(const PowerTraceModel& power, QPainter& painter, const QRectF& target,
+                      const QSizeF& layoutSize);
 
 } // namespace choreo::ui

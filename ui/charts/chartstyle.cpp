@@ -3,6 +3,9 @@
 #include <QChart>
 #include <QFont>
 #include <QLegend>
+#include <QValueAxis>
+
+#include <cmath>
 
 namespace choreo::ui::chartstyle {
 
@@ -20,6 +23,22 @@ void apply(QChart& chart) {
     QFont legend = chart.legend()->font();
     legend.setPointSizeF(8);
     chart.legend()->setFont(legend);
+}
+
+void niceTicks(QValueAxis& axis, double end) {
+    if (!(end > 0.0))
+        return;
+    const double raw = end / 10.0;
+    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = decade;
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * decade >= raw) {
+            step = m * decade;
+            break;
+        }
+    axis.setTickType(QValueAxis::TicksDynamic);
+    axis.setTickAnchor(0.0);
+    axis.setTickInterval(step);
 }
 
 } // namespace choreo::ui::chartstyle

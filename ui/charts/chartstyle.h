@@ -6,6 +6,7 @@
 
 QT_BEGIN_NAMESPACE
 class QChart;
+class QValueAxis;
 QT_END_NAMESPACE
 
 namespace choreo::ui::chartstyle {
@@ -21,6 +22,14 @@ inline const QColor kFailed{0xc0, 0x20, 0x20};
 inline const std::array<QColor, 5> kMemory{QColor(0x4c, 0x78, 0xa8), QColor(0x72, 0xb7, 0xb2),
                                            QColor(0xf5, 0x85, 0x18), QColor(0xe4, 0x57, 0x56),
                                            QColor(0xa0, 0xa0, 0xa0)};
+// Step timeline activities, in models::ActivityKind order: forward, backward, recompute, optimizer, tensor
+// comm, pipeline send/recv, data-parallel comm, bubble.
+inline const std::array<QColor, 8> kActivity{
+    QColor(0x4c, 0x78, 0xa8), QColor(0x72, 0xb7, 0xb2), QColor(0xb2, 0x79, 0xa2), QColor(0x54, 0xa2, 0x4b),
+    QColor(0xf5, 0x85, 0x18), QColor(0xee, 0xca, 0x3b), QColor(0xe4, 0x57, 0x56), QColor(0xd8, 0xd8, 0xd8)};
+// Power series: accelerators, CPUs, network, cooling.
+inline const std::array<QColor, 4> kPower{QColor(0x4c, 0x78, 0xa8), QColor(0x54, 0xa2, 0x4b),
+                                          QColor(0xf5, 0x85, 0x18), QColor(0x9e, 0xc9, 0xe8)};
 // Hardware options: every option, and those on the Pareto front.
 inline const QColor kOption{0x90, 0x9c, 0xb0};
 inline const QColor kPareto{0x1f, 0x5f, 0xa8};
@@ -28,5 +37,7 @@ inline const QColor kPareto{0x1f, 0x5f, 0xa8};
 // Light theme, no animation and no drop shadow: a shadow is a bitmap effect and would not stay vector in a
 // PDF.
 void apply(QChart& chart);
+// Ticks every 1, 2 or 5 x 10^k units from 0, about ten over [0, end] (a time axis that ends at the step).
+void niceTicks(QValueAxis& axis, double end);
 
 } // namespace choreo::ui::chartstyle

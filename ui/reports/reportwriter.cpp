@@ -4,9 +4,11 @@
 #include "models/scenarioio.h"
 #include "ui/charts/chartrender.h"
 #include "ui/itemmodels/formatting.h"
+#include "ui/itemmodels/powertracemodel.h"
 #include "ui/itemmodels/resultsummarymodel.h"
 #include "ui/itemmodels/roles.h"
 #include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/itemmodels/timelinemodel.h"
 #include "ui/reports/calibrationsection.h"
 #include "ui/reports/reportpainter.h"
 
@@ -19,6 +21,7 @@
 #include <QSvgGenerator>
 
 #include <cctype>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -87,6 +90,46 @@ void writeCharts(ReportPainter& page, QPainter& painter, const SweepResultModel&
                     "successful point). Points that failed, for example because they do not fit in "
                     "memory, are marked in red and listed in the sweep table."),
         8.5, QColor(0x40, 0x40, 0x40));
+}
+
+QString timelineTitle(const models::RunResult& result) {
+    return QObject::tr("One step per pipeline stage (%1)").arg(q(result.fidelity));
+}
+
+QString timelineCaption() {
+    return QObject::tr("What each pipeline stage's first device does during one training step: forward, "
+                       "backward and recomputation of each micro-batch, the optimizer, and the communication "
+                       "it waits for (tensor/context-parallel collectives, pipeline sends and receives, "
+                       "data-parallel gradient reduction and parameter gathers). Grey is bubble: the device "
+                       "idles until another stage delivers. Communication hidden behind computation is not "
+                       "shown.");
+}
+
+QString powerCaption(const PowerTraceModel& power) {
+    return QObject::tr(
+               "Facility power over the same step, stacked: accelerators at TDP while computing and at "
+               "idle power otherwise, CPUs, network, and the cooling overhead from the PUE. %1")
+        .arg(power.notes());
+}
+
+// Page 3: one step, as a Gantt chart per pipeline stage and as power over time.
+void writeStep(ReportPainter& page, QPainter& painter, const ReportInput& in, const TimelineModel& timeline,
+               const PowerTraceModel& power) {
+    page.heading(QObject::tr("One step: timeline and power"));
+    if (timeline.rowCount() == 0) {
+        page.paragraph(QObject::tr("This result has no step timeline (it was written by an older version)."));
+        return;
+    }
+    const double chartHeight = page.remaining() * 0.42;
+    const QRectF first = page.reserve(chartHeight);
+    renderGanttChart(timeline, timelineTitle(in.base), painter, first,
+                     QSizeF(kChartLayoutWidth, kChartLayoutWidth * first.height() / first.width()));
+    page.paragraph(timelineCaption(), 8.5, QColor(0x40, 0x40, 0x40));
+    page.space(6);
+    const QRectF second = page.reserve(chartHeight);
+    renderPowerChart(power, painter, second,
+                     QSizeF(kChartLayoutWidth, kChartLayoutWidth * second.height() / second.width()));
+    page.paragraph(powerCaption(power), 8.5, QColor(0x40, 0x40, 0x40));
 }
 
 // "value (scenario)" when the scenario sets it, else "value (catalog)" from the training device.
@@ -341,6 +384,10 @@ int writeReportPdf(const ReportInput& in, const QString& path, QString& error) {
     summary.setResult(in.base);
     SweepResultModel sweep;
     sweep.setOutcomes(in.sweep, in.base.devices);
+    TimelineModel timeline;
+    timeline.setTimeline(in.base.timeline);
+    PowerTraceModel power;
+    power.setResult(in.base);
 
     int pages = 0;
     {
@@ -362,6 +409,8 @@ int writeReportPdf(const ReportInput& in, const QString& path, QString& error) {
         writeSummary(page, in, summary);
         page.newPage();
         writeCharts(page, painter, sweep);
+        page.newPage();
+        writeStep(page, painter, in, timeline, power);
         page.newPage();
         writeInputs(page, in, sweep);
         if (in.profile) {
@@ -393,8 +442,8 @@ QString htmlTable(const std::vector<std::pair<QString, QString>>& rows) {
 }
 
 // A chart as inline SVG: the same vector drawing the PDF gets.
-QString svgChart(void (*render)(const SweepResultModel&, QPainter&, const QRectF&, const QSizeF&),
-                 const SweepResultModel& sweep, const QString& title) {
+QString svgChart(const std::function<void(QPainter&, const QRectF&, const QSizeF&)>& render,
+                 const QString& title) {
     const QSize size(760, 380);
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
@@ -405,7 +454,7 @@ QString svgChart(void (*render)(const SweepResultModel&, QPainter&, const QRectF
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(title);
         QPainter painter(&svg);
-        render(sweep, painter, QRectF(QPointF(0, 0), QSizeF(size)), QSizeF(size));
+        render(painter, QRectF(QPointF(0, 0), QSizeF(size)), QSizeF(size));
     }
     QString text = QString::fromUtf8(buffer.data());
     // Inline SVG needs no XML prolog.
@@ -445,8 +494,30 @@ QString reportHtml(const ReportInput& in) {
     h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::Memory));
 
     h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Step-time breakdown and scaling")));
-    h += svgChart(&renderStepBreakdownChart, sweep, QObject::tr("Step-time breakdown"));
-    h += svgChart(&renderScalingChart, sweep, QObject::tr("Scaling"));
+    h += svgChart(
+        [&](QPainter& p, const QRectF& r, const QSizeF& s) { renderStepBreakdownChart(sweep, p, r, s); },
+        QObject::tr("Step-time breakdown"));
+    h += svgChart([&](QPainter& p, const QRectF& r, const QSizeF& s) { renderScalingChart(sweep, p, r, s); },
+                  QObject::tr("Scaling"));
+
+    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("One step: timeline and power")));
+    TimelineModel timeline;
+    timeline.setTimeline(in.base.timeline);
+    PowerTraceModel power;
+    power.setResult(in.base);
+    if (timeline.rowCount() == 0) {
+        h += u"<p>%1</p>\n"_s.arg(
+            esc(QObject::tr("This result has no step timeline (it was written by an older version).")));
+    } else {
+        h += svgChart([&](QPainter& p, const QRectF& r,
+                          const QSizeF& s) { renderGanttChart(timeline, timelineTitle(in.base), p, r, s); },
+                      QObject::tr("Step timeline"));
+        h += u"<p class=\"note\">%1</p>\n"_s.arg(esc(timelineCaption()));
+        h +=
+            svgChart([&](QPainter& p, const QRectF& r, const QSizeF& s) { renderPowerChart(power, p, r, s); },
+                     QObject::tr("Power over one step"));
+        h += u"<p class=\"note\">%1</p>\n"_s.arg(esc(powerCaption(power)));
+    }
 
     h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Scenario")));
     h += htmlTable(scenarioRows(in));

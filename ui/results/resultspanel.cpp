@@ -1,10 +1,14 @@
 #include "ui/results/resultspanel.h"
 
 #include "ui/charts/breakdownchart.h"
+#include "ui/charts/ganttchart.h"
 #include "ui/charts/modelchartview.h"
+#include "ui/charts/powerchart.h"
 #include "ui/charts/scalingchart.h"
+#include "ui/itemmodels/powertracemodel.h"
 #include "ui/itemmodels/resultsummarymodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/itemmodels/timelinemodel.h"
 #include "ui/reports/tablecsv.h"
 
 #include <QHeaderView>
@@ -23,6 +27,8 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     : QWidget(parent)
     , summary_(new ResultSummaryModel(this))
     , sweep_(new SweepResultModel(this))
+    , timeline_(new TimelineModel(this))
+    , power_(new PowerTraceModel(this))
     , message_(new QLabel)
     , details_(new QPlainTextEdit)
     , summaryView_(new QTableView)
@@ -31,9 +37,25 @@ ResultsPanel::ResultsPanel(QWidget* parent)
           sweep_, [sweep = sweep_](const QAbstractItemModel&) { return createStepBreakdownChart(*sweep); }))
     , scalingChart_(new ModelChartView(
           sweep_, [sweep = sweep_](const QAbstractItemModel&) { return createScalingChart(*sweep); }))
+    , ganttChart_(new ModelChartView(
+          timeline_,
+          [this](const QAbstractItemModel&) {
+              return createGanttChart(
+                  *timeline_, fidelity_.isEmpty() ? tr("One step per pipeline stage")
+                                                  : tr("One step per pipeline stage (%1)").arg(fidelity_));
+          }))
+    , powerChart_(
+          new ModelChartView(power_, [this](const QAbstractItemModel&) { return createPowerChart(*power_); }))
+    , powerNotes_(new QLabel)
     , tabs_(new QTabWidget) {
     breakdownChart_->setObjectName(u"breakdownChart"_s);
     scalingChart_->setObjectName(u"scalingChart"_s);
+    ganttChart_->setObjectName(u"ganttChart"_s);
+    powerChart_->setObjectName(u"powerChart"_s);
+    powerNotes_->setObjectName(u"powerNotes"_s);
+    powerNotes_->setWordWrap(true);
+    powerNotes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    powerNotes_->setStyleSheet(u"color: #505050;"_s);
 
     message_->setObjectName(u"resultMessage"_s);
     message_->setWordWrap(true);
@@ -74,6 +96,13 @@ ResultsPanel::ResultsPanel(QWidget* parent)
 
     tabs_->addTab(scalingChart_, tr("Scaling"));
     tabs_->addTab(sweepView_, tr("Sweep table"));
+    tabs_->addTab(ganttChart_, tr("Step timeline"));
+    auto* powerPage = new QWidget;
+    auto* powerLayout = new QVBoxLayout(powerPage);
+    powerLayout->setContentsMargins(0, 0, 0, 0);
+    powerLayout->addWidget(powerChart_, 1);
+    powerLayout->addWidget(powerNotes_);
+    tabs_->addTab(powerPage, tr("Power"));
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(top);
@@ -100,9 +129,22 @@ void ResultsPanel::showPage(QWidget* page) {
     tabs_->setCurrentWidget(page);
 }
 
+bool ResultsPanel::showPageTitled(const QString& title) {
+    for (int i = 0; i < tabs_->count(); ++i)
+        if (tabs_->tabText(i).compare(title, Qt::CaseInsensitive) == 0) {
+            tabs_->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
 void ResultsPanel::clear() {
     summary_->clear();
     sweep_->clear();
+    fidelity_.clear();
+    timeline_->clear();
+    power_->clear();
+    powerNotes_->clear();
     showNote({});
     details_->clear();
     details_->hide();
@@ -110,6 +152,10 @@ void ResultsPanel::clear() {
 
 void ResultsPanel::showBaseResult(const models::RunResult& result) {
     summary_->setResult(result);
+    fidelity_ = QString::fromStdString(result.fidelity);
+    timeline_->setTimeline(result.timeline);
+    power_->setResult(result);
+    powerNotes_->setText(power_->notes());
 }
 
 void ResultsPanel::showFailure(const WorkerFailure& failure) {

@@ -19,11 +19,13 @@ QT_END_NAMESPACE
 namespace choreo::ui {
 
 class ModelChartView;
+class PowerTraceModel;
 class ResultSummaryModel;
 class SweepResultModel;
+class TimelineModel;
 
-// The answers of the latest run: summary table, step-time breakdown and scaling charts, sweep table,
-// and the worker's message when a run failed.
+// The answers of the latest run: summary table, step-time breakdown and scaling charts, sweep table, the
+// step's timeline (Gantt) and power, and the worker's message when a run failed.
 class ResultsPanel : public QWidget {
     Q_OBJECT
 
@@ -44,21 +46,31 @@ public:
     void addPage(QWidget* page, const QString& title);
     // Brings a page added with addPage() (or a built-in one) to the front.
     void showPage(QWidget* page);
+    // Brings the page with this tab title to the front; false when there is none.
+    bool showPageTitled(const QString& title);
 
     [[nodiscard]] ResultSummaryModel* summaryModel() const { return summary_; }
     [[nodiscard]] SweepResultModel* sweepModel() const { return sweep_; }
+    [[nodiscard]] TimelineModel* timelineModel() const { return timeline_; }
+    [[nodiscard]] PowerTraceModel* powerModel() const { return power_; }
     // The text shown above the results (tests).
     [[nodiscard]] QString message() const;
 
 private:
     ResultSummaryModel* summary_;
     SweepResultModel* sweep_;
+    TimelineModel* timeline_;
+    PowerTraceModel* power_;
+    QString fidelity_; // of the result on show, for the timeline's title
     QLabel* message_;
     QPlainTextEdit* details_;
     QTableView* summaryView_;
     QTableView* sweepView_;
     ModelChartView* breakdownChart_;
     ModelChartView* scalingChart_;
+    ModelChartView* ganttChart_;
+    ModelChartView* powerChart_;
+    QLabel* powerNotes_;
     QTabWidget* tabs_;
 };
 
