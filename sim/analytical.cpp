@@ -183,7 +183,7 @@ models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::i
 
 } // namespace
 
-models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
+models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLayout layout) {
     const auto& w = rs.workload();
     const auto& p = w.parallel;
     const auto& dev = rs.device();
@@ -351,8 +351,9 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs) {
         if (i != rs.training_pool)
             energy += rs.pools[i].device->idle_W.value * static_cast<double>(rs.pools[i].pool.count) * step;
     m.it_energy_per_step_J = energy;
-    m.timeline = analyticalTimeline(p.pp, p.vp, w.microBatchesPerStep(), p.tp * p.cp * p.dp, chunkTimes, p2p,
-                                    lastBackwardEnd, exposedTail, optimizer, agTime, step);
+    if (layout == StepLayout::Timeline)
+        m.timeline = analyticalTimeline(p.pp, p.vp, w.microBatchesPerStep(), p.tp * p.cp * p.dp, chunkTimes,
+                                        p2p, lastBackwardEnd, exposedTail, optimizer, agTime, step);
     m.fidelity = "analytical";
     m.calibration = kSpecSheetCalibration;
     return m;

@@ -8,6 +8,11 @@
 
 namespace choreo::sim {
 
-models::StepMeasurement estimateStep(const models::ResolvedScenario& scenario);
+// Whether estimateStep also lays the step out per pipeline stage (StepMeasurement::timeline). The layout
+// costs several times the closed form itself; searches that only rank step times skip it.
+enum class StepLayout { Timeline, StepTimeOnly };
+
+models::StepMeasurement estimateStep(const models::ResolvedScenario& scenario,
+                                     StepLayout layout = StepLayout::Timeline);
 
 } // namespace choreo::sim

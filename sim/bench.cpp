@@ -96,20 +96,22 @@ std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const Bench
         };
         out.push_back(fromOutcome(named("platform construction", 16384, "-"), runIsolated({job}, 1).front()));
     }
-    // The closed form on the same scenario: many calls, time per call.
-    {
-        auto job = [rs = big] {
+    // The closed form on the same scenario: many calls, time per call; alone (as searches use it), then
+    // with the per-stage timeline that a run reports.
+    for (const StepLayout layout : {StepLayout::StepTimeOnly, StepLayout::Timeline}) {
+        auto job = [rs = big, layout] {
             constexpr int calls = 1000;
             double sink = 0.0;
             const auto start = std::chrono::steady_clock::now();
             for (int i = 0; i < calls; ++i)
-                sink += estimateStep(rs).step_time_s;
+                sink += estimateStep(rs, layout).step_time_s;
             const double each =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / calls;
             return models::Json{{"step_time_s", sink / calls}, {"per_call_s", each}}.dump();
         };
-        out.push_back(fromOutcome(named("Llama-3 405B step, 1000 closed forms", 16384, "analytical"),
-                                  runIsolated({job}, 1).front()));
+        const char* name = layout == StepLayout::Timeline ? "Llama-3 405B + timeline, 1000 closed forms"
+                                                          : "Llama-3 405B step, 1000 closed forms";
+        out.push_back(fromOutcome(named(name, 16384, "analytical"), runIsolated({job}, 1).front()));
     }
     // One step of Llama 3 405B on 16,384 GPUs at flow fidelity.
     out.push_back(fromOutcome(named("Llama-3 405B step, tp8 pp16 dp128", 16384, "flow"),
@@ -186,7 +188,7 @@ std::string benchRow(const BenchCase& c) {
         std::snprintf(notes, sizeof notes, "step %.3f s simulated, %lld activities", c.step_time_s,
                       static_cast<long long>(c.activities));
     char line[512];
-    std::snprintf(line, sizeof line, "%-38s %7lld %-8s %9.2f %10.0f  %s\n", c.name.c_str(),
+    std::snprintf(line, sizeof line, "%-42s %7lld %-8s %9.2f %10.0f  %s\n", c.name.c_str(),
                   static_cast<long long>(c.devices), c.fidelity.c_str(), c.wall_s, c.peak_MiB, notes);
     return line;
 }
@@ -195,7 +197,7 @@ std::string benchRow(const BenchCase& c) {
 
 std::string benchToText(const std::vector<BenchCase>& cases) {
     char header[256];
-    std::snprintf(header, sizeof header, "%-38s %7s %-8s %9s %10s  %s\n", "case", "devices", "fidelity",
+    std::snprintf(header, sizeof header, "%-42s %7s %-8s %9s %10s  %s\n", "case", "devices", "fidelity",
                   "wall (s)", "peak (MiB)", "notes");
     std::string out = header;
     for (const auto& c : cases) {
