@@ -88,8 +88,8 @@ CompareDialog::CompareDialog(Document* document, WorkerCommand worker, QWidget* 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(view_);
     split->addWidget(chartTabs_);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
 
     auto* buttons = new QHBoxLayout;
@@ -186,6 +186,15 @@ void CompareDialog::addEntry(models::Scenario scenario, const QString& title, co
 
 void CompareDialog::showChart(int index) {
     chartTabs_->setCurrentIndex(index);
+}
+
+bool CompareDialog::showChartTitled(const QString& title) {
+    for (int i = 0; i < chartTabs_->count(); ++i)
+        if (chartTabs_->tabText(i).remove(u'&') == title) {
+            chartTabs_->setCurrentIndex(i);
+            return true;
+        }
+    return false;
 }
 
 void CompareDialog::runAll(const QString& fidelity) {

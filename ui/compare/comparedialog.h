@@ -43,6 +43,8 @@ public:
     [[nodiscard]] const QList<ModelChartView*>& charts() const { return charts_; }
     // Shows the chart tab `index` (0-3 as in charts()).
     void showChart(int index);
+    // Shows the chart tab titled `title` ("Power", "Memory"...); false when there is none.
+    bool showChartTitled(const QString& title);
 
 signals:
     // Every scenario of a runAll() has a result or a failure.
