@@ -4,6 +4,7 @@
 #include "ui/calibration/profileview.h"
 #include "ui/cluster/topologypanel.h"
 #include "ui/cluster/topologyview.h"
+#include "ui/compare/comparedialog.h"
 #include "ui/document.h"
 #include "ui/mainwindow.h"
 #include "ui/results/resultspanel.h"
@@ -66,13 +67,15 @@ int main(int argc, char** argv) {
         u"show"_s,
         QObject::tr(
             "With --screenshot: picture <page> instead of the results: network (the topology view, "
-            "without a run; --zoom scales it) or run-queue (the run queue, with a device-type sweep)."),
+            "without a run; --zoom scales it), run-queue (the run queue, with a device-type sweep) or "
+            "compare (the compare view: the scenario and the further scenario files given, run)."),
         u"page"_s);
     const QCommandLineOption zoom(u"zoom"_s, QObject::tr("With --show network: zoom factor after fitting."),
                                   u"factor"_s, u"1"_s);
     const QCommandLineOption resultsTab(
         u"results-tab"_s,
-        QObject::tr("With --screenshot: the results tab to show (e.g. \"Step timeline\", \"Power\")."),
+        QObject::tr("With --screenshot: the results tab to show (e.g. \"Step timeline\", \"Power\"); with "
+                    "--show compare, the chart tab."),
         u"title"_s);
     parser.addOption(screenshot);
     parser.addOption(worker);
@@ -154,7 +157,7 @@ int main(int argc, char** argv) {
         const QString png = parser.value(screenshot);
         window.resize(1280, 800);
         const QString tab = parser.value(resultsTab);
-        if (!tab.isEmpty() && !window.results()->showPageTitled(tab)) {
+        if (!tab.isEmpty() && parser.value(page) != u"compare"_s && !window.results()->showPageTitled(tab)) {
             std::fprintf(stderr, "choreo: no results tab \"%s\"\n", qPrintable(tab));
             return 1;
         }
@@ -187,13 +190,38 @@ int main(int argc, char** argv) {
             });
             return app.exec();
         }
+        if (shown == u"compare"_s) {
+            // The scenario opened and the further files, side by side, run at analytical fidelity.
+            window.compareScenarios();
+            choreo::ui::CompareDialog* compare = window.compareDialog();
+            for (const QString& file : positional.mid(1)) {
+                QString error;
+                if (!compare->addFile(file, error)) {
+                    std::fprintf(stderr, "choreo: %s\n", qPrintable(error));
+                    return 1;
+                }
+            }
+            compare->resize(1280, 800);
+            if (!tab.isEmpty() && !compare->showChartTitled(tab)) {
+                std::fprintf(stderr, "choreo: no compare chart \"%s\"\n", qPrintable(tab));
+                return 1;
+            }
+            QObject::connect(compare, &choreo::ui::CompareDialog::runFinished, compare, [compare, png] {
+                // Let the charts rebuild from the last result before taking the picture.
+                QTimer::singleShot(300, compare, [compare, png] {
+                    QCoreApplication::exit(compare->grab().save(png, "PNG") ? 0 : 1);
+                });
+            });
+            QTimer::singleShot(0, compare, [compare] { compare->runAll(u"analytical"_s); });
+            return app.exec();
+        }
         if (shown == u"run-queue"_s) {
             window.runQueueDock()->show();
             QTimer::singleShot(0, &window, [&window] {
                 window.runQueueDock()->queueSweep(choreo::ui::RunQueueDock::Sweep::DeviceType);
             });
         } else if (!shown.isEmpty()) {
-            std::fprintf(stderr, "choreo: --show takes network or run-queue\n");
+            std::fprintf(stderr, "choreo: --show takes network, run-queue or compare\n");
             return 1;
         }
         if (!window.document()->isValid()) {

@@ -50,9 +50,11 @@ QJsonObject readRequest() {
     return QJsonDocument::fromJson(QByteArray::fromStdString(input)).object();
 }
 
-// A result that resultFromJson() accepts; throughput grows linearly with the devices (100 % scaling).
+// A result that resultFromJson() accepts; throughput grows linearly with the devices (100 % scaling), and
+// so does power: two bins over the 2 s step, 700 W then 100 W per device, cooling a tenth of that.
 QJsonObject result(const QString& scenario, qint64 devices) {
     const double perDevice = 1000.0;
+    const auto n = static_cast<double>(devices);
     return {
         {u"scenario"_s, scenario},
         {u"device"_s, u"h100-sxm"_s},
@@ -82,6 +84,11 @@ QJsonObject result(const QString& scenario, qint64 devices) {
         {u"breakdown_s"_s,
          QJsonObject{{u"compute"_s, 1.5}, {u"exposed_communication"_s, 0.3}, {u"pipeline_bubble"_s, 0.2}}},
         {u"simulated_activities"_s, 12345},
+        {u"power_trace"_s, QJsonObject{{u"time_s"_s, QJsonArray{0.0, 0.5, 2.0}},
+                                       {u"accelerators_W"_s, QJsonArray{700.0 * n, 100.0 * n}},
+                                       {u"cpus_W"_s, QJsonArray{0.0, 0.0}},
+                                       {u"network_W"_s, QJsonArray{0.0, 0.0}},
+                                       {u"cooling_W"_s, QJsonArray{70.0 * n, 10.0 * n}}}},
     };
 }
 

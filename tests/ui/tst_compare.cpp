@@ -1,5 +1,8 @@
 // The compare view: two to four scenarios (snapshots or files) as columns, run together by workers,
-// the best value of each result row marked; a bad file is refused with the field named.
+// the best value of each result row marked; a bad file is refused with the field named. Under the table,
+// charts overlay the scenarios (one bar, line or point each, in the same colour) and export PNG and SVG.
+#include "ui/charts/chartstyle.h"
+#include "ui/charts/modelchartview.h"
 #include "ui/compare/comparedialog.h"
 #include "ui/document.h"
 #include "ui/editids.h"
@@ -7,9 +10,18 @@
 #include "ui/itemmodels/roles.h"
 
 #include <QAbstractItemModelTester>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
 #include <QFile>
 #include <QFont>
+#include <QImage>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
 #include <QSignalSpy>
+#include <QStackedBarSeries>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,6 +36,7 @@ class TestCompare : public QObject {
 private slots:
     void initTestCase();
     void snapshotsAndFilesRunSideBySide();
+    void chartsOverlayEveryScenario();
     void atMostFour();
     void badFileNamesTheField();
 
@@ -74,6 +87,155 @@ void TestCompare::snapshotsAndFilesRunSideBySide() {
     QCOMPARE(model->columnCount(), 2);
     // With the best one gone, the two equal ones tie: both bold.
     QVERIFY(model->index(CompareModel::ThroughputRow, 0).data(Qt::FontRole).value<QFont>().bold());
+}
+
+namespace {
+
+QStackedBarSeries* barsOf(const QChart& chart) {
+    for (QAbstractSeries* s : chart.series())
+        if (auto* bars = qobject_cast<QStackedBarSeries*>(s))
+            return bars;
+    return nullptr;
+}
+
+template <typename Series>
+QList<Series*> seriesOf(const QChart& chart) {
+    QList<Series*> out;
+    for (QAbstractSeries* s : chart.series())
+        if (s->type() != QAbstractSeries::SeriesTypeBar && s->type() != QAbstractSeries::SeriesTypeStackedBar)
+            if (auto* x = qobject_cast<Series*>(s); x && x->metaObject() == &Series::staticMetaObject)
+                out << x;
+    return out;
+}
+
+QStringList categoriesOf(const QChart& chart) {
+    const auto axes = chart.axes(Qt::Horizontal);
+    for (QAbstractAxis* a : axes)
+        if (auto* c = qobject_cast<QBarCategoryAxis*>(a))
+            return c->categories();
+    return {};
+}
+
+} // namespace
+
+void TestCompare::chartsOverlayEveryScenario() {
+    // Three scenarios: 128 devices, 256 devices, and one the fake worker fails (by its name).
+    choreo::ui::Document document(*catalog_, original_);
+    choreo::ui::CompareDialog dialog(&document, choreo::test::fakeWorker(u"scenario"_s));
+    dialog.resize(1280, 800);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QVERIFY(dialog.addSnapshot());
+    auto bigger = original_;
+    bigger.cluster.pools.front().count = 256;
+    bigger.workload.parallel.dp = 16;
+    document.edit(bigger, choreo::ui::NoMerge, u"grow"_s);
+    QVERIFY(dialog.addSnapshot());
+    auto failing = bigger;
+    failing.name = "fail here";
+    document.edit(failing, choreo::ui::NoMerge, u"rename"_s);
+    QVERIFY(dialog.addSnapshot());
+    const auto& charts = dialog.charts();
+    QCOMPARE(charts.size(), 4);
+    auto* breakdown = charts[0];
+    auto* power = charts[1];
+    auto* cost = charts[2];
+    auto* memory = charts[3];
+    QCOMPARE(breakdown->objectName(), u"compareBreakdownChart"_s);
+    // Adding columns rebuilds the charts: one (empty) bar per scenario before any run.
+    QTRY_COMPARE(categoriesOf(*breakdown->chart()).size(), 3);
+    QVERIFY(categoriesOf(*breakdown->chart())[0].contains(u"not run"_s));
+
+    QSignalSpy done(&dialog, &choreo::ui::CompareDialog::runFinished);
+    dialog.runAll(u"analytical"_s);
+    QVERIFY(done.wait(30000));
+    QVERIFY(dialog.model()->entries()[2].state == CompareModel::State::Failed);
+
+    // Step-time breakdown: compute, communication, bubble, one value per scenario; the failed one empty.
+    QTRY_VERIFY(categoriesOf(*breakdown->chart()).value(2).contains(u"failed"_s));
+    QStackedBarSeries* bars = barsOf(*breakdown->chart());
+    QVERIFY(bars);
+    QCOMPARE(bars->count(), 3);
+    const double segments[] = {1.5, 0.3, 0.2}; // the fake worker's breakdown
+    for (int s = 0; s < 3; ++s) {
+        QCOMPARE(bars->barSets()[s]->count(), 3);
+        QCOMPARE(bars->barSets()[s]->at(0), segments[s]);
+        QCOMPARE(bars->barSets()[s]->at(1), segments[s]);
+        QCOMPARE(bars->barSets()[s]->at(2), 0.0);
+    }
+    QVERIFY(categoriesOf(*breakdown->chart())[1].contains(u"Snapshot 2"_s));
+    QVERIFY(categoriesOf(*breakdown->chart())[1].contains(choreo::ui::chartstyle::kScenario[1].name()));
+
+    // Power: one line per scenario with a result, on 0-100 % of the step, in kW, in the scenario's colour.
+    auto lines = seriesOf<QLineSeries>(*power->chart());
+    QCOMPARE(lines.size(), 2);
+    for (int c = 0; c < 2; ++c) {
+        const double devices = c == 0 ? 128.0 : 256.0;
+        QVERIFY2(lines[c]->name().startsWith(u"Snapshot %1: 100 kWh per run"_s.arg(c + 1)),
+                 qPrintable(lines[c]->name()));
+        QCOMPARE(lines[c]->pen().color(), choreo::ui::chartstyle::kScenario[static_cast<std::size_t>(c)]);
+        const QList<QPointF> points = lines[c]->points();
+        QCOMPARE(points.size(), 4);
+        QCOMPARE(points[0], QPointF(0.0, 0.77 * devices));
+        QCOMPARE(points[1], QPointF(25.0, 0.77 * devices));
+        QCOMPARE(points[2], QPointF(25.0, 0.11 * devices));
+        QCOMPARE(points[3], QPointF(100.0, 0.11 * devices));
+    }
+
+    // Time against cost: one labelled point per scenario with a result (days, k$).
+    auto points = seriesOf<QScatterSeries>(*cost->chart());
+    QCOMPARE(points.size(), 2);
+    for (int c = 0; c < 2; ++c) {
+        QCOMPARE(points[c]->name(), u"Snapshot %1"_s.arg(c + 1));
+        QVERIFY(points[c]->pointLabelsVisible());
+        QCOMPARE(points[c]->points(), QList<QPointF>{QPointF(2000.0 / 86400.0, 5.0)});
+        QCOMPARE(points[c]->color(), choreo::ui::chartstyle::kScenario[static_cast<std::size_t>(c)]);
+    }
+
+    // Memory: weights .. buffers per scenario, and a capacity mark across each bar (one legend entry).
+    bars = barsOf(*memory->chart());
+    QVERIFY(bars);
+    QCOMPARE(bars->count(), 5);
+    const double parts[] = {10.0, 10.0, 20.0, 15.0, 5.0};
+    for (int s = 0; s < 5; ++s) {
+        QCOMPARE(bars->barSets()[s]->at(0), parts[s]);
+        QCOMPARE(bars->barSets()[s]->at(1), parts[s]);
+    }
+    const choreo::models::Device* device = catalog_->find(original_.cluster.pools.front().device);
+    QVERIFY(device);
+    const double capacity = device->memory_GB.value;
+    auto marks = seriesOf<QLineSeries>(*memory->chart());
+    QCOMPARE(marks.size(), 3);
+    int visibleMarkers = 0;
+    for (int c = 0; c < 3; ++c) {
+        QCOMPARE(marks[c]->points(),
+                 (QList<QPointF>{QPointF(c - 0.4, capacity), QPointF(c + 0.4, capacity)}));
+        visibleMarkers += memory->chart()->legend()->markers(marks[c]).front()->isVisible() ? 1 : 0;
+    }
+    QCOMPARE(visibleMarkers, 1);
+
+    // Each chart exports as PNG and SVG once its tab is shown.
+    QTemporaryDir dir;
+    for (int i = 0; i < charts.size(); ++i) {
+        dialog.showChart(i);
+        QTRY_VERIFY(charts[i]->isVisible());
+        QString error;
+        const QString png = dir.filePath(u"chart%1.png"_s.arg(i));
+        const QString svg = dir.filePath(u"chart%1.svg"_s.arg(i));
+        QVERIFY2(charts[i]->exportPng(png, error), qPrintable(error));
+        QVERIFY2(charts[i]->exportSvg(svg, error), qPrintable(error));
+        QVERIFY(!QImage(png).isNull());
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("<svg"));
+    }
+
+    // Removing a scenario rebuilds the charts without it.
+    dialog.model()->remove(0);
+    QTRY_COMPARE(seriesOf<QLineSeries>(*power->chart()).size(), 1);
+    QVERIFY(seriesOf<QLineSeries>(*power->chart()).front()->name().startsWith(u"Snapshot 2"_s));
+    QCOMPARE(barsOf(*breakdown->chart())->barSets()[0]->count(), 2);
+    QCOMPARE(seriesOf<QScatterSeries>(*cost->chart()).size(), 1);
 }
 
 void TestCompare::atMostFour() {

@@ -33,6 +33,9 @@ inline const std::array<QColor, 4> kPower{QColor(0x4c, 0x78, 0xa8), QColor(0x54,
 // Hardware options: every option, and those on the Pareto front.
 inline const QColor kOption{0x90, 0x9c, 0xb0};
 inline const QColor kPareto{0x1f, 0x5f, 0xa8};
+// Compared scenarios, by column: the same colour for a scenario in every compare chart.
+inline const std::array<QColor, 4> kScenario{QColor(0x1f, 0x5f, 0xa8), QColor(0xd9, 0x5f, 0x02),
+                                             QColor(0x2c, 0x9c, 0x4a), QColor(0x8e, 0x44, 0xad)};
 
 // Light theme, no animation and no drop shadow: a shadow is a bitmap effect and would not stay vector in a
 // PDF.

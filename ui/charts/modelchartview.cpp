@@ -35,6 +35,8 @@ ModelChartView::ModelChartView(const QAbstractItemModel* model, Builder build, Q
     connect(model_, &QAbstractItemModel::dataChanged, this, &ModelChartView::scheduleRebuild);
     connect(model_, &QAbstractItemModel::rowsInserted, this, &ModelChartView::scheduleRebuild);
     connect(model_, &QAbstractItemModel::rowsRemoved, this, &ModelChartView::scheduleRebuild);
+    connect(model_, &QAbstractItemModel::columnsInserted, this, &ModelChartView::scheduleRebuild);
+    connect(model_, &QAbstractItemModel::columnsRemoved, this, &ModelChartView::scheduleRebuild);
     rebuild();
 }
 

@@ -1,6 +1,8 @@
 #include "ui/compare/comparedialog.h"
 
 #include "models/scenarioio.h"
+#include "ui/charts/comparecharts.h"
+#include "ui/charts/modelchartview.h"
 #include "ui/document.h"
 #include "ui/itemmodels/comparemodel.h"
 #include "ui/reports/tablecsv.h"
@@ -15,9 +17,13 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTime>
 #include <QVBoxLayout>
+
+#include <tuple>
 
 using namespace Qt::StringLiterals;
 
@@ -29,6 +35,7 @@ CompareDialog::CompareDialog(Document* document, WorkerCommand worker, QWidget* 
     , model_(new CompareModel(this))
     , runner_(new SweepRunner(std::move(worker), 0, this))
     , view_(new QTableView)
+    , chartTabs_(new QTabWidget)
     , fidelity_(new QComboBox)
     , status_(new QLabel)
     , addSnapshot_(new QPushButton(tr("Add &current")))
@@ -58,6 +65,33 @@ CompareDialog::CompareDialog(Document* document, WorkerCommand worker, QWidget* 
     remove_->setObjectName(u"removeScenarioButton"_s);
     run_->setObjectName(u"runAllButton"_s);
 
+    // Charts rebuild from the model as results arrive and columns come and go; right-click exports them.
+    chartTabs_->setObjectName(u"compareChartTabs"_s);
+    const CompareModel* m = model_;
+    const std::tuple<const char*, QString, ModelChartView::Builder> charts[] = {
+        {"compareBreakdownChart", tr("Step time"),
+         [m](const QAbstractItemModel&) { return createCompareBreakdownChart(*m); }},
+        {"comparePowerChart", tr("Power"),
+         [m](const QAbstractItemModel&) { return createComparePowerChart(*m); }},
+        {"compareCostChart", tr("Time and cost"),
+         [m](const QAbstractItemModel&) { return createCompareCostChart(*m); }},
+        {"compareMemoryChart", tr("Memory"),
+         [m](const QAbstractItemModel&) { return createCompareMemoryChart(*m); }},
+    };
+    for (const auto& [name, tab, build] : charts) {
+        auto* view = new ModelChartView(model_, build);
+        view->setObjectName(QString::fromLatin1(name));
+        view->setToolTip(tr("Right-click to export the chart as PNG or SVG."));
+        chartTabs_->addTab(view, tab);
+        charts_ << view;
+    }
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(view_);
+    split->addWidget(chartTabs_);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(addSnapshot_);
     buttons->addWidget(addFile_);
@@ -70,9 +104,9 @@ CompareDialog::CompareDialog(Document* document, WorkerCommand worker, QWidget* 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(status_);
-    layout->addWidget(view_, 1);
+    layout->addWidget(split, 1);
     layout->addWidget(close);
-    resize(900, 480);
+    resize(1100, 760);
 
     connect(addSnapshot_, &QPushButton::clicked, this, &CompareDialog::addSnapshot);
     connect(addFile_, &QPushButton::clicked, this, [this] {
@@ -112,15 +146,14 @@ bool CompareDialog::isRunning() const {
 }
 
 bool CompareDialog::addSnapshot() {
-    CompareModel::Entry e;
-    e.title = tr("Snapshot %1").arg(++snapshots_);
+    if (isRunning() || model_->columnCount() >= CompareModel::kMaxScenarios)
+        return false;
     const QString file =
         document_->filePath().isEmpty() ? tr("untitled") : QFileInfo(document_->filePath()).fileName();
-    e.source = tr("%1 as edited at %2").arg(file, QTime::currentTime().toString(u"HH:mm:ss"_s));
-    e.scenario = document_->runnableScenario(); // run as is: a profile by absolute path
-    const bool added = !isRunning() && model_->add(std::move(e));
-    updateButtons();
-    return added;
+    // Run as is: a profile by absolute path.
+    addEntry(document_->runnableScenario(), tr("Snapshot %1").arg(++snapshots_),
+             tr("%1 as edited at %2").arg(file, QTime::currentTime().toString(u"HH:mm:ss"_s)));
+    return true;
 }
 
 bool CompareDialog::addFile(const QString& path, QString& error) {
@@ -135,13 +168,33 @@ bool CompareDialog::addFile(const QString& path, QString& error) {
             tr("%1 cannot be opened:\n%2").arg(path, QString::fromStdString(models::joinDiagnostics(errors)));
         return false;
     }
+    addEntry(std::move(*scenario), QFileInfo(path).fileName(), QFileInfo(path).absoluteFilePath());
+    return true;
+}
+
+void CompareDialog::addEntry(models::Scenario scenario, const QString& title, const QString& source) {
     CompareModel::Entry e;
-    e.title = QFileInfo(path).fileName();
-    e.source = QFileInfo(path).absoluteFilePath();
-    e.scenario = std::move(*scenario);
+    e.title = title;
+    e.source = source;
+    e.scenario = std::move(scenario);
+    const models::Pool* pool = e.scenario.trainingPool();
+    const models::Device* device = pool ? document_->catalog().find(pool->device) : nullptr;
+    e.capacity_GB = device ? device->memory_GB.value : 0.0;
     model_->add(std::move(e));
     updateButtons();
-    return true;
+}
+
+void CompareDialog::showChart(int index) {
+    chartTabs_->setCurrentIndex(index);
+}
+
+bool CompareDialog::showChartTitled(const QString& title) {
+    for (int i = 0; i < chartTabs_->count(); ++i)
+        if (chartTabs_->tabText(i).remove(u'&') == title) {
+            chartTabs_->setCurrentIndex(i);
+            return true;
+        }
+    return false;
 }
 
 void CompareDialog::runAll(const QString& fidelity) {

@@ -1,24 +1,29 @@
 #pragma once
 
+#include "models/scenario.h"
 #include "ui/runs/workercommand.h"
 
 #include <QDialog>
+#include <QList>
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
 class QLabel;
 class QPushButton;
 class QTableView;
+class QTabWidget;
 QT_END_NAMESPACE
 
 namespace choreo::ui {
 
 class CompareModel;
 class Document;
+class ModelChartView;
 class SweepRunner;
 
 // Two to four scenarios side by side (snapshots of the document, or files), run together in workers
-// (at most QThread::idealThreadCount() at a time) at the chosen fidelity, with their key figures.
+// (at most QThread::idealThreadCount() at a time) at the chosen fidelity, with their key figures and,
+// under them, overlaid charts (step-time breakdown, power over a step, time against cost, memory).
 class CompareDialog : public QDialog {
     Q_OBJECT
 
@@ -34,6 +39,12 @@ public:
     void runAll(const QString& fidelity);
     [[nodiscard]] bool isRunning() const;
     [[nodiscard]] CompareModel* model() const { return model_; }
+    // The charts under the table, in tab order: breakdown, power, time and cost, memory.
+    [[nodiscard]] const QList<ModelChartView*>& charts() const { return charts_; }
+    // Shows the chart tab `index` (0-3 as in charts()).
+    void showChart(int index);
+    // Shows the chart tab titled `title` ("Power", "Memory"...); false when there is none.
+    bool showChartTitled(const QString& title);
 
 signals:
     // Every scenario of a runAll() has a result or a failure.
@@ -41,11 +52,14 @@ signals:
 
 private:
     void updateButtons();
+    void addEntry(models::Scenario scenario, const QString& title, const QString& source);
 
     Document* document_;
     CompareModel* model_;
     SweepRunner* runner_;
     QTableView* view_;
+    QTabWidget* chartTabs_;
+    QList<ModelChartView*> charts_;
     QComboBox* fidelity_;
     QLabel* status_;
     QPushButton* addSnapshot_;

@@ -40,6 +40,7 @@ public:
         QString title;  // the column header: file name or "snapshot 2"
         QString source; // where it came from (a path, or "current scenario at 10:42")
         models::Scenario scenario;
+        double capacity_GB = 0; // memory of the training pool's device, from the catalog (0: unknown)
         State state = State::NotRun;
         std::optional<models::RunResult> result;
         QString failure;
