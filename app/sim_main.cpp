@@ -45,9 +45,11 @@ Commands:
         the predicted with the measured step time. Cases using something not modelled yet are
         listed as skipped, with the reason. --group-by adds the error per group; --chart
         writes predicted vs measured (log-log, diagonal, +-10% band) as .svg, .png or .pdf.
-  report SCENARIO -o REPORT.pdf|REPORT.html
+  report SCENARIO -o REPORT.pdf|REPORT.html [--sections LIST]
         Simulate SCENARIO and a scaling sweep of it (in worker processes) and write the report
         (PDF, or self-contained HTML when the name ends in .html) and the sweep as CSV next to it.
+        --sections writes only the listed sections, comma-separated, of: summary, memory, charts,
+        timeline, scenario, calibration, sources, sweep (default: all).
   bench [--json] [--packet] [--jobs N]
         Measure the simulator: platform construction and one step of Llama 3 405B on 16,384
         GPUs, a 12-point scaling sweep (8 to 16,384 GPUs); with --packet also 1,024 GPUs at
@@ -99,7 +101,8 @@ struct Options {
     std::optional<std::string> device;
     std::optional<std::string> name;
     std::optional<std::string> cpuSize;
-    bool progressJson = false; // calibrate: JSON-line records on standard output
+    bool progressJson = false;           // calibrate: JSON-line records on standard output
+    std::optional<std::string> sections; // report: comma-separated section keys
 };
 
 int usageError(const std::string& message) {
@@ -169,6 +172,10 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                                : o.cpuSize) = v;
             if (a == "--cpu-size" && *v != "tiny" && *v != "quick" && *v != "full")
                 return usageError("--cpu-size: expected tiny, quick or full, got \"" + *v + "\"");
+        } else if (a == "--sections") {
+            o.sections = value("--sections");
+            if (!o.sections)
+                return usageError("--sections needs a comma-separated list of report sections");
         } else if (a == "--progress") {
             auto v = value("--progress");
             if (!v || *v != "json")
@@ -355,7 +362,8 @@ int commandReport(int argc, char** argv, const Options& o, const fs::path& asset
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec)
         self = fs::absolute(argv[0]);
-    return ui::runReportCommand(argc, argv, o.positional[0], *o.output, self.string(), assets.string());
+    return ui::runReportCommand(argc, argv, o.positional[0], *o.output, self.string(), assets.string(),
+                                o.sections.value_or(std::string()));
 #else
     (void)argc;
     (void)argv;

@@ -17,6 +17,7 @@
 #include "ui/itemmodels/comparemodel.h"
 #include "ui/itemmodels/memorystagemodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/reports/reportoptionsdialog.h"
 #include "ui/reports/reportwriter.h"
 #include "ui/reports/sweepcsv.h"
 #include "ui/results/hardwarepanel.h"
@@ -610,20 +611,6 @@ bool MainWindow::offerRecovery() {
 void MainWindow::exportReport() {
     if (!resultBase_ || !resultScenario_)
         return;
-    const QString pdfFilter = tr("PDF (*.pdf)");
-    const QString htmlFilter = tr("HTML (*.html)");
-    QString selected = pdfFilter;
-    const QString suggested =
-        QFileInfo(settings_.value(kLastDirKey).toString(), q(resultScenario_->name) + u".pdf"_s).filePath();
-    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested,
-                                                pdfFilter + u";;"_s + htmlFilter, &selected);
-    if (path.isEmpty())
-        return;
-    QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix != u"pdf"_s && suffix != u"html"_s && suffix != u"htm"_s) {
-        suffix = selected == htmlFilter ? u"html"_s : u"pdf"_s;
-        path += u'.' + suffix;
-    }
     ReportInput input{*resultScenario_, *resultBase_, results_->sweepModel()->outcomes(), &catalog_,
                       QDateTime::currentDateTime()};
     if (resultScenario_->calibration) {
@@ -631,11 +618,35 @@ void MainWindow::exportReport() {
         models::Diagnostics errors;
         input.profile = models::loadProfileFile(resultScenario_->calibration->profile, errors);
     }
+    ReportOptionsDialog options(input, settings_, this);
+    if (options.exec() != QDialog::Accepted)
+        return;
+    input.sections = options.sections();
+    const bool html = options.format() == ReportOptionsDialog::Format::Html;
+    const QString filter = html ? tr("HTML (*.html)") : tr("PDF (*.pdf)");
+    const QString suggested = QFileInfo(settings_.value(kLastDirKey).toString(),
+                                        q(resultScenario_->name) + (html ? u".html"_s : u".pdf"_s))
+                                  .filePath();
+    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested, filter);
+    if (path.isEmpty())
+        return;
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    // The format was chosen in the options: a name without its suffix gets it.
+    if (html ? suffix != u"html"_s && suffix != u"htm"_s : suffix != u"pdf"_s)
+        path += html ? u".html"_s : u".pdf"_s;
     QString error;
-    const bool ok =
-        suffix == u"pdf"_s ? writeReportPdf(input, path, error) > 0 : writeReportHtml(input, path, error);
+    const bool ok = html ? writeReportHtml(input, path, error) : writeReportPdf(input, path, error) > 0;
     if (!ok) {
         showError(tr("Cannot export the report"), error);
+        return;
+    }
+    if (options.writeSweepCsv()) {
+        const QString csv = csvPathForReport(path);
+        if (!writeSweepCsv(*results_->sweepModel(), csv, error)) {
+            showError(tr("Cannot export the sweep"), error);
+            return;
+        }
+        status_->setText(tr("Report written to %1, sweep table to %2").arg(path, csv));
         return;
     }
     status_->setText(tr("Report written to %1").arg(path));

@@ -171,6 +171,25 @@ private slots:
                  1);
     }
 
+#ifdef CHOREO_HAVE_REPORT
+    void reportUnknownSection() {
+        // Named with the known ones, before any simulation, and no file written.
+        QTemporaryDir dir;
+        const QString pdf = dir.filePath(QStringLiteral("r.pdf"));
+        const Run r = choreoSim({QStringLiteral("report"), defaultScenario(), QStringLiteral("-o"), pdf,
+                                 QStringLiteral("--sections"), QStringLiteral("summary,timelines")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("--sections: unknown section \"timelines\" (known: summary, memory, charts, "
+                                "timeline, scenario, calibration, sources, sweep)"),
+                 r.err.constData());
+        QVERIFY(!QFile::exists(pdf));
+        QCOMPARE(choreoSim({QStringLiteral("report"), defaultScenario(), QStringLiteral("-o"), pdf,
+                            QStringLiteral("--sections")})
+                     .exitCode,
+                 1);
+    }
+#endif
+
     void workerSpeaksTheProtocol() {
         std::string text, error;
         choreo::models::readTextFile(defaultScenario().toStdString(), text, error);

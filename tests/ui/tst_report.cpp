@@ -137,6 +137,12 @@ private slots:
     void tableCsvAsShown();
     void specVersusMeasuredPage();
     void calibratedReportCommand();
+    void pdfWithSomeSections_data();
+    void pdfWithSomeSections();
+    void htmlWithSomeSections();
+    void sectionListParses_data();
+    void sectionListParses();
+    void reportCommandUnknownSection();
 
 private:
     choreo::ui::ReportInput input() const;
@@ -427,6 +433,125 @@ void TestReport::calibratedReportCommand() {
     QCOMPARE(choreo::ui::runReportCommand(1, argv, scenarioPath, html.toStdString(), CHOREO_FAKE_WORKER,
                                           choreo::test::assetsDir().string()),
              2);
+}
+
+void TestReport::pdfWithSomeSections_data() {
+    QTest::addColumn<QString>("sections");
+    QTest::addColumn<int>("pages");
+    // The title block is on every first page; each group (charts, one step, inputs, calibration) starts a
+    // page unless only the title is on the current one.
+    QTest::newRow("summary") << u"summary"_s << 1;
+    QTest::newRow("summary and memory") << u"summary,memory"_s << 1;
+    QTest::newRow("summary and sweep") << u"summary,sweep"_s << 2;
+    QTest::newRow("charts") << u"charts"_s << 1;
+    QTest::newRow("charts and one step") << u"charts,timeline"_s << 2;
+    QTest::newRow("memory, charts, one step") << u"memory,charts,timeline"_s << 3;
+    QTest::newRow("summary, one step, scenario") << u"summary,timeline,scenario"_s << 3;
+}
+
+void TestReport::pdfWithSomeSections() {
+    QFETCH(QString, sections);
+    QFETCH(int, pages);
+    std::string parseError;
+    const auto parsed = choreo::ui::ReportSections::parse(sections.toStdString(), parseError);
+    QVERIFY2(parsed, parseError.c_str());
+    auto in = input();
+    in.sections = *parsed;
+    const QString path = dir_.filePath(u"sections-"_s + sections + u".pdf"_s);
+    QString error;
+    QCOMPARE(choreo::ui::writeReportPdf(in, path, error), pages);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(pageCount(file.readAll()), pages);
+    // The whole report is longer than any part of it.
+    QVERIFY(choreo::ui::writeReportPdf(input(), dir_.filePath(u"sections-all.pdf"_s), error) > pages);
+}
+
+void TestReport::htmlWithSomeSections() {
+    auto in = input();
+    const QString all = choreo::ui::reportHtml(in);
+    const QStringList headings = {u"<h3>Results</h3>"_s,
+                                  u"<h3>Memory per device</h3>"_s,
+                                  u"<h3>Step-time breakdown and scaling</h3>"_s,
+                                  u"<h3>One step: timeline and power</h3>"_s,
+                                  u"<h3>Scenario</h3>"_s,
+                                  u"<h3>Assumptions and sources</h3>"_s,
+                                  u"<h3>Scaling sweep</h3>"_s};
+    for (const QString& h : headings)
+        QVERIFY2(all.contains(h), qPrintable(h));
+    // The default is the whole report: the same text as with every section named.
+    in.sections = choreo::ui::ReportSections::fromKeys(choreo::ui::ReportSections::all().keys());
+    QCOMPARE(choreo::ui::reportHtml(in), all);
+
+    in.sections = choreo::ui::ReportSections::none();
+    in.sections.set(choreo::ui::ReportSection::Memory, true);
+    in.sections.set(choreo::ui::ReportSection::Sweep, true);
+    const QString some = choreo::ui::reportHtml(in);
+    QVERIFY(some.contains(u"<h3>Memory per device</h3>"_s));
+    QVERIFY(some.contains(u"<h3>Scaling sweep</h3>"_s));
+    QVERIFY(some.contains(QString::fromStdString(in.scenario.name).toHtmlEscaped())); // the title block
+    for (const QString& h : {headings[0], headings[2], headings[3], headings[4], headings[5]})
+        QVERIFY2(!some.contains(h), qPrintable(h));
+    QCOMPARE(some.count(u"<svg"_s), 0);
+    // Without the sources section the note under the title does not point to it.
+    QVERIFY(!some.contains(u"Assumptions and sources"_s));
+    QVERIFY(some.trimmed().endsWith(u"</html>"_s));
+
+    // A calibration profile's section is left out when not selected.
+    choreo::models::Diagnostics errors;
+    in = input();
+    in.scenario.calibration = choreo::models::CalibrationRef{"fixture-h100-synthetic.json", std::nullopt};
+    in.profile = choreo::models::loadProfileFile(CHOREO_TEST_DATA_DIR "/fixture-h100-synthetic.json", errors);
+    QVERIFY(in.profile);
+    QVERIFY(choreo::ui::reportHtml(in).contains(u"spec-vs-measured"_s));
+    in.sections.set(choreo::ui::ReportSection::Calibration, false);
+    QVERIFY(!choreo::ui::reportHtml(in).contains(u"spec-vs-measured"_s));
+}
+
+void TestReport::sectionListParses_data() {
+    QTest::addColumn<QString>("list");
+    QTest::addColumn<QStringList>("keys");  // empty: an error
+    QTest::addColumn<QString>("errorPart"); // part of the error message
+    QTest::newRow("two") << u"sweep,summary"_s << QStringList{u"summary"_s, u"sweep"_s} << QString();
+    QTest::newRow("spaces") << u" charts , memory"_s << QStringList{u"memory"_s, u"charts"_s} << QString();
+    QTest::newRow("unknown") << u"summary,charst"_s << QStringList{}
+                             << u"unknown section \"charst\" (known: summary, memory, charts, timeline, "
+                                "scenario, calibration, sources, sweep)"_s;
+    QTest::newRow("empty") << u","_s << QStringList{} << u"no section given"_s;
+}
+
+void TestReport::sectionListParses() {
+    QFETCH(QString, list);
+    QFETCH(QStringList, keys);
+    QFETCH(QString, errorPart);
+    std::string error;
+    const auto parsed = choreo::ui::ReportSections::parse(list.toStdString(), error);
+    QCOMPARE(parsed.has_value(), !keys.isEmpty());
+    if (parsed)
+        QCOMPARE(parsed->keys(), keys);
+    else
+        QVERIFY2(QString::fromStdString(error).contains(errorPart), error.c_str());
+}
+
+void TestReport::reportCommandUnknownSection() {
+    // An unknown section stops the command before any simulation, and writes nothing.
+    const std::string scenarioPath = dir_.filePath(u"sections-report.json"_s).toStdString();
+    std::string error;
+    QVERIFY(choreo::models::saveScenarioFile(scenarioPath, *scenario_, error));
+    const QString pdf = dir_.filePath(u"sections-cli.pdf"_s);
+    char arg0[] = "choreo-sim";
+    char* argv[] = {arg0, nullptr};
+    QCOMPARE(choreo::ui::runReportCommand(1, argv, scenarioPath, pdf.toStdString(), CHOREO_FAKE_WORKER,
+                                          choreo::test::assetsDir().string(), "summary,bogus"),
+             1);
+    QVERIFY(!QFile::exists(pdf));
+    // A known list gives a shorter report than the whole one.
+    QCOMPARE(choreo::ui::runReportCommand(1, argv, scenarioPath, pdf.toStdString(), CHOREO_FAKE_WORKER,
+                                          choreo::test::assetsDir().string(), "summary"),
+             0);
+    QFile file(pdf);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(pageCount(file.readAll()), 1);
 }
 
 QTEST_MAIN(TestReport)

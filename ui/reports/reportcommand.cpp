@@ -24,6 +24,7 @@ namespace choreo::ui {
 
 namespace {
 
+constexpr int kExitUsage = 1;
 constexpr int kExitInvalidInput = 2;
 constexpr int kExitSimulationFailed = 3;
 constexpr int kExitIo = 4;
@@ -37,7 +38,18 @@ void printDiagnostics(const models::Diagnostics& diagnostics) {
 } // namespace
 
 int runReportCommand(int argc, char** argv, const std::string& scenarioPath, const std::string& outputPdf,
-                     const std::string& workerExe, const std::string& assetsDir) {
+                     const std::string& workerExe, const std::string& assetsDir,
+                     const std::string& sections) {
+    ReportSections selected = ReportSections::all();
+    if (!sections.empty()) {
+        std::string sectionsError;
+        const auto parsed = ReportSections::parse(sections, sectionsError);
+        if (!parsed) {
+            std::cerr << "choreo-sim report: --sections: " << sectionsError << '\n';
+            return kExitUsage;
+        }
+        selected = *parsed;
+    }
     std::unique_ptr<QApplication> ownApp;
     if (!QCoreApplication::instance()) {
         // A report is drawn, never shown: no display server is needed or wanted (CI, batch nodes).
@@ -132,7 +144,8 @@ int runReportCommand(int argc, char** argv, const std::string& scenarioPath, con
     }
 
     ReportInput input{
-        *scenario, *job.baseResult(), job.sweepOutcomes(), &*catalog, QDateTime::currentDateTime(), profile};
+        *scenario, *job.baseResult(), job.sweepOutcomes(), &*catalog, QDateTime::currentDateTime(),
+        profile,   selected};
     const QString pdf = QString::fromStdString(outputPdf);
     QString error;
     // The report's format follows the file name: .html (or .htm) gives HTML, anything else PDF.

@@ -4,6 +4,7 @@
 #include "models/profile.h"
 #include "models/result.h"
 #include "models/scenario.h"
+#include "ui/reports/reportsections.h"
 #include "ui/runs/sweepoutcome.h"
 
 #include <QDateTime>
@@ -24,6 +25,9 @@ struct ReportInput {
     // The calibration profile the run used (the scenario's "calibration"); the report then has a page of
     // spec sheet against measured.
     std::optional<models::Profile> profile = std::nullopt;
+    // The sections to write; a section with nothing to show for this input is written as before (a
+    // sentence saying so) or, for the calibration section, left out.
+    ReportSections sections = ReportSections::all();
 };
 
 } // namespace choreo::ui

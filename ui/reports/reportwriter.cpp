@@ -52,20 +52,34 @@ ReportTable keyValueTable(const std::vector<std::pair<QString, QString>>& rows, 
     return t;
 }
 
-// Page 1: the answer.
-void writeSummary(ReportPainter& page, const ReportInput& in, const ResultSummaryModel& summary) {
+// The note under the title; it points to the sources only when the report has them.
+QString generatedNote(const ReportInput& in) {
+    const QString when = in.generated.toString(u"yyyy-MM-dd HH:mm"_s);
+    return in.sections.has(ReportSection::Sources)
+               ? QObject::tr("Generated %1. Simulated estimates; the figures they rest on are listed "
+                             "under \"Assumptions and sources\".")
+                     .arg(when)
+               : QObject::tr("Generated %1. Simulated estimates.").arg(when);
+}
+
+// Top of page 1, in every report: what this is.
+void writeTitle(ReportPainter& page, const ReportInput& in) {
     page.title(QObject::tr("Choreo report"));
     page.paragraph(q(in.scenario.name), 14);
     if (in.scenario.description && !in.scenario.description->empty())
         page.paragraph(q(*in.scenario.description), 9.5, QColor(0x40, 0x40, 0x40));
-    page.paragraph(QObject::tr("Generated %1. Simulated estimates; the figures they rest on are listed "
-                               "under \"Assumptions and sources\".")
-                       .arg(in.generated.toString(u"yyyy-MM-dd HH:mm"_s)),
-                   8.5, QColor(0x50, 0x50, 0x50));
+    page.paragraph(generatedNote(in), 8.5, QColor(0x50, 0x50, 0x50));
+}
+
+// Page 1: the answer.
+void writeSummary(ReportPainter& page, const ResultSummaryModel& summary) {
     page.heading(QObject::tr("Results"));
     page.table(keyValueTable(summary.rowsOf(ResultSummaryModel::Group::Results)));
     page.heading(QObject::tr("Step time"));
     page.table(keyValueTable(summary.rowsOf(ResultSummaryModel::Group::StepTime)));
+}
+
+void writeMemory(ReportPainter& page, const ResultSummaryModel& summary) {
     page.heading(QObject::tr("Memory per device"));
     page.table(keyValueTable(summary.rowsOf(ResultSummaryModel::Group::Memory)));
 }
@@ -289,11 +303,13 @@ struct SourceKeyOrder {
     }
 };
 
-// Page 3 on: the scenario, the catalog figures with their sources, the sweep table.
-void writeInputs(ReportPainter& page, const ReportInput& in, const SweepResultModel& sweep) {
+// Page 4 on: the scenario, the catalog figures with their sources, the sweep table.
+void writeScenario(ReportPainter& page, const ReportInput& in) {
     page.heading(QObject::tr("Scenario"));
     page.table(keyValueTable(scenarioRows(in), 0.25));
+}
 
+void writeSources(ReportPainter& page, const ReportInput& in) {
     page.heading(QObject::tr("Assumptions and sources"));
     page.paragraph(
         QObject::tr("Catalog figures used for this run. CHOREO-DEFAULT marks a modelling assumption of "
@@ -332,7 +348,9 @@ void writeInputs(ReportPainter& page, const ReportInput& in, const SweepResultMo
         }
         page.table(t);
     }
+}
 
+void writeSweepTable(ReportPainter& page, const SweepResultModel& sweep) {
     page.heading(QObject::tr("Scaling sweep"));
     page.paragraph(
         QObject::tr("Strong scaling over the data-parallel degree at the same global batch. Failed "
@@ -406,15 +424,43 @@ int writeReportPdf(const ReportInput& in, const QString& path, QString& error) {
         ReportPainter page(writer, painter,
                            QObject::tr("Choreo report · %1 · %2")
                                .arg(q(in.scenario.name), in.generated.toString(u"yyyy-MM-dd"_s)));
-        writeSummary(page, in, summary);
-        page.newPage();
-        writeCharts(page, painter, sweep);
-        page.newPage();
-        writeStep(page, painter, in, timeline, power);
-        page.newPage();
-        writeInputs(page, in, sweep);
-        if (in.profile) {
-            page.newPage();
+        // Each group of sections starts a page, unless only the title is on this one; with every section
+        // selected that gives summary, charts, one step, inputs and calibration each on their own pages.
+        const ReportSections& want = in.sections;
+        bool titleOnly = true;
+        const auto startPage = [&] {
+            if (!titleOnly)
+                page.newPage();
+            titleOnly = false;
+        };
+        writeTitle(page, in);
+        if (want.has(ReportSection::Summary)) {
+            writeSummary(page, summary);
+            titleOnly = false;
+        }
+        if (want.has(ReportSection::Memory)) {
+            writeMemory(page, summary);
+            titleOnly = false;
+        }
+        if (want.has(ReportSection::Charts)) {
+            startPage();
+            writeCharts(page, painter, sweep);
+        }
+        if (want.has(ReportSection::Timeline)) {
+            startPage();
+            writeStep(page, painter, in, timeline, power);
+        }
+        if (want.has(ReportSection::Scenario) || want.has(ReportSection::Sources) ||
+            want.has(ReportSection::Sweep))
+            startPage();
+        if (want.has(ReportSection::Scenario))
+            writeScenario(page, in);
+        if (want.has(ReportSection::Sources))
+            writeSources(page, in);
+        if (want.has(ReportSection::Sweep))
+            writeSweepTable(page, sweep);
+        if (in.profile && want.has(ReportSection::Calibration)) {
+            startPage();
             writeCalibrationPage(page, in);
         }
         page.finish();
@@ -463,44 +509,8 @@ QString svgChart(const std::function<void(QPainter&, const QRectF&, const QSizeF
     return u"<figure>"_s + text + u"</figure>\n"_s;
 }
 
-} // namespace
-
-QString reportHtml(const ReportInput& in) {
-    ResultSummaryModel summary;
-    summary.setResult(in.base);
-    SweepResultModel sweep;
-    sweep.setOutcomes(in.sweep, in.base.devices);
-
-    QString h;
-    h += u"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"_s;
-    h += u"<title>%1</title>\n"_s.arg(esc(QObject::tr("Choreo report: %1").arg(q(in.scenario.name))));
-    h += u"<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;color:#202020}"
-         "table{border-collapse:collapse;margin:0.5em 0 1em}th,td{border:1px solid #ccc;padding:2px 8px;"
-         "text-align:left;font-size:90%}table.kv th{font-weight:normal;color:#404040}td.num{text-align:right}"
-         "tr.failed td{color:#b02020}figure{margin:1em 0}p.note{color:#505050;font-size:85%}</style>\n"_s;
-    h += u"</head><body>\n"_s;
-    h += u"<h1>%1</h1>\n<h2>%2</h2>\n"_s.arg(esc(QObject::tr("Choreo report")), esc(q(in.scenario.name)));
-    if (in.scenario.description && !in.scenario.description->empty())
-        h += u"<p>%1</p>\n"_s.arg(esc(q(*in.scenario.description)));
-    h += u"<p class=\"note\">%1</p>\n"_s.arg(
-        esc(QObject::tr("Generated %1. Simulated estimates; the figures they rest on are listed under "
-                        "\"Assumptions and sources\".")
-                .arg(in.generated.toString(u"yyyy-MM-dd HH:mm"_s))));
-    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Results")));
-    h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::Results));
-    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Step time")));
-    h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::StepTime));
-    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Memory per device")));
-    h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::Memory));
-
-    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Step-time breakdown and scaling")));
-    h += svgChart(
-        [&](QPainter& p, const QRectF& r, const QSizeF& s) { renderStepBreakdownChart(sweep, p, r, s); },
-        QObject::tr("Step-time breakdown"));
-    h += svgChart([&](QPainter& p, const QRectF& r, const QSizeF& s) { renderScalingChart(sweep, p, r, s); },
-                  QObject::tr("Scaling"));
-
-    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("One step: timeline and power")));
+QString timelineHtml(const ReportInput& in) {
+    QString h = u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("One step: timeline and power")));
     TimelineModel timeline;
     timeline.setTimeline(in.base.timeline);
     PowerTraceModel power;
@@ -518,13 +528,11 @@ QString reportHtml(const ReportInput& in) {
                      QObject::tr("Power over one step"));
         h += u"<p class=\"note\">%1</p>\n"_s.arg(esc(powerCaption(power)));
     }
+    return h;
+}
 
-    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Scenario")));
-    h += htmlTable(scenarioRows(in));
-
-    h += calibrationSectionHtml(in);
-
-    h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Assumptions and sources")));
+QString sourcesHtml(const ReportInput& in) {
+    QString h = u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Assumptions and sources")));
     h += u"<p class=\"note\">%1</p>\n"_s.arg(
         esc(QObject::tr("Catalog figures used for this run. CHOREO-DEFAULT marks a modelling assumption of "
                         "Choreo's own, to be replaced by calibration.")));
@@ -558,8 +566,11 @@ QString reportHtml(const ReportInput& in) {
         }
         h += u"</table>\n"_s;
     }
+    return h;
+}
 
-    h += u"<h3>%1</h3>\n<table><tr>"_s.arg(esc(QObject::tr("Scaling sweep")));
+QString sweepHtml(const SweepResultModel& sweep) {
+    QString h = u"<h3>%1</h3>\n<table><tr>"_s.arg(esc(QObject::tr("Scaling sweep")));
     for (int c = 0; c < SweepResultModel::ColumnCount; ++c)
         h += u"<th>%1</th>"_s.arg(esc(sweep.headerData(c, Qt::Horizontal).toString()));
     h += u"</tr>\n"_s;
@@ -575,7 +586,63 @@ QString reportHtml(const ReportInput& in) {
         }
         h += u"</tr>\n"_s;
     }
-    h += u"</table>\n</body></html>\n"_s;
+    h += u"</table>\n"_s;
+    return h;
+}
+
+} // namespace
+
+QString reportHtml(const ReportInput& in) {
+    ResultSummaryModel summary;
+    summary.setResult(in.base);
+    SweepResultModel sweep;
+    sweep.setOutcomes(in.sweep, in.base.devices);
+
+    QString h;
+    h += u"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"_s;
+    h += u"<title>%1</title>\n"_s.arg(esc(QObject::tr("Choreo report: %1").arg(q(in.scenario.name))));
+    h += u"<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;color:#202020}"
+         "table{border-collapse:collapse;margin:0.5em 0 1em}th,td{border:1px solid #ccc;padding:2px 8px;"
+         "text-align:left;font-size:90%}table.kv th{font-weight:normal;color:#404040}td.num{text-align:right}"
+         "tr.failed td{color:#b02020}figure{margin:1em 0}p.note{color:#505050;font-size:85%}</style>\n"_s;
+    h += u"</head><body>\n"_s;
+    h += u"<h1>%1</h1>\n<h2>%2</h2>\n"_s.arg(esc(QObject::tr("Choreo report")), esc(q(in.scenario.name)));
+    if (in.scenario.description && !in.scenario.description->empty())
+        h += u"<p>%1</p>\n"_s.arg(esc(q(*in.scenario.description)));
+    h += u"<p class=\"note\">%1</p>\n"_s.arg(esc(generatedNote(in)));
+    const ReportSections& want = in.sections;
+    if (want.has(ReportSection::Summary)) {
+        h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Results")));
+        h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::Results));
+        h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Step time")));
+        h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::StepTime));
+    }
+    if (want.has(ReportSection::Memory)) {
+        h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Memory per device")));
+        h += htmlTable(summary.rowsOf(ResultSummaryModel::Group::Memory));
+    }
+    if (want.has(ReportSection::Charts)) {
+        h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Step-time breakdown and scaling")));
+        h += svgChart(
+            [&](QPainter& p, const QRectF& r, const QSizeF& s) { renderStepBreakdownChart(sweep, p, r, s); },
+            QObject::tr("Step-time breakdown"));
+        h += svgChart(
+            [&](QPainter& p, const QRectF& r, const QSizeF& s) { renderScalingChart(sweep, p, r, s); },
+            QObject::tr("Scaling"));
+    }
+    if (want.has(ReportSection::Timeline))
+        h += timelineHtml(in);
+    if (want.has(ReportSection::Scenario)) {
+        h += u"<h3>%1</h3>\n"_s.arg(esc(QObject::tr("Scenario")));
+        h += htmlTable(scenarioRows(in));
+    }
+    if (want.has(ReportSection::Calibration))
+        h += calibrationSectionHtml(in);
+    if (want.has(ReportSection::Sources))
+        h += sourcesHtml(in);
+    if (want.has(ReportSection::Sweep))
+        h += sweepHtml(sweep);
+    h += u"</body></html>\n"_s;
     return h;
 }
 
