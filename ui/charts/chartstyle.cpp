@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+using namespace Qt::StringLiterals;
+
 namespace choreo::ui::chartstyle {
 
 void apply(QChart& chart) {
@@ -39,6 +41,16 @@ void niceTicks(QValueAxis& axis, double end) {
     axis.setTickType(QValueAxis::TicksDynamic);
     axis.setTickAnchor(0.0);
     axis.setTickInterval(step);
+}
+
+QValueAxis* addStepTimeAxis(QChart& chart, double end_ms) {
+    auto* x = new QValueAxis;
+    x->setTitleText(QObject::tr("Time in the step (ms)"));
+    x->setRange(0.0, end_ms);
+    x->setLabelFormat(u"%.0f"_s);
+    niceTicks(*x, end_ms);
+    chart.addAxis(x, Qt::AlignBottom);
+    return x;
 }
 
 } // namespace choreo::ui::chartstyle

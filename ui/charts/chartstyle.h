@@ -42,5 +42,7 @@ inline const std::array<QColor, 4> kScenario{QColor(0x1f, 0x5f, 0xa8), QColor(0x
 void apply(QChart& chart);
 // Ticks every 1, 2 or 5 x 10^k units from 0, about ten over [0, end] (a time axis that ends at the step).
 void niceTicks(QValueAxis& axis, double end);
+// Adds the bottom axis "Time in the step (ms)" over [0, end_ms] with niceTicks, and returns it.
+QValueAxis* addStepTimeAxis(QChart& chart, double end_ms);
 
 } // namespace choreo::ui::chartstyle

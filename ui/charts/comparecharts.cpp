@@ -45,14 +45,6 @@ QString categoryLabel(const CompareModel::Entry& e, std::size_t column, const QS
     return label;
 }
 
-QString formatEnergyKWh(double kWh) {
-    if (kWh >= 1e6)
-        return formatSignificant(kWh / 1e6) + QObject::tr(" GWh");
-    if (kWh >= 1e3)
-        return formatSignificant(kWh / 1e3) + QObject::tr(" MWh");
-    return formatSignificant(kWh) + QObject::tr(" kWh");
-}
-
 struct Segment {
     QString name;
     QColor color;

@@ -81,12 +81,7 @@ QChart* createGanttChart(const TimelineModel& model, const QString& title) {
     }
     const auto stages = static_cast<int>(bars.rbegin()->first + 1);
 
-    auto* x = new QValueAxis;
-    x->setTitleText(QObject::tr("Time in the step (ms)"));
-    x->setRange(0.0, end_ms);
-    x->setLabelFormat(u"%.0f"_s);
-    chartstyle::niceTicks(*x, end_ms);
-    chart->addAxis(x, Qt::AlignBottom);
+    QValueAxis* x = chartstyle::addStepTimeAxis(*chart, end_ms);
     auto* y = new QCategoryAxis;
     y->setRange(0.0, stages);
     y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);

@@ -20,27 +20,6 @@ using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
 
-namespace {
-
-// "12.3 kJ", "4.56 MJ".
-QString formatEnergyJ(double joules) {
-    if (joules >= 1e9)
-        return formatSignificant(joules / 1e9) + QObject::tr(" GJ");
-    if (joules >= 1e6)
-        return formatSignificant(joules / 1e6) + QObject::tr(" MJ");
-    return formatSignificant(joules / 1e3) + QObject::tr(" kJ");
-}
-
-QString formatEnergyKWh(double kWh) {
-    if (kWh >= 1e6)
-        return formatSignificant(kWh / 1e6) + QObject::tr(" GWh");
-    if (kWh >= 1e3)
-        return formatSignificant(kWh / 1e3) + QObject::tr(" MWh");
-    return formatSignificant(kWh) + QObject::tr(" kWh");
-}
-
-} // namespace
-
 QChart* createPowerChart(const PowerTraceModel& model) {
     auto* chart = new QChart;
     chartstyle::apply(*chart);
@@ -61,12 +40,7 @@ QChart* createPowerChart(const PowerTraceModel& model) {
     const QString unit = peak >= 1e3 ? QObject::tr("MW") : QObject::tr("kW");
 
     const double end_ms = model.index(rows - 1, PowerTraceModel::EndColumn).data(ValueRole).toDouble();
-    auto* x = new QValueAxis;
-    x->setTitleText(QObject::tr("Time in the step (ms)"));
-    x->setRange(0.0, end_ms);
-    x->setLabelFormat(u"%.0f"_s);
-    chartstyle::niceTicks(*x, end_ms);
-    chart->addAxis(x, Qt::AlignBottom);
+    QValueAxis* x = chartstyle::addStepTimeAxis(*chart, end_ms);
     auto* y = new QValueAxis;
     y->setTitleText(QObject::tr("Power (%1)").arg(unit));
     y->setRange(0.0, peak > 0 ? peak / scale * 1.1 : 1.0);

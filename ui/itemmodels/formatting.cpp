@@ -1,6 +1,7 @@
 #include "ui/itemmodels/formatting.h"
 
 #include <QLocale>
+#include <QObject>
 
 #include <algorithm>
 #include <cmath>
@@ -51,6 +52,22 @@ QString formatPercent(double fraction) {
 
 QString formatUsd(double usd) {
     return u"$"_s + formatFixed(usd, 0);
+}
+
+QString formatEnergyJ(double joules) {
+    if (joules >= 1e9)
+        return formatSignificant(joules / 1e9) + QObject::tr(" GJ");
+    if (joules >= 1e6)
+        return formatSignificant(joules / 1e6) + QObject::tr(" MJ");
+    return formatSignificant(joules / 1e3) + QObject::tr(" kJ");
+}
+
+QString formatEnergyKWh(double kWh) {
+    if (kWh >= 1e6)
+        return formatSignificant(kWh / 1e6) + QObject::tr(" GWh");
+    if (kWh >= 1e3)
+        return formatSignificant(kWh / 1e3) + QObject::tr(" MWh");
+    return formatSignificant(kWh) + QObject::tr(" kWh");
 }
 
 } // namespace choreo::ui

@@ -16,5 +16,9 @@ QString formatCompact(double value, int significant = 4);
 QString formatPercent(double fraction);
 // US dollars, rounded to whole dollars ("$1,234,567").
 QString formatUsd(double usd);
+// Energy in joules with the unit that reads best ("12.3 kJ", "4.56 MJ", "1.2 GJ").
+QString formatEnergyJ(double joules);
+// Energy in kilowatt-hours with the unit that reads best ("950 kWh", "3.48 MWh", "1.2 GWh").
+QString formatEnergyKWh(double kWh);
 
 } // namespace choreo::ui
