@@ -72,7 +72,7 @@ void TestRunQueue::boundedParallelism() {
     connect(&queue, &RunQueue::runStarted, this, [&] { most = std::max(most, ++running); });
     connect(&queue, &RunQueue::runFinished, this, [&] { --running; });
     for (int i = 0; i < 6; ++i)
-        queue.enqueue(scenario("p" + std::to_string(i) + " sleep=150", 8 << i), u"p%1"_s.arg(i));
+        queue.enqueue(scenario(u"p%1 sleep=150"_s.arg(i).toStdString(), 8 << i), u"p%1"_s.arg(i));
     QCOMPARE(queue.runningCount(), 2);
     QCOMPARE(queue.waitingCount(), 4);
     QVERIFY(waitAllOver(queue));
