@@ -104,7 +104,7 @@ std::size_t intervalCapPerStage(std::size_t stages) {
     return std::max(kMinIntervalsPerStage, kMaxTimelineIntervals / std::max<std::size_t>(1, stages));
 }
 
-StageTimeline partitionStage(std::int64_t stage, std::int64_t devices, std::vector<TimelineSpan> spans,
+StageTimeline partitionStage(std::int64_t stage, std::int64_t devices, const std::vector<TimelineSpan>& spans,
                              double step, std::size_t maxIntervals) {
     StageTimeline out;
     out.stage = stage;

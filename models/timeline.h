@@ -85,7 +85,7 @@ struct TimelineSpan {
 // smallest priority shows (ties: the span that started last); time no span covers is Bubble. Spans are
 // clipped to the step. Neighbours of the same kind, micro-batch and chunk merge. When more than
 // `maxIntervals` remain, the stage is folded as capTimeline does; the total time stays step_time_s.
-StageTimeline partitionStage(std::int64_t stage, std::int64_t devices, std::vector<TimelineSpan> spans,
+StageTimeline partitionStage(std::int64_t stage, std::int64_t devices, const std::vector<TimelineSpan>& spans,
                              double step_time_s, std::size_t maxIntervals = SIZE_MAX);
 
 // Folds stretches shorter than a threshold (growing from step / cap by a quarter at a time) into the

@@ -180,7 +180,7 @@ TopologyOutline outlineTopology(const NetworkPlan& plan, const TopologyGraph& gr
 }
 
 std::string vertexLabel(const TopologyVertex& vertex) {
-    const std::string i = std::to_string(vertex.index);
+    std::string i = std::to_string(vertex.index);
     switch (vertex.kind) {
     case VertexKind::Device:
         return "device " + i;
