@@ -176,8 +176,8 @@ models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::i
     }
     // What is left of the step after a stage's tail is bubble: it waits for the slowest stage.
     for (std::int64_t s = 0; s < pp; ++s)
-        out.stages.push_back(models::partitionStage(
-            s, perStage, std::move(stageSpans[static_cast<std::size_t>(s)]), out.step_time_s));
+        out.stages.push_back(
+            models::partitionStage(s, perStage, stageSpans[static_cast<std::size_t>(s)], out.step_time_s));
     return out;
 }
 

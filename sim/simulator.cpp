@@ -461,7 +461,7 @@ public:
             for (const auto& d : dataSpans_[static_cast<std::size_t>(s)])
                 add(models::ActivityKind::DataComm, Data, -1, -1, graph_.task(d.from).end_s,
                     graph_.task(d.to).end_s);
-            out.stages.push_back(models::partitionStage(s, perStage, std::move(spans), stepTime));
+            out.stages.push_back(models::partitionStage(s, perStage, spans, stepTime));
         }
         return out;
     }

@@ -31,7 +31,7 @@ inline models::StepTimeline cannedTimeline(std::int64_t stages, std::int64_t mic
         const double end = static_cast<double>(micro + stages - 1) * (f + b + 2 * tensor);
         spans.push_back({K::DataComm, 4, -1, -1, end, end + 0.004});
         spans.push_back({K::Optimizer, 0, -1, -1, end + 0.004, end + 0.004 + optimizer});
-        t.stages.push_back(models::partitionStage(s, 16, std::move(spans), t.step_time_s, 4096));
+        t.stages.push_back(models::partitionStage(s, 16, spans, t.step_time_s, 4096));
     }
     return t;
 }
