@@ -28,14 +28,7 @@ namespace {
 
 constexpr int kTimeoutMs = 20000;
 
-// A scenario the fake worker (mode "scenario") answers by its name: "sleep=N", "fail", "hang". The
-// device count makes its content, and so its cache key, distinct.
-choreo::models::Scenario scenario(const std::string& name, std::int64_t devices) {
-    choreo::models::Scenario s;
-    s.name = name;
-    s.cluster.pools.push_back({"gpus", "h100-sxm", devices, 8});
-    return s;
-}
+using choreo::test::fakeScenario;
 
 // Waits until every run of the queue is over.
 bool waitAllOver(RunQueue& queue) {
@@ -72,7 +65,7 @@ void TestRunQueue::boundedParallelism() {
     connect(&queue, &RunQueue::runStarted, this, [&] { most = std::max(most, ++running); });
     connect(&queue, &RunQueue::runFinished, this, [&] { --running; });
     for (int i = 0; i < 6; ++i)
-        queue.enqueue(scenario(u"p%1 sleep=150"_s.arg(i).toStdString(), 8 << i), u"p%1"_s.arg(i));
+        queue.enqueue(fakeScenario(u"p%1 sleep=150"_s.arg(i).toStdString(), 8 << i), u"p%1"_s.arg(i));
     QCOMPARE(queue.runningCount(), 2);
     QCOMPARE(queue.waitingCount(), 4);
     QVERIFY(waitAllOver(queue));
@@ -89,10 +82,10 @@ void TestRunQueue::boundedParallelism() {
 void TestRunQueue::cancelOneAndAll() {
     RunQueue queue(choreo::test::fakeWorker(u"scenario"_s), 2);
     QSignalSpy finished(&queue, &RunQueue::runFinished);
-    const int a = queue.enqueue(scenario("a hang", 8), u"a"_s);
-    const int b = queue.enqueue(scenario("b hang", 16), u"b"_s);
-    const int c = queue.enqueue(scenario("c sleep=50", 32), u"c"_s);
-    const int d = queue.enqueue(scenario("d hang", 64), u"d"_s);
+    const int a = queue.enqueue(fakeScenario("a hang", 8), u"a"_s);
+    const int b = queue.enqueue(fakeScenario("b hang", 16), u"b"_s);
+    const int c = queue.enqueue(fakeScenario("c sleep=50", 32), u"c"_s);
+    const int d = queue.enqueue(fakeScenario("d hang", 64), u"d"_s);
     QCOMPARE(queue.runningCount(), 2);
     // Cancelling a running run kills its worker and lets the next waiting one start.
     queue.cancel(a);
@@ -116,13 +109,13 @@ void TestRunQueue::cancelOneAndAll() {
 void TestRunQueue::sameContentIsCached() {
     RunQueue queue(choreo::test::fakeWorker(u"scenario"_s), 2);
     QSignalSpy started(&queue, &RunQueue::runStarted);
-    const int first = queue.enqueue(scenario("x sleep=50", 8), u"first"_s);
+    const int first = queue.enqueue(fakeScenario("x sleep=50", 8), u"first"_s);
     QVERIFY(waitAllOver(queue));
     QCOMPARE(started.count(), 1);
     QCOMPARE(queue.cacheSize(), std::size_t(1));
     // The same content again: no worker, the result at once, marked cached, under its own name.
     QSignalSpy finished(&queue, &RunQueue::runFinished);
-    const int again = queue.enqueue(scenario("x sleep=50", 8), u"again"_s);
+    const int again = queue.enqueue(fakeScenario("x sleep=50", 8), u"again"_s);
     QVERIFY(finished.wait(kTimeoutMs));
     QCOMPARE(started.count(), 1);
     const QueuedRun* hit = queue.find(again);
@@ -130,11 +123,11 @@ void TestRunQueue::sameContentIsCached() {
     QVERIFY(hit->cached);
     QCOMPARE(hit->result->step_time_s, queue.find(first)->result->step_time_s);
     // Another fidelity is another result.
-    queue.enqueue(scenario("x sleep=50", 8), u"analytical"_s, u"analytical"_s);
+    queue.enqueue(fakeScenario("x sleep=50", 8), u"analytical"_s, u"analytical"_s);
     QVERIFY(waitAllOver(queue));
     QCOMPARE(started.count(), 2);
     // A scenario with a calibration profile is always simulated: the profile file may have changed.
-    auto calibrated = scenario("x sleep=50", 8);
+    auto calibrated = fakeScenario("x sleep=50", 8);
     calibrated.calibration = choreo::models::CalibrationRef{"my-gpu.json", std::nullopt};
     queue.enqueue(calibrated, u"calibrated"_s);
     QVERIFY(waitAllOver(queue));
@@ -144,13 +137,13 @@ void TestRunQueue::sameContentIsCached() {
     QVERIFY(!queue.at(queue.count() - 1).cached);
     // A cleared cache simulates again.
     queue.clearCache();
-    queue.enqueue(scenario("x sleep=50", 8), u"after clear"_s);
+    queue.enqueue(fakeScenario("x sleep=50", 8), u"after clear"_s);
     QVERIFY(waitAllOver(queue));
     QCOMPARE(started.count(), 5);
 }
 
 void TestRunQueue::cacheKeyIgnoresNameNotContent() {
-    const auto a = scenario("one", 8);
+    const auto a = fakeScenario("one", 8);
     auto b = a;
     b.name = "two";
     QCOMPARE(RunQueue::cacheKey(a, u"flow"_s), RunQueue::cacheKey(b, u"flow"_s));
@@ -163,7 +156,7 @@ void TestRunQueue::cacheKeyIgnoresNameNotContent() {
 
 void TestRunQueue::failureIsKept() {
     RunQueue queue(choreo::test::fakeWorker(u"scenario"_s), 2);
-    const int id = queue.enqueue(scenario("bad fail", 8), u"bad"_s);
+    const int id = queue.enqueue(fakeScenario("bad fail", 8), u"bad"_s);
     QVERIFY(waitAllOver(queue));
     QCOMPARE(queue.find(id)->state, QueuedRun::State::Failed);
     QVERIFY(queue.find(id)->failure->message.contains(u"does not fit"_s));
@@ -175,8 +168,8 @@ void TestRunQueue::modelFollowsTheQueue() {
     RunQueueModel model(&queue);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(model.rowCount(), 0);
-    const int slow = queue.enqueue(scenario("slow sleep=100", 8), u"slow"_s, u"flow"_s, u"batch"_s);
-    queue.enqueue(scenario("waits", 16), u"waits"_s);
+    const int slow = queue.enqueue(fakeScenario("slow sleep=100", 8), u"slow"_s, u"flow"_s, u"batch"_s);
+    queue.enqueue(fakeScenario("waits", 16), u"waits"_s);
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.index(0, RunQueueModel::RunColumn).data().toString(), u"slow"_s);
     QCOMPARE(model.index(0, RunQueueModel::BatchColumn).data().toString(), u"batch"_s);
@@ -189,10 +182,10 @@ void TestRunQueue::modelFollowsTheQueue() {
     QCOMPARE(model.index(0, RunQueueModel::ProgressColumn).data(choreo::ui::ValueRole).toDouble(), 1.0);
     QVERIFY(model.index(0, RunQueueModel::ResultColumn).data().toString().contains(u"step"_s));
     QVERIFY(model.index(0, RunQueueModel::CancelColumn).data().toString().isEmpty());
-    queue.enqueue(scenario("slow sleep=100", 8), u"cached"_s);
+    queue.enqueue(fakeScenario("slow sleep=100", 8), u"cached"_s);
     QVERIFY(waitAllOver(queue));
     QCOMPARE(model.index(2, RunQueueModel::StateColumn).data().toString(), u"done (cached)"_s);
-    queue.enqueue(scenario("hang", 32), u"hang"_s);
+    queue.enqueue(fakeScenario("hang", 32), u"hang"_s);
     queue.removeFinished();
     QCOMPARE(model.rowCount(), 1);
     QCOMPARE(model.index(0, RunQueueModel::RunColumn).data().toString(), u"hang"_s);

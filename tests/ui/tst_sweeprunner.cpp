@@ -22,8 +22,7 @@ choreo::models::SweepPoint point(const std::string& name, std::int64_t devices) 
     choreo::models::SweepPoint p;
     p.label = name;
     p.devices = devices;
-    p.scenario.name = name;
-    p.scenario.cluster.pools.push_back({"gpus", "h100-sxm", devices, 8});
+    p.scenario = choreo::test::fakeScenario(name, devices);
     return p;
 }
 

@@ -4,52 +4,54 @@
 
 #include <QObject>
 
+#include <array>
+
 using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
 
+namespace {
+
+// Each section's key (command line, settings) and title (dialog), in kReportSections order.
+struct SectionName {
+    ReportSection section;
+    const char16_t* key;
+    const char* title;
+};
+
+constexpr std::array<SectionName, kReportSections.size()> kSectionNames = {{
+    {ReportSection::Summary, u"summary", QT_TRANSLATE_NOOP("QObject", "Summary: results and step time")},
+    {ReportSection::Memory, u"memory", QT_TRANSLATE_NOOP("QObject", "Memory per device")},
+    {ReportSection::Charts, u"charts",
+     QT_TRANSLATE_NOOP("QObject", "Step-time breakdown and scaling charts")},
+    {ReportSection::Timeline, u"timeline", QT_TRANSLATE_NOOP("QObject", "One step: timeline and power")},
+    {ReportSection::Scenario, u"scenario", QT_TRANSLATE_NOOP("QObject", "Scenario")},
+    {ReportSection::Calibration, u"calibration", QT_TRANSLATE_NOOP("QObject", "Spec sheet vs measured")},
+    {ReportSection::Sources, u"sources", QT_TRANSLATE_NOOP("QObject", "Assumptions and sources")},
+    {ReportSection::Sweep, u"sweep", QT_TRANSLATE_NOOP("QObject", "Scaling sweep table")},
+}};
+
+constexpr bool namesFollowSections() {
+    for (std::size_t i = 0; i < kSectionNames.size(); ++i)
+        if (kSectionNames[i].section != kReportSections[i] ||
+            static_cast<std::size_t>(kReportSections[i]) != i)
+            return false;
+    return true;
+}
+static_assert(namesFollowSections(), "kSectionNames must list every section in enum order");
+
+const SectionName& nameOf(ReportSection section) {
+    return kSectionNames[static_cast<std::size_t>(section)];
+}
+
+} // namespace
+
 QString reportSectionKey(ReportSection section) {
-    switch (section) {
-    case ReportSection::Summary:
-        return u"summary"_s;
-    case ReportSection::Memory:
-        return u"memory"_s;
-    case ReportSection::Charts:
-        return u"charts"_s;
-    case ReportSection::Timeline:
-        return u"timeline"_s;
-    case ReportSection::Scenario:
-        return u"scenario"_s;
-    case ReportSection::Calibration:
-        return u"calibration"_s;
-    case ReportSection::Sources:
-        return u"sources"_s;
-    case ReportSection::Sweep:
-        return u"sweep"_s;
-    }
-    return {};
+    return QString::fromUtf16(nameOf(section).key);
 }
 
 QString reportSectionTitle(ReportSection section) {
-    switch (section) {
-    case ReportSection::Summary:
-        return QObject::tr("Summary: results and step time");
-    case ReportSection::Memory:
-        return QObject::tr("Memory per device");
-    case ReportSection::Charts:
-        return QObject::tr("Step-time breakdown and scaling charts");
-    case ReportSection::Timeline:
-        return QObject::tr("One step: timeline and power");
-    case ReportSection::Scenario:
-        return QObject::tr("Scenario");
-    case ReportSection::Calibration:
-        return QObject::tr("Spec sheet vs measured");
-    case ReportSection::Sources:
-        return QObject::tr("Assumptions and sources");
-    case ReportSection::Sweep:
-        return QObject::tr("Scaling sweep table");
-    }
-    return {};
+    return QObject::tr(nameOf(section).title);
 }
 
 std::optional<ReportSection> reportSectionFromKey(const QString& key) {
