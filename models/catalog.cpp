@@ -3,6 +3,7 @@
 #include "models/jsonreader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -78,7 +79,7 @@ struct DeviceParser {
         reader.rejectUnknownKeys(d, path,
                                  {"id", "aliases", "name", "vendor", "kind", "released", "peak_tflops",
                                   "memory_GB", "memory_bandwidth_TBps", "tdp_W", "idle_W", "scale_up",
-                                  "nic_Gbps", "price", "efficiency"});
+                                  "nic_Gbps", "price", "efficiency", "compute_units"});
         Device dev;
         dev.id = reader.text(d, path, "id").value_or("");
         dev.name = reader.text(d, path, "name").value_or("");
@@ -147,6 +148,12 @@ struct DeviceParser {
         take(dev.tdp_W, d, path, "tdp_W", true);
         take(dev.idle_W, d, path, "idle_W", true);
         take(dev.nic_Gbps, d, path, "nic_Gbps", true);
+        take(dev.compute_units, d, path, "compute_units", false);
+        if (dev.compute_units.present() &&
+            (dev.compute_units.value < 1.0 || dev.compute_units.value != std::floor(dev.compute_units.value)))
+            reader.error(JsonReader::join(JsonReader::join(path, "compute_units"), "value"),
+                         "expected a whole number of streaming multiprocessors, got " +
+                             formatNumber(dev.compute_units.value));
         if (auto it = d.find("scale_up"); it != d.end()) {
             const std::string p = JsonReader::join(path, "scale_up");
             if (reader.expectObject(*it, p)) {

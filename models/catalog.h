@@ -58,6 +58,9 @@ struct Device {
     Sourced nic_Gbps;
     Sourced buy_usd;
     Sourced rent_usd_per_hour;
+    // Streaming multiprocessors (NVIDIA): the number of GEMM tiles that run at once, which sets the wave
+    // quantization of a matrix multiply (models/stepcost.h). Absent = no wave model for this device.
+    Sourced compute_units;
     DeviceEfficiency efficiency;
 
     // Dense peak in FLOP/s for a precision, or nullopt when the device does not support it.

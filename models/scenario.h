@@ -130,6 +130,17 @@ struct Workload {
     ParallelLayout parallel;
     Recompute recompute = Recompute::None;
     AttentionKernel attention = AttentionKernel::Fused;
+    // Communication the framework overlaps with computation beyond the default (data-parallel gradient
+    // buckets during the last backward, pipeline sends): tensor-parallel collectives pipelined with the
+    // GEMMs they feed (Megatron-Core --tp-comm-overlap, NeMo ub_tp_comm_overlap), and the distributed
+    // optimizer's parameter all-gather hidden behind the next step's first forward (--overlap-param-gather,
+    // overlap_param_sync).
+    struct Overlap {
+        bool tp_comm = false;
+        bool param_gather = false;
+        bool operator==(const Overlap&) const = default;
+    };
+    Overlap overlap;
     std::optional<std::string> pool; // which pool trains; default: the first
     bool operator==(const Workload&) const = default;
 

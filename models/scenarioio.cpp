@@ -214,7 +214,7 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         return w;
     r.rejectUnknownKeys(j, path,
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
-                         "recompute", "attention", "pool"});
+                         "recompute", "attention", "overlap", "pool"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -250,6 +250,14 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         else
             r.error(JsonReader::join(path, "attention"),
                     "unknown attention kernel \"" + *a + "\" (known: fused, unfused)");
+    }
+    if (auto it = j.find("overlap"); it != j.end()) {
+        const std::string op = JsonReader::join(path, "overlap");
+        if (r.expectObject(*it, op)) {
+            r.rejectUnknownKeys(*it, op, {"tp_comm", "param_gather"});
+            w.overlap.tp_comm = r.boolean(*it, op, "tp_comm", false).value_or(false);
+            w.overlap.param_gather = r.boolean(*it, op, "param_gather", false).value_or(false);
+        }
     }
     w.pool = r.text(j, path, "pool", false);
     const std::string pp = JsonReader::join(path, "parallel");
@@ -421,6 +429,8 @@ std::string serializeScenario(const Scenario& s) {
     workload["recompute"] = toString(w.recompute);
     if (w.attention != AttentionKernel::Fused) // omitted: fused, the default
         workload["attention"] = toString(w.attention);
+    if (w.overlap != Workload::Overlap{}) // omitted when nothing beyond the default overlaps
+        workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm}, {"param_gather", w.overlap.param_gather}};
     putOptional(workload, "pool", w.pool);
     doc["workload"] = workload;
 

@@ -3,6 +3,7 @@
 #include "models/transformer.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace choreo::models {
 
@@ -37,9 +38,28 @@ double elementBytes(Precision p) {
 
 } // namespace
 
+double gemmWaveUtilization(double units, double m, double n) {
+    if (units <= 0.0 || m <= 0.0 || n <= 0.0)
+        return 1.0;
+    struct Tile {
+        double rows, cols;
+    };
+    static constexpr Tile tiles[] = {{256.0, 128.0}, {128.0, 256.0}, {128.0, 128.0}};
+    double best = 0.0;
+    for (const Tile& tile : tiles) {
+        const double count = std::ceil(m / tile.rows) * std::ceil(n / tile.cols);
+        const double waves = std::ceil(count / units);
+        best = std::max(best, m * n / (waves * units * tile.rows * tile.cols));
+    }
+    return best;
+}
+
 double gemmTime(const Device& device, Precision precision, double m, double n, double k) {
     const double flops = 2.0 * m * n * k;
-    const Roofline r = rooflineFor(device, precision, device.efficiency.gemmFraction(precision, flops));
+    const double units = device.compute_units.present() ? device.compute_units.value : 0.0;
+    const Roofline r =
+        rooflineFor(device, precision,
+                    device.efficiency.gemmFraction(precision, flops) * gemmWaveUtilization(units, m, n));
     const double bytes = (m * k + k * n + m * n) * elementBytes(precision);
     return r.time(flops, bytes);
 }

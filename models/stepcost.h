@@ -16,7 +16,15 @@ struct Roofline {
     [[nodiscard]] double time(double flops, double bytes) const;
 };
 
-// Time of C = A(m x k) * B(k x n) in `precision` on `device` (operand bytes included in the roofline).
+// Wave quantization of C = A(m x k) * B(k x n) on a device that runs `units` output tiles at once (its
+// streaming multiprocessors): the fraction of the issued tile work that is useful,
+// m * n / (waves * units * tile area), for the best of cuBLAS's large tiles (256 x 128, 128 x 256,
+// 128 x 128; NVIDIA's Matrix Multiplication Background guide, DU-09799-001, sections 2.3 and 3), each
+// taken at the same per-tile rate, so the loss is a lower bound. 1 when `units` <= 0 (no wave model).
+double gemmWaveUtilization(double units, double m, double n);
+
+// Time of C = A(m x k) * B(k x n) in `precision` on `device` (operand bytes included in the roofline):
+// compute at the device's GEMM efficiency for its size times its wave utilization.
 double gemmTime(const Device& device, Precision precision, double m, double n, double k);
 
 // The work of one model chunk (a pipeline stage, or with interleaving one of its vp chunks) on one
@@ -58,6 +66,13 @@ struct StageCost {
     double attention_s = 0;
     double memory_bound_s = 0;
 };
+
+// With tensor-parallel communication overlap (Workload::Overlap::tp_comm), each collective is cut in this
+// many splits pipelined with the GEMM chunks; the last split's communication follows the last GEMM chunk
+// and stays exposed. NeMo's userbuffer configurations split the reduce-scatters in 4 (num_splits: 4,
+// NeMo-Framework-Launcher conf/training/gpt3/ub-confs); the SMs the overlap takes from the GEMMs (16-24
+// of 132 there) are not charged.
+inline constexpr double kTpOverlapSplits = 4.0;
 
 // Costs of model chunk `chunk` (0 .. pp*vp-1; chunk c runs on pipeline device c % pp).
 StageCost stageCost(const ResolvedScenario& scenario, std::int64_t chunk);

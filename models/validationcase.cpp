@@ -205,6 +205,21 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             w.attention = AttentionKernel::Unfused;
             c.assumption = "unfused attention, " + std::to_string(*year);
         }
+        // NVIDIA's Megatron-Core and NeMo performance runs from 2024 state their communication overlap: the
+        // Megatron-LM README's scaling runs used --overlap-grad-reduce --overlap-param-gather and
+        // --tp-comm-overlap, NeMo's *_performance.yaml configurations ub_tp_comm_overlap and
+        // distributed_fused_adam with overlap_param_sync. Overlapping the parameter gather needs the
+        // distributed optimizer (Megatron asserts it), i.e. ZeRO 1.
+        const bool nvidiaStack =
+            c.source.find("Megatron") != std::string::npos || c.source.find("NeMo") != std::string::npos;
+        if (auto year = publicationYear(c.source); nvidiaStack && year && *year >= 2024 && zero <= 2) {
+            w.overlap.tp_comm = true;
+            w.overlap.param_gather = true;
+            if (w.parallel.zero == 0)
+                w.parallel.zero = 1;
+            c.assumption =
+                "tp-comm and param-gather overlap with the distributed optimizer, " + std::to_string(*year);
+        }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);
         else if (!row.text("finetune").empty())

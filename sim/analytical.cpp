@@ -215,7 +215,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
     };
     std::vector<std::vector<Reduction>> reductions(static_cast<std::size_t>(p.pp));
     std::vector<double> fwd(static_cast<std::size_t>(p.pp)), bwd(fwd), busy(fwd), dpTime(fwd), agTime(fwd),
-        optimizer(fwd), blocked(fwd);
+        optimizer(fwd), blocked(fwd), firstForward(fwd);
     double p2p = 0.0;
     std::vector<ChunkTimes> chunkTimes;
     for (std::int64_t j = 0; j < chunks; ++j) {
@@ -248,8 +248,15 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
         auto op = [&](double compute, int tpColl, double cpBytes, int cpSteps, bool backward) {
             const double cpTime =
                 links.ring(context, cpSteps > 0 ? 1 : 0, cpSteps, cpBytes / std::max(1, cpSteps));
-            const double base = std::max(compute, cpTime) +
-                                links.ring(tensor, arSteps, tpColl, tpTrafficFactor * c.tp_bytes) +
+            // Tensor collectives after the computation, or with tp-comm overlap all but their last split
+            // beside it (models::kTpOverlapSplits).
+            const double local = std::max(compute, cpTime);
+            const double tail = w.overlap.tp_comm ? c.tp_bytes / models::kTpOverlapSplits : c.tp_bytes;
+            const double tpTail = links.ring(tensor, arSteps, tpColl, tpTrafficFactor * tail);
+            const double tpBeside =
+                w.overlap.tp_comm ? links.ring(tensor, arSteps, tpColl, tpTrafficFactor * (c.tp_bytes - tail))
+                                  : 0.0;
+            const double base = std::max(local, tpBeside) + tpTail +
                                 allToAll(backward ? c.ep_collectives_backward : c.ep_collectives_forward);
             double t = base;
             if (p.zero >= 3) { // per layer, the next layer's gather (and the reduce-scatter) beside compute
@@ -289,9 +296,20 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
                 agTime[si] +=
                     links.ring(data, static_cast<int>(dataGroup - 1), 1, (n - 1) / n * c.param_bytes);
         }
+        if (j < p.pp)
+            firstForward[si] = f;
         if (j + 1 < chunks) {
             const auto a = device(0, 0, 0, s), b2 = device(0, 0, 0, (j + 1) % p.pp);
             p2p = std::max(p2p, links.transfer(a, b2, c.pp_bytes));
+        }
+    }
+    // Overlapped parameter gather: issued as the step starts, it delays the step only by what is left of
+    // it when the device's first forward ends (after the first micro-batch's trip down the pipeline).
+    if (w.overlap.param_gather) {
+        double window = 0.0;
+        for (std::size_t s = 0; s < agTime.size(); ++s) {
+            window += firstForward[s] + (s > 0 ? p2p : 0.0);
+            agTime[s] = std::max(0.0, agTime[s] - window);
         }
     }
 

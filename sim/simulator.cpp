@@ -152,11 +152,20 @@ public:
                 if (t == 0 && c == 0)
                     op.computes.push_back(x);
             }
+        // Tensor collectives follow the computation, or with tp-comm overlap all but their last split run
+        // beside it (models::kTpOverlapSplits).
+        const bool overlapped = w_.overlap.tp_comm;
+        const double bytes = cost(chunk).tp_bytes;
+        const double tail = overlapped ? bytes / models::kTpOverlapSplits : bytes;
         Id done = computed;
         for (std::int64_t c = 0; c < activeCp_; ++c) {
-            const Id tensor =
-                ringCollective(graph_, platform_, fidelity_, Collective::AllReduce, tensorGroup(c, stage),
-                               cost(chunk).tp_bytes, tpCollectives, computed, groupEdges_);
+            Id after = computed;
+            if (overlapped)
+                after = join(computed, ringCollective(graph_, platform_, fidelity_, Collective::AllReduce,
+                                                      tensorGroup(c, stage), bytes - tail, tpCollectives,
+                                                      op.ready, groupEdges_));
+            const Id tensor = ringCollective(graph_, platform_, fidelity_, Collective::AllReduce,
+                                             tensorGroup(c, stage), tail, tpCollectives, after, groupEdges_);
             done = c == 0 ? tensor : join(done, tensor);
         }
         if (ep_ > 1 && epCollectives > 0) {
@@ -311,6 +320,21 @@ public:
                 if (j > 0)
                     pipelineTransfer(bwd_[j][m].out, chunk, chunk - 1, micro, bwd_[j - 1][m].in);
             }
+        // ZeRO-1/2 parameter gather: after the optimizer, or (overlapped) issued as the step starts, for
+        // every chunk in turn, with each chunk's first forward unable to finish before its parameters
+        // have arrived (Megatron dispatches all buckets' gathers after the optimizer step and waits for
+        // each in the forward that needs it).
+        const bool gatherParams = (zero_ == 1 || zero_ == 2) && dp_ * cp_ > 1;
+        if (gatherParams && w_.overlap.param_gather) {
+            const Id stepStart = graph_.join();
+            std::vector<std::vector<Id>> gathered(static_cast<std::size_t>(pp_));
+            for (std::int64_t chunk = 0; chunk < chunks_; ++chunk) {
+                auto& stream = gathered[static_cast<std::size_t>(chunk % pp_)];
+                dataCollective(chunk % pp_, Collective::AllGather, cost(chunk).param_bytes, stepStart,
+                               stream);
+                graph_.depend(stream, fwd_[static_cast<std::size_t>(chunk)].front().out);
+            }
+        }
         // Per device: once its gradients are reduced, the optimizer, then (ZeRO-1/2) the parameter gather.
         stageEnd_.assign(static_cast<std::size_t>(pp_), -1);
         lastBackwardOut_.assign(static_cast<std::size_t>(pp_), -1);
@@ -336,7 +360,7 @@ public:
                         optimizer_[static_cast<std::size_t>(s)] = x;
                 }
             Id end = optimized;
-            if ((zero_ == 1 || zero_ == 2) && dp_ * cp_ > 1) {
+            if (gatherParams && !w_.overlap.param_gather) {
                 std::vector<Id> gathered;
                 for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_)
                     dataCollective(s, Collective::AllGather, cost(chunk).param_bytes, optimized, gathered);

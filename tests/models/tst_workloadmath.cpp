@@ -154,6 +154,29 @@ private slots:
         QVERIFY(qAbs(gemmTime(d, Precision::Fp8, n, n, n) - 1.10351e-3) < 1e-8);
     }
 
+    // Wave quantization on an A100 (108 SMs), by hand:
+    //   6912 x 2048 (the NVIDIA guide's example): 27 x 16 = 432 tiles of 256 x 128 = 4 full waves -> 1.
+    //   2048 x 2304: 256 x 128 tiles 8 x 18 = 144 -> 2 waves, 4,718,592 / (2 * 108 * 32,768) = 0.6667;
+    //   128 x 128 tiles 16 x 18 = 288 -> 3 waves, 4,718,592 / (3 * 108 * 16,384) = 0.8889, the best.
+    //   1792 x 1792: 98 tiles of 256 x 128 in one wave, 3,211,264 / (108 * 32,768) = 0.9074.
+    // A GEMM 2048 x 2304 x 2304 on the device below with 108 SMs: 2.17433e10 FLOP at
+    // 0.8 * 0.888889 * 1e15 = 3.05765e-5 s (compute-bound), + 4e-6 s.
+    void waveQuantizationByHand() {
+        QCOMPARE(gemmWaveUtilization(108, 6912, 2048), 1.0);
+        QVERIFY(qAbs(gemmWaveUtilization(108, 2048, 2304) - 8.0 / 9.0) < 1e-12);
+        QVERIFY(qAbs(gemmWaveUtilization(108, 1792, 1792) - 3211264.0 / (108.0 * 32768.0)) < 1e-12);
+        QCOMPARE(gemmWaveUtilization(0, 2048, 2304), 1.0); // no compute units: no wave model
+        Device d;
+        d.peak_tflops[Precision::Bf16].value = 1000;
+        d.memory_bandwidth_TBps.value = 2;
+        d.efficiency.gemm.value = 0.8;
+        d.efficiency.memory.value = 0.9;
+        d.efficiency.kernel_overhead_us.value = 4;
+        QVERIFY(qAbs(gemmTime(d, Precision::Bf16, 2048, 2304, 2304) - (2.17432719e10 / 8e14 + 4e-6)) < 1e-9);
+        d.compute_units = {108, "TEST", ""};
+        QVERIFY(qAbs(gemmTime(d, Precision::Bf16, 2048, 2304, 2304) - 3.45765e-5) < 1e-9);
+    }
+
     // Mixtral 8x7B: 46.7B parameters, 12.9B active (Mistral AI's figures). By hand: attention
     // 4096 * (4096 + 2 * 1024) + 4096^2 = 41,943,040; an expert 3 * 4096 * 14336 = 176,160,768; router
     // 4096 * 8; norms 2 * 4096; per layer with all 8 experts and 32 layers plus 2 * 32000 * 4096 + 4096:
