@@ -98,6 +98,12 @@ void checkModel(const Workload& w, Diagnostics& errors) {
                                                   "(workload.model.moe), got ep=" +
                                                       std::to_string(p.ep)});
     }
+    if (w.overlap.param_gather && p.zero != 1 && p.zero != 2)
+        errors.push_back(
+            {"workload.overlap.param_gather",
+             "overlapping the parameter gather needs the distributed optimizer (parallel.zero 1 or "
+             "2), got zero=" +
+                 std::to_string(p.zero)});
     if (p.sequence_parallel && p.tp > 1 && m.seq_len % p.tp != 0)
         errors.push_back({"workload.parallel.sequence_parallel", divides(p.tp, "seq_len", m.seq_len)});
     if (w.tokens_to_train < static_cast<double>(w.global_batch * m.seq_len))

@@ -70,6 +70,7 @@ private slots:
         doc["cluster"]["network"]["scale_up"] = Json{{"bandwidth_GBps", 300.0}};
         doc["workload"]["pool"] = "gpus";
         doc["workload"]["attention"] = "unfused";
+        doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}};
         doc["workload"]["model"]["moe"] = Json{{"experts", 8},
                                                {"top_k", 2},
                                                {"expert_ffn_hidden", 7168},
@@ -153,6 +154,19 @@ private slots:
             [](Json& d) { d["cluster"]["pools"] = Json::object(); });
         row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
             [](Json& d) { d["cluster"]["network"]["topology"]["kind"] = "ring"; });
+        row("unknown overlap field", "workload.overlap.grad_reduce: unknown field", [](Json& d) {
+            d["workload"]["overlap"] = Json{{"grad_reduce", true}};
+        });
+        row("overlap not a boolean", "workload.overlap.tp_comm:", [](Json& d) {
+            d["workload"]["overlap"] = Json{{"tp_comm", "yes"}};
+        });
+        row("parameter-gather overlap without ZeRO 1/2",
+            "workload.overlap.param_gather: overlapping the parameter gather needs the distributed optimizer "
+            "(parallel.zero 1 or 2), got zero=0",
+            [](Json& d) {
+                d["workload"]["overlap"] = Json{{"param_gather", true}};
+                d["workload"]["parallel"]["zero"] = 0;
+            });
         row("bad attention kernel",
             "workload.attention: unknown attention kernel \"flash\" (known: fused, unfused)",
             [](Json& d) { d["workload"]["attention"] = "flash"; });

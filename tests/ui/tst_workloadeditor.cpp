@@ -6,6 +6,7 @@
 #include "ui/workload/modelpresets.h"
 #include "ui/workload/workloadeditor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGroupBox>
 #include <QSpinBox>
@@ -41,6 +42,12 @@ void pick(choreo::ui::WorkloadEditor& editor, const QString& name, int data) {
     emit combo->activated(index);
 }
 
+void tick(choreo::ui::WorkloadEditor& editor, const QString& name, bool on) {
+    auto* box = editor.findChild<QCheckBox*>(name);
+    QVERIFY2(box, qPrintable(name));
+    box->setChecked(on);
+}
+
 void moe(choreo::ui::WorkloadEditor& editor, bool on) {
     auto* group = editor.findChild<QGroupBox*>(u"moeGroup"_s);
     QVERIFY(group);
@@ -70,6 +77,7 @@ private slots:
     void editUndoRedo();
     void spinningMergesIntoOneStep();
     void problemsMarkTheNewFields();
+    void parameterGatherNeedsZero();
     void moePresetFillsTheMoeFields();
 
 private:
@@ -118,6 +126,11 @@ void TestWorkloadEditor::editUndoRedo_data() {
     }) << Check([](const Scenario& s) {
         return s.workload.attention == choreo::models::AttentionKernel::Unfused;
     });
+    QTest::newRow("overlap tp comm") << false << Edit([](auto& e) { tick(e, u"overlapTpCheck"_s, true); })
+                                     << Check([](const Scenario& s) { return s.workload.overlap.tp_comm; });
+    QTest::newRow("overlap param gather")
+        << false << Edit([](auto& e) { tick(e, u"overlapGatherCheck"_s, true); })
+        << Check([](const Scenario& s) { return s.workload.overlap.param_gather; });
 }
 
 void TestWorkloadEditor::editUndoRedo() {
@@ -187,6 +200,27 @@ void TestWorkloadEditor::problemsMarkTheNewFields() {
     QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
     QVERIFY(marks.marked().isEmpty());
     QVERIFY(!topK->isEnabled()); // the MoE fields of a dense model are inactive
+}
+
+// Overlapping the parameter gather needs ZeRO 1 or 2: with ZeRO 0 the check box is marked and says why.
+void TestWorkloadEditor::parameterGatherNeedsZero() {
+    choreo::ui::Document document(*catalog_, *choreo::test::loadDefaultScenario());
+    choreo::ui::FieldMarks marks;
+    choreo::ui::WorkloadEditor editor(&document, &marks, presets_);
+    auto* gather = editor.findChild<QCheckBox*>(u"overlapGatherCheck"_s);
+    QVERIFY(gather);
+    gather->setChecked(true);
+    marks.show(document.diagnostics());
+    QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
+    pick(editor, u"zeroCombo"_s, 0);
+    marks.show(document.diagnostics());
+    QVERIFY(!document.isValid());
+    QVERIFY(marks.marked().contains(gather));
+    QVERIFY(gather->toolTip().contains(u"distributed optimizer"_s));
+    document.undoStack()->undo(); // back to ZeRO 1: valid again
+    marks.show(document.diagnostics());
+    QVERIFY(document.isValid());
+    QVERIFY(marks.marked().isEmpty());
 }
 
 void TestWorkloadEditor::moePresetFillsTheMoeFields() {

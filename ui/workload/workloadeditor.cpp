@@ -52,6 +52,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     , precision_(new QComboBox)
     , recompute_(new QComboBox)
     , sequenceParallel_(new QCheckBox(tr("sequence parallel")))
+    , overlapTp_(new QCheckBox(tr("overlap TP communication")))
+    , overlapGather_(new QCheckBox(tr("overlap parameter gather")))
     , zero_(new QComboBox)
     , moe_(new QGroupBox(tr("Mixture of Experts")))
     , attention_(new QComboBox) {
@@ -210,6 +212,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                            [](models::Scenario& s) -> std::int64_t& { return s.workload.parallel.ep; }));
     parallel.add(tr("ZeRO"), zero_);
     parallel.add(QString(), sequenceParallel_);
+    parallel.add(QString(), overlapTp_);
+    parallel.add(QString(), overlapGather_);
     parallel.add(QString(), suggest_);
     parallel.addWide(QString(), memory_);
     const auto tip = [this](const QString& name, const QString& text) {
@@ -224,6 +228,15 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     tip(u"vpSpin"_s, tr("Model chunks per pipeline device; more than 1 interleaves the 1F1B schedule"));
     tip(u"epSpin"_s, tr("Expert parallelism (MoE only): the experts split over ep data-parallel ranks"));
     mark(u"workload.parallel.sequence_parallel"_s, sequenceParallel_);
+    overlapTp_->setObjectName(u"overlapTpCheck"_s);
+    overlapTp_->setToolTip(
+        tr("Tensor-parallel collectives pipelined with the GEMMs they feed (Megatron-Core "
+           "--tp-comm-overlap, NeMo ub_tp_comm_overlap): only the last of 4 splits waits"));
+    overlapGather_->setObjectName(u"overlapGatherCheck"_s);
+    overlapGather_->setToolTip(tr("ZeRO 1/2: the parameter all-gather runs beside the next step's first "
+                                  "forward instead of after the optimizer (--overlap-param-gather)"));
+    mark(u"workload.overlap.tp_comm"_s, overlapTp_);
+    mark(u"workload.overlap.param_gather"_s, overlapGather_);
     mark(u"workload.parallel.zero"_s, zero_);
 
     auto* layout = new QVBoxLayout(this);
@@ -286,6 +299,14 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     connect(sequenceParallel_, &QCheckBox::toggled, this, [this](bool on) {
         change(NoMerge, tr("Toggle sequence parallelism"),
                [on](models::Scenario& s) { s.workload.parallel.sequence_parallel = on; });
+    });
+    connect(overlapTp_, &QCheckBox::toggled, this, [this](bool on) {
+        change(NoMerge, tr("Toggle tensor-parallel overlap"),
+               [on](models::Scenario& s) { s.workload.overlap.tp_comm = on; });
+    });
+    connect(overlapGather_, &QCheckBox::toggled, this, [this](bool on) {
+        change(NoMerge, tr("Toggle parameter-gather overlap"),
+               [on](models::Scenario& s) { s.workload.overlap.param_gather = on; });
     });
     connect(zero_, &QComboBox::activated, this, [this] {
         change(NoMerge, tr("Change ZeRO stage"),
@@ -381,6 +402,8 @@ void WorkloadEditor::refresh() {
     formfields::show(precision_, static_cast<int>(w.precision));
     formfields::show(recompute_, static_cast<int>(w.recompute));
     formfields::show(sequenceParallel_, w.parallel.sequence_parallel);
+    formfields::show(overlapTp_, w.overlap.tp_comm);
+    formfields::show(overlapGather_, w.overlap.param_gather);
     formfields::show(zero_, w.parallel.zero);
     formfields::show(attention_, static_cast<int>(w.attention));
     {

@@ -70,6 +70,8 @@ private:
     QComboBox* precision_;
     QComboBox* recompute_;
     QCheckBox* sequenceParallel_;
+    QCheckBox* overlapTp_;
+    QCheckBox* overlapGather_;
     QComboBox* zero_;
     QGroupBox* moe_;
     QComboBox* attention_;
