@@ -56,6 +56,7 @@ private slots:
     void nothingFitsGivesNothing();
     void dialogRanksWithWorkersAndAppliesWithUndo();
     void hardwareOptionsFit();
+    void hardwareOptionsKeepTheProfileWithItsDevice();
     void paretoFront();
     void hardwarePanelRunsWorkers();
 
@@ -162,6 +163,25 @@ void TestLayoutSearch::hardwareOptionsFit() {
     QVERIFY(h100); // the scenario's own device keeps its own layout
     for (const auto& s : options.skipped)
         QVERIFY(!s.reason.empty());
+}
+
+// A calibrated scenario: the profile stays with the device it measured, the other devices run on their
+// spec sheets (a profile of an H100 applied to an A100 pool would be an error in the worker).
+void TestLayoutSearch::hardwareOptionsKeepTheProfileWithItsDevice() {
+    choreo::models::Scenario base = original_;
+    base.calibration = choreo::models::CalibrationRef{"fixture-h100-synthetic.json", "h100-sxm"};
+    const auto options = choreo::ui::hardwareOptions(base, *catalog_, std::string("h100-sxm"));
+    int calibrated = 0;
+    for (const auto& p : options.points) {
+        const bool h100 = p.scenario.cluster.pools.front().device == "h100-sxm";
+        QCOMPARE(p.scenario.calibration.has_value(), h100);
+        QCOMPARE(p.label.find("(calibrated)") != std::string::npos, h100);
+        calibrated += h100 ? 1 : 0;
+    }
+    QCOMPARE(calibrated, 1);
+    // Without knowing which device the profile refines, no option keeps it.
+    for (const auto& p : choreo::ui::hardwareOptions(base, *catalog_).points)
+        QVERIFY(!p.scenario.calibration);
 }
 
 void TestLayoutSearch::paretoFront() {

@@ -5,13 +5,18 @@
 
 namespace choreo::ui {
 
-HardwareOptions hardwareOptions(const models::Scenario& base, const models::Catalog& catalog) {
+HardwareOptions hardwareOptions(const models::Scenario& base, const models::Catalog& catalog,
+                                const std::optional<std::string>& calibratedDevice) {
     HardwareOptions out;
     if (!base.trainingPool())
         return out;
+    const models::Device* refined = calibratedDevice ? catalog.find(*calibratedDevice) : nullptr;
     for (const models::Device& device : catalog.devices()) {
         models::Scenario s = base;
         s.trainingPool()->device = device.id;
+        const bool calibrated = s.calibration && refined == &device;
+        if (!calibrated)
+            s.calibration.reset(); // the profile measured another device: this one runs on its spec sheet
         models::Diagnostics errors;
         if (!models::resolveScenario(s, catalog, errors) || !errors.empty()) {
             const auto layouts = enumerateLayouts(s, catalog);
@@ -22,7 +27,8 @@ HardwareOptions hardwareOptions(const models::Scenario& base, const models::Cata
             }
             s = withLayout(s, layouts.front());
         }
-        out.points.push_back({device.name, s.trainingPool()->count, std::move(s)});
+        out.points.push_back({calibrated ? device.name + " (calibrated)" : device.name,
+                              s.trainingPool()->count, std::move(s)});
     }
     return out;
 }

@@ -125,10 +125,18 @@ void HardwarePanel::start() {
     status_->setText(tr("Finding the devices that fit…"));
     const int generation = ++generation_;
     auto options = std::make_shared<HardwareOptions>();
-    QThread* thread =
-        QThread::create([options, base = document_->scenario(), catalog = &document_->catalog()] {
-            *options = hardwareOptions(base, *catalog);
-        });
+    // The profile (its path made absolute for the workers) refines the device it names.
+    const models::Scenario base = document_->runnableScenario();
+    std::optional<std::string> calibrated;
+    if (base.calibration) {
+        calibrated = base.calibration->device;
+        if (!calibrated)
+            if (const auto profile = document_->loadProfile())
+                calibrated = profile->device;
+    }
+    QThread* thread = QThread::create([options, base, calibrated, catalog = &document_->catalog()] {
+        *options = hardwareOptions(base, *catalog, calibrated);
+    });
     thread_ = thread;
     connect(thread, &QThread::finished, this, [this, thread, options, generation] {
         thread_ = nullptr;
