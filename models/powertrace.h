@@ -23,6 +23,10 @@ struct PowerTrace {
     std::string network_note;           // the same for the network
     [[nodiscard]] bool empty() const { return time_s.size() < 2; }
     [[nodiscard]] std::size_t bins() const { return empty() ? 0 : time_s.size() - 1; }
+    // Facility power of bin k: every series, cooling included.
+    [[nodiscard]] double facility_W(std::size_t k) const {
+        return accelerators_W[k] + cpus_W[k] + network_W[k] + cooling_W[k];
+    }
     // Integral over the step of the IT series (accelerators, CPUs, network), in joules.
     [[nodiscard]] double itEnergy_J() const;
     // The same with cooling: the facility's energy for one step.

@@ -131,6 +131,27 @@ LinkRates linkRates(const Network& net, const Device& dev) {
     return rates;
 }
 
+namespace {
+
+// The checks of one pool that need no other part of the scenario; returns its device (nullptr if unknown).
+const Device* checkPool(const Pool& pool, std::size_t index, const Catalog& catalog, Diagnostics& errors) {
+    const std::string path = "cluster.pools[" + std::to_string(index) + "]";
+    const Device* dev = catalog.find(pool.device);
+    if (!dev)
+        errors.push_back(
+            {path + ".device", "unknown device \"" + pool.device + "\" (known: " + catalog.idList() + ")"});
+    if (pool.count > kMaxDevicesPerPool)
+        errors.push_back({path + ".count", std::to_string(pool.count) + " devices is more than the " +
+                                               std::to_string(kMaxDevicesPerPool) + " a pool can simulate"});
+    if (pool.devices_per_node > 0 && pool.count % pool.devices_per_node != 0)
+        errors.push_back(
+            {path + ".devices_per_node",
+             std::to_string(pool.devices_per_node) + " does not divide count=" + std::to_string(pool.count)});
+    return dev;
+}
+
+} // namespace
+
 std::optional<NetworkPlan> planTrainingPoolNetwork(const Scenario& s, const Catalog& catalog,
                                                    Diagnostics& errors) {
     const Pool* pool = s.trainingPool();
@@ -141,23 +162,13 @@ std::optional<NetworkPlan> planTrainingPoolNetwork(const Scenario& s, const Cata
     std::size_t index = 0;
     while (index < s.cluster.pools.size() && &s.cluster.pools[index] != pool)
         ++index;
-    const std::string path = "cluster.pools[" + std::to_string(index) + "]";
-    const Device* dev = catalog.find(pool->device);
-    if (!dev) {
-        errors.push_back({path + ".device", "unknown device \"" + pool->device + "\""});
+    const std::size_t before = errors.size();
+    const Device* dev = checkPool(*pool, index, catalog, errors);
+    if (pool->count <= 0)
+        errors.push_back({"cluster.pools[" + std::to_string(index) + "].count",
+                          "must be at least 1, got " + std::to_string(pool->count)});
+    if (!dev || errors.size() != before)
         return std::nullopt;
-    }
-    if (pool->count <= 0 || pool->count > kMaxDevicesPerPool) {
-        errors.push_back({path + ".count", "between 1 and " + std::to_string(kMaxDevicesPerPool) +
-                                               " devices, got " + std::to_string(pool->count)});
-        return std::nullopt;
-    }
-    if (pool->devices_per_node > 0 && pool->count % pool->devices_per_node != 0) {
-        errors.push_back(
-            {path + ".devices_per_node", std::to_string(pool->devices_per_node) +
-                                             " does not divide count=" + std::to_string(pool->count)});
-        return std::nullopt;
-    }
     return planNetwork(*pool, index, *dev, s.cluster.network, linkRates(s.cluster.network, *dev), errors);
 }
 
@@ -173,19 +184,7 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
         const std::string path = "cluster.pools[" + std::to_string(i) + "]";
         if (!names.insert(pool.name).second)
             errors.push_back({path + ".name", "pool name \"" + pool.name + "\" is used twice"});
-        const Device* dev = catalog.find(pool.device);
-        if (!dev)
-            errors.push_back({path + ".device",
-                              "unknown device \"" + pool.device + "\" (known: " + catalog.idList() + ")"});
-        if (pool.count > kMaxDevicesPerPool)
-            errors.push_back({path + ".count", std::to_string(pool.count) + " devices is more than the " +
-                                                   std::to_string(kMaxDevicesPerPool) +
-                                                   " a pool can simulate"});
-        if (pool.devices_per_node > 0 && pool.count % pool.devices_per_node != 0)
-            errors.push_back(
-                {path + ".devices_per_node", std::to_string(pool.devices_per_node) +
-                                                 " does not divide count=" + std::to_string(pool.count)});
-        r.pools.push_back({pool, dev});
+        r.pools.push_back({pool, checkPool(pool, i, catalog, errors)});
     }
     if (s.workload.pool) {
         bool found = false;

@@ -74,6 +74,12 @@ struct StageCost {
 // of 132 there) are not charged.
 inline constexpr double kTpOverlapSplits = 4.0;
 
+// The bytes of a tensor-parallel collective that follow the computation: all of them, or with tp-comm
+// overlap its last split (the rest runs beside the computation).
+inline double tpExposedBytes(double bytes, bool overlapped) {
+    return overlapped ? bytes / kTpOverlapSplits : bytes;
+}
+
 // Costs of model chunk `chunk` (0 .. pp*vp-1; chunk c runs on pipeline device c % pp).
 StageCost stageCost(const ResolvedScenario& scenario, std::int64_t chunk);
 

@@ -35,16 +35,28 @@ std::vector<SweepPoint> scalingSweep(const Scenario& base, int pointsBelow, int 
     return points;
 }
 
+std::vector<std::int64_t> divisors(std::int64_t n) {
+    std::vector<std::int64_t> small;
+    std::vector<std::int64_t> large;
+    for (std::int64_t d = 1; d * d <= n; ++d) {
+        if (n % d != 0)
+            continue;
+        small.push_back(d);
+        if (d != n / d)
+            large.push_back(n / d);
+    }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    return small;
+}
+
 std::vector<SweepPoint> deviceTypeSweep(const Scenario& base, const Catalog& catalog) {
     std::vector<SweepPoint> points;
-    if (!base.trainingPool())
+    if (!base.trainingPool() || base.trainingPool()->devices_per_node < 1)
         return points;
     for (const auto& device : catalog.devices()) {
         Scenario s = base;
         Pool* p = s.trainingPool();
         p->device = device.id;
-        if (p->devices_per_node < 1)
-            continue;
         if (device.scale_up) {
             const auto domain = static_cast<std::int64_t>(device.scale_up->domain_size.value);
             while (p->devices_per_node > 1 &&
@@ -53,7 +65,7 @@ std::vector<SweepPoint> deviceTypeSweep(const Scenario& base, const Catalog& cat
         }
         s.name = base.name + " on " + device.id;
         Diagnostics errors;
-        if (p->devices_per_node < 1 || !resolveScenario(s, catalog, errors))
+        if (!resolveScenario(s, catalog, errors))
             continue;
         points.push_back({device.id, p->count, std::move(s)});
     }
@@ -67,9 +79,9 @@ std::vector<SweepPoint> layoutSweep(const Scenario& base, const Catalog& catalog
     if (!pool || pool->count <= 0 || pool->devices_per_node <= 0 || w.model.layers <= 0)
         return points;
     std::vector<std::pair<std::int64_t, std::int64_t>> layouts; // tp, pp
-    for (std::int64_t tp = 1; tp <= pool->devices_per_node; ++tp)
-        for (std::int64_t pp = 1; pp <= w.model.layers; ++pp)
-            if (pool->devices_per_node % tp == 0 && w.model.layers % pp == 0 && pool->count % (tp * pp) == 0)
+    for (const std::int64_t tp : divisors(pool->devices_per_node))
+        for (const std::int64_t pp : divisors(w.model.layers))
+            if (pool->count % (tp * pp) == 0)
                 layouts.emplace_back(tp, pp);
     std::stable_sort(layouts.begin(), layouts.end(),
                      [](const auto& a, const auto& b) { return a.first * a.second < b.first * b.second; });

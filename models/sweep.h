@@ -3,6 +3,7 @@
 #include "models/catalog.h"
 #include "models/scenario.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct SweepPoint {
     std::int64_t devices = 0;
     Scenario scenario;
 };
+
+// The divisors of n (n >= 1), ascending.
+std::vector<std::int64_t> divisors(std::int64_t n);
 
 // Strong-scaling sweep over the data-parallel degree: dp in {dp/8 .. 4*dp} (powers of two), the same
 // global batch, tp and pp, the training pool resized to tp*pp*dp. Points whose global batch cannot be

@@ -48,7 +48,7 @@ struct TopologyOutline {
 // group has more than 4 routers; torus-3d: planes of constant z (else y) > nodes; single switch: nodes.
 TopologyOutline outlineTopology(const NetworkPlan& plan, const TopologyGraph& graph);
 
-// "device 12", "leaf 3", "spine 0", "core 5", "router 7", "NVSwitch of node 2".
+// "device 12", "leaf 3", "spine 0", "core 5", "router 7", "scale-up switch of node 2".
 std::string vertexLabel(const TopologyVertex& vertex);
 
 } // namespace choreo::models

@@ -201,7 +201,8 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
 
         // Fused (Flash) attention appeared in 2022 (Dao et al.); runs published before used the unfused
         // kernels of their framework.
-        if (auto year = publicationYear(c.source); year && *year < 2022) {
+        const auto year = publicationYear(c.source);
+        if (year && *year < 2022) {
             w.attention = AttentionKernel::Unfused;
             c.assumption = "unfused attention, " + std::to_string(*year);
         }
@@ -212,7 +213,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // distributed optimizer (Megatron asserts it), i.e. ZeRO 1.
         const bool nvidiaStack =
             c.source.find("Megatron") != std::string::npos || c.source.find("NeMo") != std::string::npos;
-        if (auto year = publicationYear(c.source); nvidiaStack && year && *year >= 2024 && zero <= 2) {
+        if (nvidiaStack && year && *year >= 2024 && zero <= 2) {
             w.overlap.tp_comm = true;
             w.overlap.param_gather = true;
             if (w.parallel.zero == 0)

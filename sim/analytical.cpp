@@ -249,9 +249,9 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             const double cpTime =
                 links.ring(context, cpSteps > 0 ? 1 : 0, cpSteps, cpBytes / std::max(1, cpSteps));
             // Tensor collectives after the computation, or with tp-comm overlap all but their last split
-            // beside it (models::kTpOverlapSplits).
+            // beside it (models::tpExposedBytes).
             const double local = std::max(compute, cpTime);
-            const double tail = w.overlap.tp_comm ? c.tp_bytes / models::kTpOverlapSplits : c.tp_bytes;
+            const double tail = models::tpExposedBytes(c.tp_bytes, w.overlap.tp_comm);
             const double tpTail = links.ring(tensor, arSteps, tpColl, tpTrafficFactor * tail);
             const double tpBeside =
                 w.overlap.tp_comm ? links.ring(tensor, arSteps, tpColl, tpTrafficFactor * (c.tp_bytes - tail))

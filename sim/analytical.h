@@ -9,7 +9,8 @@
 namespace choreo::sim {
 
 // Whether estimateStep also lays the step out per pipeline stage (StepMeasurement::timeline). The layout
-// costs several times the closed form itself; searches that only rank step times skip it.
+// costs several times the closed form itself; a caller that only needs the step time can skip it
+// (`choreo-sim bench` measures both).
 enum class StepLayout { Timeline, StepTimeOnly };
 
 models::StepMeasurement estimateStep(const models::ResolvedScenario& scenario,

@@ -153,19 +153,20 @@ public:
                     op.computes.push_back(x);
             }
         // Tensor collectives follow the computation, or with tp-comm overlap all but their last split run
-        // beside it (models::kTpOverlapSplits).
-        const bool overlapped = w_.overlap.tp_comm;
+        // beside it (models::tpExposedBytes).
         const double bytes = cost(chunk).tp_bytes;
-        const double tail = overlapped ? bytes / models::kTpOverlapSplits : bytes;
+        const bool overlapped = w_.overlap.tp_comm && tp_ > 1 && tpCollectives > 0 && bytes > 0.0;
+        const double tail = models::tpExposedBytes(bytes, overlapped);
         Id done = computed;
         for (std::int64_t c = 0; c < activeCp_; ++c) {
+            const auto group = tensorGroup(c, stage);
             Id after = computed;
             if (overlapped)
-                after = join(computed, ringCollective(graph_, platform_, fidelity_, Collective::AllReduce,
-                                                      tensorGroup(c, stage), bytes - tail, tpCollectives,
-                                                      op.ready, groupEdges_));
-            const Id tensor = ringCollective(graph_, platform_, fidelity_, Collective::AllReduce,
-                                             tensorGroup(c, stage), tail, tpCollectives, after, groupEdges_);
+                after =
+                    join(computed, ringCollective(graph_, platform_, fidelity_, Collective::AllReduce, group,
+                                                  bytes - tail, tpCollectives, op.ready, groupEdges_));
+            const Id tensor = ringCollective(graph_, platform_, fidelity_, Collective::AllReduce, group, tail,
+                                             tpCollectives, after, groupEdges_);
             done = c == 0 ? tensor : join(done, tensor);
         }
         if (ep_ > 1 && epCollectives > 0) {

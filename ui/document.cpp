@@ -7,19 +7,25 @@
 
 #include <QFileInfo>
 
+#include <functional>
+
 namespace choreo::ui {
 
 Document::Document(const models::Catalog& catalog, models::Scenario scenario, QObject* parent)
     : QObject(parent)
     , catalog_(catalog)
-    , scenario_(std::move(scenario))
-    , diagnostics_(validate(scenario_, catalog_)) {
+    , scenario_(std::move(scenario)) {
+    apply(scenario_);
     connect(&undoStack_, &QUndoStack::cleanChanged, this,
             [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
-models::Diagnostics Document::validate(const models::Scenario& scenario, const models::Catalog& catalog,
-                                       const std::vector<std::filesystem::path>& profileFolders) {
+namespace {
+
+using Calibrate = std::function<void(models::ResolvedScenario&, models::Diagnostics&)>;
+
+models::Diagnostics check(const models::Scenario& scenario, const models::Catalog& catalog,
+                          const Calibrate& calibrate) {
     models::Diagnostics errors;
     // The semantic checks divide by sizes the file format guarantees to be positive, so they run
     // only on a scenario that survives the file format's own checks.
@@ -28,8 +34,17 @@ models::Diagnostics Document::validate(const models::Scenario& scenario, const m
         return errors;
     auto resolved = models::resolveScenario(*reparsed, catalog, errors);
     if (resolved && errors.empty())
-        models::applyScenarioCalibration(*resolved, profileFolders, errors);
+        calibrate(*resolved, errors);
     return errors;
+}
+
+} // namespace
+
+models::Diagnostics Document::validate(const models::Scenario& scenario, const models::Catalog& catalog,
+                                       const std::vector<std::filesystem::path>& profileFolders) {
+    return check(scenario, catalog, [&](models::ResolvedScenario& rs, models::Diagnostics& errors) {
+        models::applyScenarioCalibration(rs, profileFolders, errors);
+    });
 }
 
 void Document::setProfileFolders(std::vector<std::filesystem::path> folders) {
@@ -45,18 +60,31 @@ std::vector<std::filesystem::path> Document::profileFolders() const {
     return folders;
 }
 
+const Document::LoadedProfile* Document::currentProfile() const {
+    const auto file = scenario_.calibration
+                          ? models::findProfile(scenario_.calibration->profile, profileFolders())
+                          : std::nullopt;
+    if (!file) {
+        profile_.reset();
+        return nullptr;
+    }
+    std::error_code ec;
+    const auto modified = std::filesystem::last_write_time(*file, ec);
+    if (!profile_ || profile_->file != *file || profile_->modified != modified) {
+        models::Diagnostics errors;
+        profile_ = LoadedProfile{*file, modified, models::loadProfileFile(*file, errors)};
+    }
+    return &*profile_;
+}
+
 std::optional<std::filesystem::path> Document::profileFile() const {
-    if (!scenario_.calibration)
-        return std::nullopt;
-    return models::findProfile(scenario_.calibration->profile, profileFolders());
+    const LoadedProfile* loaded = currentProfile();
+    return loaded ? std::optional(loaded->file) : std::nullopt;
 }
 
 std::optional<models::Profile> Document::loadProfile() const {
-    const auto file = profileFile();
-    if (!file)
-        return std::nullopt;
-    models::Diagnostics errors;
-    return models::loadProfileFile(*file, errors);
+    const LoadedProfile* loaded = currentProfile();
+    return loaded ? loaded->profile : std::nullopt;
 }
 
 models::Scenario Document::runnableScenario() const {
@@ -100,7 +128,15 @@ bool Document::save(const QString& path, QString& error) {
 
 void Document::apply(const models::Scenario& scenario) {
     scenario_ = scenario;
-    diagnostics_ = validate(scenario_, catalog_, profileFolders());
+    // As validate(), with the profile read once per change of its file rather than once per edit (a
+    // reference that cannot be loaded goes the long way, for its messages).
+    const LoadedProfile* loaded = currentProfile();
+    diagnostics_ = check(scenario_, catalog_, [&](models::ResolvedScenario& rs, models::Diagnostics& errors) {
+        if (loaded && loaded->profile)
+            models::applyCalibrationProfile(rs, *loaded->profile, scenario_.calibration->device, errors);
+        else
+            models::applyScenarioCalibration(rs, profileFolders(), errors);
+    });
     emit scenarioChanged();
 }
 

@@ -71,6 +71,16 @@ private:
     // Sets the value without recording history (the undo command's job).
     void apply(const models::Scenario& scenario);
 
+    // The profile file the scenario names, and its contents as last read: read again only when the
+    // reference resolves to another file or the file has changed on disk (a recalibration).
+    struct LoadedProfile {
+        std::filesystem::path file;
+        std::filesystem::file_time_type modified;
+        std::optional<models::Profile> profile; // nullopt: the file could not be read
+    };
+    const LoadedProfile* currentProfile() const;
+    mutable std::optional<LoadedProfile> profile_;
+
     const models::Catalog& catalog_;
     models::Scenario scenario_;
     models::Diagnostics diagnostics_;

@@ -132,11 +132,8 @@ QChart* createComparePowerChart(const CompareModel& model) {
     double peak_W = 0.0;
     for (const auto& e : model.entries())
         if (e.result)
-            for (std::size_t k = 0; k < e.result->power.bins(); ++k) {
-                const auto& p = e.result->power;
-                peak_W =
-                    std::max(peak_W, p.accelerators_W[k] + p.cpus_W[k] + p.network_W[k] + p.cooling_W[k]);
-            }
+            for (std::size_t k = 0; k < e.result->power.bins(); ++k)
+                peak_W = std::max(peak_W, e.result->power.facility_W(k));
     // Megawatts read better than 12,000 kW on an axis.
     const double scale = peak_W >= 1e6 ? 1e6 : 1e3;
     const QString unit = peak_W >= 1e6 ? QObject::tr("MW") : QObject::tr("kW");
@@ -161,7 +158,7 @@ QChart* createComparePowerChart(const CompareModel& model) {
         // Steps over the bins: each bin holds its average power.
         const double end_s = p.empty() ? 0.0 : p.time_s.back();
         for (std::size_t k = 0; k < p.bins() && end_s > 0; ++k) {
-            const double v = (p.accelerators_W[k] + p.cpus_W[k] + p.network_W[k] + p.cooling_W[k]) / scale;
+            const double v = p.facility_W(k) / scale;
             line->append(100.0 * p.time_s[k] / end_s, v);
             line->append(100.0 * p.time_s[k + 1] / end_s, v);
         }

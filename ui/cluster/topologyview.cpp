@@ -163,6 +163,7 @@ struct TopologyView::Network {
     std::vector<QPointF> vertexPos; // top-left of each vertex's box
     std::vector<double> openScale;  // the view scale from which a group opens
     QRectF bounds;
+    std::int64_t switches = 0; // switch vertices of the graph, for the summary
 
     [[nodiscard]] QSizeF vertexSize(std::size_t v) const {
         return isSwitch(graph[v].kind) ? QSizeF(kSwitchW, kSwitchH) : QSizeF(kDeviceW, kDeviceH);
@@ -199,6 +200,8 @@ void TopologyView::setScenario(const models::Scenario& scenario) {
         net->plan = *plan;
         net->graph = models::buildTopologyGraph(net->plan);
         net->outline = models::outlineTopology(net->plan, net->graph);
+        for (std::size_t v = 0; v < boost::num_vertices(net->graph); ++v)
+            net->switches += isSwitch(net->graph[v].kind);
         if (const auto* pool = scenario.trainingPool())
             net->device = pool->device;
         net_ = std::move(net);
@@ -333,15 +336,19 @@ void TopologyView::layOut() {
     n.bounds = QRectF(QPointF(0, 0), all).adjusted(-20, -20, 20, 20);
 }
 
-void TopologyView::zoomBy(double factor) {
+void TopologyView::scaleWithin(double factor) {
     const double current = transform().m11();
-    factor = std::clamp(current * factor, kMinScale, kMaxScale) / current;
+    const double f = std::clamp(current * factor, kMinScale, kMaxScale) / current;
     autoFit_ = false;
+    scale(f, f);
+    scheduleRedraw();
+}
+
+void TopologyView::zoomBy(double factor) {
     const auto anchor = transformationAnchor();
     setTransformationAnchor(QGraphicsView::AnchorViewCenter);
-    scale(factor, factor);
+    scaleWithin(factor);
     setTransformationAnchor(anchor);
-    scheduleRedraw();
 }
 
 void TopologyView::zoomIn() {
@@ -370,12 +377,7 @@ void TopologyView::fit() {
 }
 
 void TopologyView::wheelEvent(QWheelEvent* event) {
-    const double factor = std::pow(1.0015, event->angleDelta().y());
-    const double current = transform().m11();
-    const double f = std::clamp(current * factor, kMinScale, kMaxScale) / current;
-    autoFit_ = false;
-    scale(f, f); // around the mouse (AnchorUnderMouse)
-    scheduleRedraw();
+    scaleWithin(std::pow(1.0015, event->angleDelta().y())); // around the mouse (AnchorUnderMouse)
     event->accept();
 }
 
@@ -680,12 +682,9 @@ void TopologyView::redraw() {
         }
     }
     drawTime_ms_ = static_cast<double>(clock.nsecsElapsed()) / 1e6;
-    std::int64_t switches = 0;
-    for (std::size_t v = 0; v < n.vertexPos.size(); ++v)
-        switches += isSwitch(n.graph[v].kind);
     emit summaryChanged(tr("%1 devices, %2 switches, %3 links (%4) · %5 groups open, %6 items drawn")
                             .arg(n.plan.devices)
-                            .arg(switches)
+                            .arg(n.switches)
                             .arg(boost::num_edges(n.graph))
                             .arg(q(models::toString(n.plan.kind)))
                             .arg(openGroupCount())

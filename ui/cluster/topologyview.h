@@ -73,6 +73,8 @@ protected:
 
 private:
     struct Network;
+    // Scales the view by `factor`, kept within the zoom limits, around the transformation anchor.
+    void scaleWithin(double factor);
     void layOut();
     void scheduleRedraw();
     void redraw();

@@ -53,8 +53,7 @@ double PowerTraceModel::value(int row, int column) const {
     case CoolingColumn:
         return trace_.cooling_W[r] / 1e3;
     case TotalColumn:
-        return (trace_.accelerators_W[r] + trace_.cpus_W[r] + trace_.network_W[r] + trace_.cooling_W[r]) /
-               1e3;
+        return trace_.facility_W(r) / 1e3;
     default:
         return 0.0;
     }

@@ -26,8 +26,7 @@ QString introduction(const ReportInput& in, const models::Device* spec) {
              spec ? QObject::tr("%1 (%2)").arg(q(spec->name), q(spec->id)) : QObject::tr("no device"));
 }
 
-} // namespace
-
+// The spec device the profile is compared with: the scenario's calibration.device, else the profile's.
 const models::Device* calibrationSpecDevice(const ReportInput& in) {
     if (!in.profile || !in.catalog)
         return nullptr;
@@ -36,6 +35,8 @@ const models::Device* calibrationSpecDevice(const ReportInput& in) {
                                : in.profile->device;
     return id.empty() ? nullptr : in.catalog->find(id);
 }
+
+} // namespace
 
 void writeCalibrationPage(ReportPainter& page, const ReportInput& in) {
     if (!in.profile)
@@ -46,8 +47,8 @@ void writeCalibrationPage(ReportPainter& page, const ReportInput& in) {
     page.heading(QObject::tr("Spec sheet vs measured"));
     page.paragraph(introduction(in, spec), 8.5, QColor(0x40, 0x40, 0x40));
     ReportTable t;
-    t.headers = {QObject::tr("Figure"),   QObject::tr("Spec sheet"), QObject::tr("Source"),
-                 QObject::tr("Measured"), QObject::tr("Unit"),       QObject::tr("Measured / spec")};
+    for (int c = 0; c < ProfileComparisonModel::ColumnCount; ++c)
+        t.headers << model.headerData(c, Qt::Horizontal).toString();
     t.widths = {0.38, 0.12, 0.15, 0.12, 0.1, 0.13};
     t.alignRight = {false, true, false, true, false, true};
     t.fontPt = 8;

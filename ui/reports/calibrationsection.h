@@ -11,8 +11,6 @@ class ReportPainter;
 // The report's "Spec sheet vs measured" part, present when the run used a calibration profile
 // (ReportInput::profile): which profile, measured on what, and every figure beside the catalog's.
 
-// The spec device the profile is compared with: the scenario's calibration.device, else the profile's.
-const models::Device* calibrationSpecDevice(const ReportInput& input);
 // Writes the section on the current page of `page`; nothing without a profile.
 void writeCalibrationPage(ReportPainter& page, const ReportInput& input);
 // The same section as HTML (an <h3> and a table); empty without a profile.

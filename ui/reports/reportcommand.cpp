@@ -87,14 +87,20 @@ int runReportCommand(int argc, char** argv, const std::string& scenarioPath, con
     // gets it by absolute path, since it knows neither folder.
     std::optional<models::Profile> profile;
     if (scenario->calibration) {
-        auto resolved = models::resolveScenario(*scenario, *catalog, errors);
         const std::vector<std::filesystem::path> folders{
             std::filesystem::absolute(scenarioPath).parent_path(), assets / "calibration"};
-        if (resolved)
-            models::applyScenarioCalibration(*resolved, folders, errors);
         const auto file = models::findProfile(scenario->calibration->profile, folders);
+        models::Diagnostics unreadable;
         if (file)
-            profile = models::loadProfileFile(*file, errors);
+            profile = models::loadProfileFile(*file, unreadable);
+        // The profile is read once; one that cannot be found or read gets choreo-sim run's messages.
+        if (auto resolved = models::resolveScenario(*scenario, *catalog, errors); resolved && profile)
+            models::applyCalibrationProfile(*resolved, *profile, scenario->calibration->device, errors);
+        else if (resolved)
+            models::applyScenarioCalibration(*resolved, folders, errors);
+        else
+            for (const auto& d : unreadable)
+                errors.push_back({"calibration.profile", file->string() + ": " + d.text()});
         if (!errors.empty() || !profile) {
             std::cerr << "choreo-sim report: " << scenarioPath
                       << ": the calibration profile cannot be used:\n";

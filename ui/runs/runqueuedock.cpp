@@ -120,7 +120,9 @@ RunQueueDock::RunQueueDock(RunQueue* queue, Document* document, QWidget* parent)
     setWidget(body);
 
     summary_->setObjectName(u"runQueueSummary"_s);
-    connect(queue_, &RunQueue::runChanged, this, &RunQueueDock::updateSummary);
+    // The counts change when a run starts or ends, not with its progress.
+    connect(queue_, &RunQueue::runStarted, this, &RunQueueDock::updateSummary);
+    connect(queue_, &RunQueue::runFinished, this, &RunQueueDock::updateSummary);
     connect(queue_, &RunQueue::runAdded, this, &RunQueueDock::updateSummary);
     connect(queue_, &RunQueue::runsRemoved, this, &RunQueueDock::updateSummary);
     updateSummary();

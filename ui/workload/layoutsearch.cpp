@@ -2,6 +2,7 @@
 
 #include "models/resolved.h"
 #include "models/stepcost.h"
+#include "models/sweep.h"
 
 #include <algorithm>
 
@@ -10,20 +11,6 @@ using namespace Qt::StringLiterals;
 namespace choreo::ui {
 
 namespace {
-
-std::vector<std::int64_t> divisors(std::int64_t n) {
-    std::vector<std::int64_t> small;
-    std::vector<std::int64_t> large;
-    for (std::int64_t d = 1; d * d <= n; ++d) {
-        if (n % d != 0)
-            continue;
-        small.push_back(d);
-        if (d != n / d)
-            large.push_back(n / d);
-    }
-    small.insert(small.end(), large.rbegin(), large.rend());
-    return small;
-}
 
 // Seconds of a ring all-reduce of `bytes` over `ranks` devices at `Bps` per device (2(n-1)/n of the data).
 double ringAllReduce(double bytes, std::int64_t ranks, double Bps) {
@@ -100,13 +87,13 @@ std::vector<LayoutCandidate> enumerateLayouts(const models::Scenario& base, cons
         base.workload.global_batch <= 0)
         return out;
     const std::int64_t n = pool->count;
-    for (const std::int64_t tp : divisors(pool->devices_per_node)) {
+    for (const std::int64_t tp : models::divisors(pool->devices_per_node)) {
         if (n % tp != 0 || m.heads % tp != 0)
             continue;
-        for (const std::int64_t cp : divisors(n / tp)) {
+        for (const std::int64_t cp : models::divisors(n / tp)) {
             if (cp > 8)
                 break;
-            for (const std::int64_t pp : divisors(n / (tp * cp))) {
+            for (const std::int64_t pp : models::divisors(n / (tp * cp))) {
                 if (pp > m.layers)
                     break;
                 const std::int64_t dp = n / (tp * cp * pp);
