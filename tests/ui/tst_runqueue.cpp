@@ -56,6 +56,7 @@ private slots:
     void modelFollowsTheQueue();
     void analysisJobOnSharedQueue();
     void mainWindowRunsThroughTheQueue();
+    void dockSweepsCarryTheProfilePath();
     void defaultBoundIsTheCoreCount();
 };
 
@@ -262,6 +263,27 @@ void TestRunQueue::mainWindowRunsThroughTheQueue() {
     QVERIFY(layouts >= 2);
     queue->cancelAll();
     QCOMPARE(queue->runningCount(), 0);
+}
+
+// A scenario naming its profile by a name the document finds in its profile folders: the dock's sweeps
+// hand the workers the absolute path, as every other run does (a worker knows neither folder).
+void TestRunQueue::dockSweepsCarryTheProfilePath() {
+    const auto catalog = choreo::test::loadCatalog();
+    QVERIFY(catalog);
+    auto scenario = *choreo::test::loadDefaultScenario();
+    scenario.calibration = choreo::models::CalibrationRef{"fixture-h100-synthetic", "h100-sxm"};
+    choreo::ui::Document document(*catalog, scenario);
+    document.setProfileFolders({std::filesystem::path(CHOREO_TEST_DATA_DIR)});
+    QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
+    RunQueue queue(choreo::test::fakeWorker(u"scenario"_s));
+    choreo::ui::RunQueueDock dock(&queue, &document);
+    QVERIFY(dock.queueSweep(choreo::ui::RunQueueDock::Sweep::Layout) >= 1);
+    for (int i = 0; i < queue.count(); ++i) {
+        const auto& ref = queue.at(i).scenario.calibration;
+        QVERIFY(ref);
+        QVERIFY2(std::filesystem::path(ref->profile).is_absolute(), ref->profile.c_str());
+    }
+    queue.cancelAll();
 }
 
 void TestRunQueue::defaultBoundIsTheCoreCount() {

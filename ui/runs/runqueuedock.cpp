@@ -129,7 +129,8 @@ RunQueueDock::RunQueueDock(RunQueue* queue, Document* document, QWidget* parent)
 }
 
 int RunQueueDock::queueSweep(Sweep kind) {
-    const auto& base = document_->scenario();
+    // As every run the document starts: its profile reference made absolute for the workers.
+    const models::Scenario base = document_->runnableScenario();
     std::vector<models::SweepPoint> points;
     QString batch;
     const QString name = QString::fromStdString(base.name);
