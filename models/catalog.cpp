@@ -184,7 +184,8 @@ struct DeviceParser {
             reader.rejectUnknownKeys(*it, effPath,
                                      {"gemm", "gemm_half_gflop", "gemm_by_precision",
                                       "gemm_half_gflop_by_precision", "attention", "memory", "network",
-                                      "kernel_overhead_us"});
+                                      "kernel_overhead_us", "collective_base_us", "ring_step_scale_up_us",
+                                      "ring_step_network_us"});
             take(dev.efficiency.gemm, *it, effPath, "gemm", true);
             take(dev.efficiency.gemm_half_gflop, *it, effPath, "gemm_half_gflop", false);
             perPrecision(dev.efficiency.gemm_by_precision, *it, effPath, "gemm_by_precision");
@@ -200,6 +201,9 @@ struct DeviceParser {
             take(dev.efficiency.memory, *it, effPath, "memory", true);
             take(dev.efficiency.network, *it, effPath, "network", true);
             take(dev.efficiency.kernel_overhead_us, *it, effPath, "kernel_overhead_us", true);
+            take(dev.efficiency.collective_base_us, *it, effPath, "collective_base_us", false);
+            take(dev.efficiency.ring_step_scale_up_us, *it, effPath, "ring_step_scale_up_us", false);
+            take(dev.efficiency.ring_step_network_us, *it, effPath, "ring_step_network_us", false);
             for (const auto* f : {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.memory,
                                   &dev.efficiency.network})
                 if (f->present() && f->value > 1.0)

@@ -29,6 +29,12 @@ struct DeviceEfficiency {
     Sourced memory;             // fraction of peak DRAM bandwidth
     Sourced network;            // fraction of NIC / fabric line rate on large transfers
     Sourced kernel_overhead_us; // launch and scheduling cost per kernel
+    // The collective library's latency model (NCCL's tuning model for NVIDIA devices), optional: a ring
+    // collective costs collective_base_us, plus per step the step latency of the link it crosses, the
+    // scale-up fabric's or the network's. Absent: only the links' own latencies.
+    Sourced collective_base_us;
+    Sourced ring_step_scale_up_us;
+    Sourced ring_step_network_us;
 
     // Achieved fraction of dense peak for a matrix multiply of `flops` (2mnk) at `precision`.
     [[nodiscard]] double gemmFraction(Precision precision, double flops) const;

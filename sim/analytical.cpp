@@ -33,24 +33,32 @@ struct Links {
             return std::min(spec.nic_Bps / share, spec.global_link_Bps / sharing);
         return spec.nic_Bps / share;
     }
-    // Time of a ring over `ranks` with `steps` steps per collective, `count` collectives, each rank
-    // sending `traffic` bytes per collective: the slowest edge paces every step.
+    // Time of `count` ring collectives of `steps` steps over `ranks`, each rank sending `traffic` bytes per
+    // collective: the collective's latency (PlatformSpec::ringLatency), the slowest edge's bandwidth.
     double ring(const std::vector<std::int64_t>& ranks, int steps, int count, double traffic) const {
-        const auto n = static_cast<std::int64_t>(ranks.size());
-        if (n <= 1 || count <= 0 || traffic <= 0.0)
+        if (ranks.size() <= 1 || count <= 0 || traffic <= 0.0)
             return 0.0;
-        // With g channels each device sends 1/g of its traffic over its NIC (the channel it leaves the
-        // node on) and (g-1)/g over the scale-up fabric.
+        return count * (spec.ringLatency(ranks, steps) + traffic / ringBandwidth(ranks));
+    }
+    // Time of `steps` neighbour exchanges over `ranks` (ring attention), `traffic` bytes each.
+    double pass(const std::vector<std::int64_t>& ranks, int steps, double traffic) const {
+        if (ranks.size() <= 1 || steps <= 0 || traffic <= 0.0)
+            return 0.0;
+        return spec.passLatency(ranks, steps) + steps * traffic / ringBandwidth(ranks);
+    }
+    // The slowest edge's bandwidth. With g channels each device sends 1/g of its traffic over its NIC
+    // (the channel it leaves the node on) and (g-1)/g over the scale-up fabric.
+    double ringBandwidth(const std::vector<std::int64_t>& ranks) const {
+        const auto n = static_cast<std::int64_t>(ranks.size());
         const auto g = static_cast<double>(ringChannelCount(spec, ranks));
-        double hop = 0.0, bw = 1e300;
+        double bw = 1e300;
         for (std::int64_t i = 0; i < n; ++i) {
             const auto a = ranks[static_cast<std::size_t>(i)],
                        b = ranks[static_cast<std::size_t>((i + 1) % n)];
-            hop = std::max(hop, spec.latency(a, b));
             const double share = g == 1.0 ? 1.0 : spec.sameNode(a, b) ? (g - 1.0) / g : 1.0 / g;
             bw = std::min(bw, bandwidth(a, b, share));
         }
-        return count * (steps * hop + traffic / bw);
+        return bw;
     }
     double transfer(std::int64_t a, std::int64_t b, double bytes) const {
         return spec.latency(a, b) + bytes / bandwidth(a, b);
@@ -246,8 +254,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             return count * (hop + time);
         };
         auto op = [&](double compute, int tpColl, double cpBytes, int cpSteps, bool backward) {
-            const double cpTime =
-                links.ring(context, cpSteps > 0 ? 1 : 0, cpSteps, cpBytes / std::max(1, cpSteps));
+            const double cpTime = links.pass(context, cpSteps, cpBytes / std::max(1, cpSteps));
             // Tensor collectives after the computation, or with tp-comm overlap all but their last split
             // beside it (models::tpExposedBytes).
             const double local = std::max(compute, cpTime);

@@ -48,22 +48,21 @@ std::vector<std::int64_t> simulatedEdges(const Platform& platform, const std::ve
     return out;
 }
 
-// Delay, then one flow of `traffic` bytes per simulated edge; returns the join that ends them.
+// Delay, then one flow of `traffic` bytes per simulated edge; returns the join that ends them. The flows
+// pay their links' latency themselves: the delay is what `latency` adds to the slowest edge's.
 TaskGraph::Id flowsAfterDelay(TaskGraph& graph, const Platform& platform,
-                              const std::vector<std::int64_t>& ranks, double traffic, int hops,
+                              const std::vector<std::int64_t>& ranks, double traffic, double latency,
                               TaskGraph::Id after, Edges edges) {
     const auto n = static_cast<std::int64_t>(ranks.size());
     if (n == 0)
         return after;
     auto at = [&](std::int64_t i) { return ranks[static_cast<std::size_t>(i % n)]; };
-    double hop = 0.0; // the slowest edge sets the pace of every step
+    double hop = 0.0;
     for (std::int64_t i = 0; i < n; ++i)
         hop = std::max(hop, platform.latency(at(i), at(i + 1)));
-    // The flows below pay one hop latency themselves; the other hops are added here.
-    const double latency = hop * static_cast<double>(hops - 1);
     TaskGraph::Id start = after;
-    if (latency > 0.0) {
-        start = graph.delay(latency);
+    if (latency > hop) {
+        start = graph.delay(latency - hop);
         graph.depend(after, start);
     }
     const TaskGraph::Id done = graph.join();
@@ -73,6 +72,24 @@ TaskGraph::Id flowsAfterDelay(TaskGraph& graph, const Platform& platform,
         graph.depend(flow, done);
     }
     return done;
+}
+
+// Before `rounds` message rounds over `ranks` (which pay their links' latency per round): a delay of
+// whatever `latency` adds to that.
+TaskGraph::Id delayBeyondLinks(TaskGraph& graph, const Platform& platform,
+                               const std::vector<std::int64_t>& ranks, int rounds, double latency,
+                               TaskGraph::Id after) {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    double hop = 0.0;
+    for (std::int64_t i = 0; i < n; ++i)
+        hop = std::max(hop, platform.latency(ranks[static_cast<std::size_t>(i)],
+                                             ranks[static_cast<std::size_t>((i + 1) % n)]));
+    const double extra = latency - static_cast<double>(rounds) * hop;
+    if (extra <= 0.0)
+        return after;
+    const TaskGraph::Id start = graph.delay(extra);
+    graph.depend(after, start);
+    return start;
 }
 
 // `rounds` ring steps of n messages of `chunk` bytes, with a barrier after each step.
@@ -105,15 +122,17 @@ TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelit
     const auto channels = ringChannels(platform.spec(), ranks);
     const double share = bytes / static_cast<double>(channels.size());
     std::vector<TaskGraph::Id> ends;
+    const double latency = platform.spec().ringLatency(ranks, steps);
     for (const auto& ring : channels) {
         if (fidelity == Fidelity::Flow) {
             ends.push_back(flowsAfterDelay(graph, platform, ring, ringTrafficPerRank(kind, n, share) * count,
-                                           count * steps, after, edges));
+                                           count * latency, after, edges));
             continue;
         }
         TaskGraph::Id previous = after;
         for (int c = 0; c < count; ++c)
-            previous = messageRounds(graph, ring, share / static_cast<double>(n), steps, previous);
+            previous = messageRounds(graph, ring, share / static_cast<double>(n), steps,
+                                     delayBeyondLinks(graph, platform, ring, steps, latency, previous));
         ends.push_back(previous);
     }
     if (ends.size() == 1)
@@ -128,9 +147,11 @@ TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fide
                        Edges edges) {
     if (ranks.size() <= 1 || steps <= 0 || bytes <= 0.0)
         return after;
+    const double latency = platform.spec().passLatency(ranks, steps);
     if (fidelity == Fidelity::Flow)
-        return flowsAfterDelay(graph, platform, ranks, bytes, steps, after, edges);
-    return messageRounds(graph, ranks, bytes / static_cast<double>(steps), steps, after);
+        return flowsAfterDelay(graph, platform, ranks, bytes, latency, after, edges);
+    return messageRounds(graph, ranks, bytes / static_cast<double>(steps), steps,
+                         delayBeyondLinks(graph, platform, ranks, steps, latency, after));
 }
 
 TaskGraph::Id allToAll(TaskGraph& graph, const Platform& platform, Fidelity fidelity,

@@ -22,16 +22,18 @@ enum class Edges {
 // A ring collective over `ranks` (device indices, in ring order) of `bytes` data per rank, repeated
 // `count` times back to back (the per-layer collectives of one pipeline operation), started after
 // `after`. A ring spanning nodes with several ranks in each runs as NCCL-like channels (channels.h),
-// each carrying its share of the data, side by side. Flow fidelity: one latency delay (count * steps hops)
-// then one flow per simulated ring edge carrying all that edge's traffic, so shared links are contended for
-// real. Packet fidelity: every ring step as n messages of bytes/n with a barrier between steps, on every
-// edge. Returns the join that ends it.
+// each carrying its share of the data, side by side. Each collective costs PlatformSpec::ringLatency.
+// Flow fidelity: one latency delay (count collectives' latency), then one flow per simulated ring edge
+// carrying all that edge's traffic, so shared links are contended for real. Packet fidelity: every ring
+// step as n messages of bytes/n with a barrier between steps, on every edge, after a delay of what the
+// collective's latency adds to its messages'. Returns the join that ends it.
 TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelity fidelity, Collective kind,
                              const std::vector<std::int64_t>& ranks, double bytes, int count,
                              TaskGraph::Id after, Edges edges = Edges::All);
 
 // A ring pass (context parallelism's ring attention): `steps` steps in each of which every rank sends
-// `bytes / steps` to the next. Flow fidelity: latency delay, then one flow per simulated edge.
+// `bytes / steps` to the next, paced by the slowest edge's step latency (PlatformSpec::passLatency). Flow
+// fidelity: latency delay, then one flow per simulated edge.
 TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fidelity,
                        const std::vector<std::int64_t>& ranks, double bytes, int steps, TaskGraph::Id after,
                        Edges edges = Edges::All);

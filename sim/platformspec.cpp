@@ -22,6 +22,9 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     s.nic_Bps = rs.nic_Bps * netEff;
     s.switch_latency_s = rs.switch_latency_s;
     s.nic_latency_s = rs.switch_latency_s; // NIC to leaf: one switch traversal
+    s.collective_base_s = dev.efficiency.collective_base_us.value * 1e-6;
+    s.ring_step_scale_up_s = dev.efficiency.ring_step_scale_up_us.value * 1e-6;
+    s.ring_step_network_s = dev.efficiency.ring_step_network_us.value * 1e-6;
     const double leafDown = static_cast<double>(rs.network.leaf_down) * s.nic_Bps;
     s.oversubscribed = rs.network.oversubscribed();
     s.leaf_uplink_Bps = s.oversubscribed ? leafDown / topo.oversubscription : leafDown;
@@ -52,6 +55,41 @@ double PlatformSpec::latency(std::int64_t a, std::int64_t b) const {
         return hops * switch_latency_s; // every hop is one torus link
     // Two NIC links, then one switch-to-switch link per further hop.
     return 2.0 * nic_latency_s + std::max(0.0, hops - 2.0) * switch_latency_s;
+}
+
+double PlatformSpec::stepLatency(std::int64_t a, std::int64_t b) const {
+    return std::max(latency(a, b), sameNode(a, b) ? ring_step_scale_up_s : ring_step_network_s);
+}
+
+double PlatformSpec::ringLatency(const std::vector<std::int64_t>& ranks, int steps) const {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    if (n <= 1 || steps <= 0)
+        return 0.0;
+    double intra = 0.0, inter = 0.0;
+    std::int64_t crossings = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const auto a = ranks[static_cast<std::size_t>(i)], b = ranks[static_cast<std::size_t>((i + 1) % n)];
+        if (sameNode(a, b)) {
+            intra = std::max(intra, stepLatency(a, b));
+        } else {
+            inter = std::max(inter, stepLatency(a, b));
+            ++crossings;
+        }
+    }
+    const double passes = static_cast<double>(steps) / static_cast<double>(n - 1);
+    const double interSteps = crossings > 0 ? passes * static_cast<double>(crossings - 1) : 0.0;
+    return collective_base_s + (static_cast<double>(steps) - interSteps) * intra + interSteps * inter;
+}
+
+double PlatformSpec::passLatency(const std::vector<std::int64_t>& ranks, int steps) const {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    if (n <= 1 || steps <= 0)
+        return 0.0;
+    double hop = 0.0;
+    for (std::int64_t i = 0; i < n; ++i)
+        hop = std::max(hop, stepLatency(ranks[static_cast<std::size_t>(i)],
+                                        ranks[static_cast<std::size_t>((i + 1) % n)]));
+    return static_cast<double>(steps) * hop;
 }
 
 } // namespace choreo::sim

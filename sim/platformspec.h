@@ -5,6 +5,7 @@
 #include "models/resolved.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace choreo::sim {
 
@@ -31,6 +32,11 @@ struct PlatformSpec {
     double leaf_uplink_Bps = 0;  // aggregate leaf-to-spine capacity (oversubscription applied)
     bool oversubscribed = false; // leaf uplinks narrower than their downlinks: model them
     double switch_latency_s = 0;
+    // The collective library's latency model (models::DeviceEfficiency): per collective, and per ring
+    // step over the scale-up fabric or the network; 0 where the catalog has none.
+    double collective_base_s = 0;
+    double ring_step_scale_up_s = 0;
+    double ring_step_network_s = 0;
     ScaleOutFabric fabric = ScaleOutFabric::Crossbar;
     double global_link_Bps = 0;  // dragonfly: one group pair's bundle; torus: one link (effective)
     models::NetworkPlan network; // the checked topology; devices == 0 when built by hand (probes)
@@ -49,6 +55,16 @@ struct PlatformSpec {
     [[nodiscard]] bool sameNode(std::int64_t a, std::int64_t b) const { return nodeOf(a) == nodeOf(b); }
     // One-way latency from device a to device b (a cross-leaf path also crosses the spine).
     [[nodiscard]] double latency(std::int64_t a, std::int64_t b) const;
+    // Latency of one step from a to b in a collective: the link's own, or the library's per-step cost for
+    // its link class (scale-up or network), whichever is larger.
+    [[nodiscard]] double stepLatency(std::int64_t a, std::int64_t b) const;
+    // Latency of one ring collective of `steps` pipelined steps over `ranks` (n - 1 steps per pass: an
+    // all-gather or reduce-scatter makes one pass, an all-reduce two), after NCCL's tuning model: the
+    // collective's base cost, then per pass c - 1 steps at the network's step latency and the others at
+    // the scale-up fabric's, where c is the number of node boundaries the ring crosses.
+    [[nodiscard]] double ringLatency(const std::vector<std::int64_t>& ranks, int steps) const;
+    // Latency of `steps` neighbour exchanges over `ranks` (ring attention), each paced by the slowest edge.
+    [[nodiscard]] double passLatency(const std::vector<std::int64_t>& ranks, int steps) const;
 };
 
 } // namespace choreo::sim

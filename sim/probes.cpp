@@ -61,12 +61,15 @@ double probeRingAllReduce(int devices, double bytes, const ProbeLinks& links, Fi
 }
 
 double probeNodeRingAllReduce(int nodes, int perNode, double bytes, const ProbeLinks& links,
-                              const ProbeLinks& scaleUp, Fidelity fidelity) {
+                              const ProbeLinks& scaleUp, Fidelity fidelity, const ProbeLibrary& library) {
     auto engine = makeEngine();
     const int devices = nodes * perNode;
     PlatformSpec spec = probeSpec(devices, perNode, links);
     spec.scale_up_Bps = scaleUp.bandwidth_Bps;
     spec.scale_up_latency_s = scaleUp.latency_s;
+    spec.collective_base_s = library.base_s;
+    spec.ring_step_scale_up_s = library.scale_up_step_s;
+    spec.ring_step_network_s = library.network_step_s;
     Platform platform(*engine, spec);
     TaskGraph graph(platform);
     std::vector<std::int64_t> ranks(static_cast<std::size_t>(devices));

@@ -28,10 +28,17 @@ double probeRingAllReduce(int devices, double bytes, const ProbeLinks& links, Fi
 // devices, one per node.
 double probeAllToAll(int devices, double bytes, const ProbeLinks& links, Fidelity fidelity);
 
+// A collective library's latency model (PlatformSpec::ringLatency): per collective, per ring step.
+struct ProbeLibrary {
+    double base_s = 0;
+    double scale_up_step_s = 0;
+    double network_step_s = 0;
+};
+
 // The same over `nodes` nodes of `perNode` devices, ranks in node order: NCCL-like channels (channels.h).
 // Scale-up links run at `scaleUp` (bandwidth and latency), NIC links at `links`.
 double probeNodeRingAllReduce(int nodes, int perNode, double bytes, const ProbeLinks& links,
-                              const ProbeLinks& scaleUp, Fidelity fidelity);
+                              const ProbeLinks& scaleUp, Fidelity fidelity, const ProbeLibrary& library = {});
 
 // Device pairs of an x * y * z torus platform whose SimGrid route does not take the hops (and latency)
 // that the topology plan and the platform's latency() say: 0 when SimGrid numbers positions as we do.

@@ -55,6 +55,35 @@ private slots:
     void channelAllReduceFlow() { checkChannels(Fidelity::Flow); }
     void channelAllReducePacket() { checkChannels(Fidelity::Packet); }
 
+    // NCCL's latency model (tuning.cc, ring/Simple): an all-reduce over 4 nodes of 4 devices takes
+    // 2 * 15 = 30 steps, 2 * (4 - 1) = 6 of them over the network: 8.4 + 24 * 3.4 + 6 * 14 = 174 us, plus
+    // the bandwidth term 30/16 * 1 MB / (4 * 25 GB/s) = 18.75 us.
+    void ringLatencyFollowsNccl() {
+        PlatformSpec spec;
+        spec.devices = 16;
+        spec.devices_per_node = 4;
+        spec.scale_up_latency_s = 0.5e-6; // a route crosses two: 1 us
+        spec.nic_latency_s = 0.5e-6;
+        spec.collective_base_s = 8.4e-6;
+        spec.ring_step_scale_up_s = 3.4e-6;
+        spec.ring_step_network_s = 14e-6;
+        std::vector<std::int64_t> ranks(16);
+        std::iota(ranks.begin(), ranks.end(), 0);
+        QVERIFY(std::fabs(spec.ringLatency(ranks, 30) - 174e-6) < 1e-12);
+        // An all-gather makes one pass: 8.4 + 12 * 3.4 + 3 * 14 = 91.2 us.
+        QVERIFY(std::fabs(spec.ringLatency(ranks, 15) - 91.2e-6) < 1e-12);
+        // Inside one node: base and scale-up steps only; 4 ranks, all-reduce: 8.4 + 6 * 3.4 = 28.8 us.
+        QVERIFY(std::fabs(spec.ringLatency({0, 1, 2, 3}, 6) - 28.8e-6) < 1e-12);
+        // Without a library model the links' own latency paces every step (1 us per route here).
+        spec.collective_base_s = spec.ring_step_scale_up_s = spec.ring_step_network_s = 0.0;
+        QVERIFY(std::fabs(spec.ringLatency(ranks, 30) - 30e-6) < 1e-12);
+        // Ring attention's neighbour exchanges: the slowest edge per step.
+        spec.ring_step_network_s = 14e-6;
+        QVERIFY(std::fabs(spec.passLatency(ranks, 3) - 42e-6) < 1e-12);
+    }
+    void ringLatencyFlow() { checkLibraryLatency(Fidelity::Flow); }
+    void ringLatencyPacket() { checkLibraryLatency(Fidelity::Packet); }
+
     // 8 devices on 8 nodes, 1 GB per rank: each NIC sends and receives 7/8 GB at 50 GB/s, after one route
     // of two 2 us links: 7/8 * 1e9 / 50e9 + 4e-6 = 17.504 ms.
     void allToAllFlow() { checkAllToAll(Fidelity::Flow); }
@@ -125,6 +154,14 @@ private:
         const double steps = 2.0 * (n - 1);
         // NIC-bound: each device sends 1/4 of its ring traffic over its NIC; each step crosses two NIC links.
         const double expected = steps / n * bytes / (perNode * nic) + steps * 2.0 * latency;
+        QVERIFY2(relativeError(t, expected) < 0.03,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t).arg(expected)));
+    }
+
+    static void checkLibraryLatency(Fidelity fidelity) {
+        const double t = probeNodeRingAllReduce(4, 4, 1e6, {25e9, 0.5e-6}, {400e9, 0.5e-6}, fidelity,
+                                                {8.4e-6, 3.4e-6, 14e-6});
+        const double expected = 174e-6 + 30.0 / 16.0 * 1e6 / (4.0 * 25e9);
         QVERIFY2(relativeError(t, expected) < 0.03,
                  qPrintable(QStringLiteral("%1 vs %2").arg(t).arg(expected)));
     }
