@@ -14,10 +14,9 @@ constexpr double kGB = 1e9;
 constexpr double kRuntimeBuffersGB = 3.0;
 } // namespace
 
-TrainingStateBytes trainingStateBytes(Precision precision) {
+TrainingStateBytes trainingStateBytes(const Workload& workload) {
     TrainingStateBytes b;
-    if (precision == Precision::Fp16)
-        b.gradients = 2.0;
+    b.gradients = activationBytes(workload.gradientPrecision());
     return b;
 }
 
@@ -59,7 +58,7 @@ double layerActivationBytes(const Workload& w) {
 }
 
 MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
-    const auto bytes = trainingStateBytes(w.precision);
+    const auto bytes = trainingStateBytes(w);
     const double params = parametersPerDevice(w, stage);
     const double group = static_cast<double>(w.parallel.dataParallelGroup());
     const int zero = w.parallel.zero;

@@ -9,10 +9,10 @@ namespace choreo::models {
 // Bytes per parameter of mixed-precision training with Adam (Megatron's layout).
 struct TrainingStateBytes {
     double weights = 2.0;    // bf16/fp16 working copy (fp8 training keeps it too)
-    double gradients = 4.0;  // fp32 main gradients (fp16 training: 2)
+    double gradients = 4.0;  // main gradients at Workload::gradientPrecision (fp32 by default)
     double optimizer = 12.0; // fp32 master weights, Adam m and v
 };
-TrainingStateBytes trainingStateBytes(Precision precision);
+TrainingStateBytes trainingStateBytes(const Workload& workload);
 
 // Memory one device needs, in GB (1e9 bytes).
 struct MemoryBreakdown {

@@ -104,6 +104,13 @@ void checkModel(const Workload& w, Diagnostics& errors) {
              "overlapping the parameter gather needs the distributed optimizer (parallel.zero 1 or "
              "2), got zero=" +
                  std::to_string(p.zero)});
+    if (w.gradient_precision && *w.gradient_precision != Precision::Fp32) {
+        const Precision sixteen = w.precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;
+        if (*w.gradient_precision != sixteen)
+            errors.push_back({"workload.gradient_precision",
+                              "gradients of " + toString(w.precision) + " training are fp32 or " +
+                                  toString(sixteen) + ", got " + toString(*w.gradient_precision)});
+    }
     if (p.sequence_parallel && p.tp > 1 && m.seq_len % p.tp != 0)
         errors.push_back({"workload.parallel.sequence_parallel", divides(p.tp, "seq_len", m.seq_len)});
     if (w.tokens_to_train < static_cast<double>(w.global_batch * m.seq_len))

@@ -141,8 +141,16 @@ struct Workload {
         bool operator==(const Overlap&) const = default;
     };
     Overlap overlap;
+    // Precision of the gradient buffer and its data-parallel reduction. Default: fp32, as Megatron-LM
+    // accumulates and reduces with bf16 (fp16 training: fp16); bf16 as NeMo's distributed Adam with
+    // grad_sync_dtype bf16. Must be fp32 or the training's 16-bit type.
+    std::optional<Precision> gradient_precision;
     std::optional<std::string> pool; // which pool trains; default: the first
     bool operator==(const Workload&) const = default;
+
+    [[nodiscard]] Precision gradientPrecision() const {
+        return gradient_precision.value_or(precision == Precision::Fp16 ? Precision::Fp16 : Precision::Fp32);
+    }
 
     // Micro-batches each pipeline processes per step: global / (dp * micro).
     [[nodiscard]] std::int64_t microBatchesPerStep() const {

@@ -214,7 +214,7 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         return w;
     r.rejectUnknownKeys(j, path,
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
-                         "recompute", "attention", "overlap", "pool"});
+                         "recompute", "attention", "overlap", "gradient_precision", "pool"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -258,6 +258,14 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
             w.overlap.tp_comm = r.boolean(*it, op, "tp_comm", false).value_or(false);
             w.overlap.param_gather = r.boolean(*it, op, "param_gather", false).value_or(false);
         }
+    }
+    if (auto g = r.text(j, path, "gradient_precision", false)) {
+        if (auto gp = precisionFromString(*g);
+            gp && (*gp == Precision::Fp32 || *gp == Precision::Bf16 || *gp == Precision::Fp16))
+            w.gradient_precision = *gp;
+        else
+            r.error(JsonReader::join(path, "gradient_precision"),
+                    "unsupported gradient precision \"" + *g + "\" (known: fp32, bf16, fp16)");
     }
     w.pool = r.text(j, path, "pool", false);
     const std::string pp = JsonReader::join(path, "parallel");
@@ -431,6 +439,8 @@ std::string serializeScenario(const Scenario& s) {
         workload["attention"] = toString(w.attention);
     if (w.overlap != Workload::Overlap{}) // omitted when nothing beyond the default overlaps
         workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm}, {"param_gather", w.overlap.param_gather}};
+    if (w.gradient_precision) // omitted: the default
+        workload["gradient_precision"] = toString(*w.gradient_precision);
     putOptional(workload, "pool", w.pool);
     doc["workload"] = workload;
 

@@ -64,8 +64,8 @@ double gemmTime(const Device& device, Precision precision, double m, double n, d
     return r.time(flops, bytes);
 }
 
-double gradientReduceBytes(Precision precision) {
-    return precision == Precision::Fp16 ? 2.0 : 4.0;
+double gradientReduceBytes(const Workload& workload) {
+    return activationBytes(workload.gradientPrecision());
 }
 
 StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
@@ -205,7 +205,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double params = parametersPerChunk(w, chunk);
     const double shard = w.parallel.zero >= 1 ? static_cast<double>(w.parallel.dataParallelGroup()) : 1.0;
     c.optimizer_s =
-        mem.time(0.0, params / shard * (24.0 + gradientReduceBytes(prec) + 2.0)) + 4.0 * mem.overhead_s;
+        mem.time(0.0, params / shard * (24.0 + gradientReduceBytes(w) + 2.0)) + 4.0 * mem.overhead_s;
 
     if (w.parallel.tp > 1) {
         c.tp_bytes = tokens * h * act;
@@ -238,14 +238,14 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     }
     c.layers = static_cast<int>(layers);
     c.pp_bytes = tokens * h * act / t;
-    c.grad_bytes = params * gradientReduceBytes(prec);
+    c.grad_bytes = params * gradientReduceBytes(w);
     c.param_bytes = w.parallel.zero == 1 || w.parallel.zero == 2 ? params * activationBytes(prec) : 0.0;
     if (w.parallel.zero >= 3) {
         const auto counts = countParameters(m);
         const double layerParams =
             (counts.attention_per_layer + counts.ffn_per_layer) / t + counts.norms_per_layer;
         c.zero3_layer_param_bytes = layerParams * activationBytes(prec);
-        c.zero3_layer_grad_bytes = layerParams * gradientReduceBytes(prec);
+        c.zero3_layer_grad_bytes = layerParams * gradientReduceBytes(w);
     }
     return c;
 }

@@ -84,6 +84,6 @@ inline double tpExposedBytes(double bytes, bool overlapped) {
 StageCost stageCost(const ResolvedScenario& scenario, std::int64_t chunk);
 
 // Bytes per gradient element in the data-parallel reduction (fp32 main grads except in fp16 training).
-double gradientReduceBytes(Precision precision);
+double gradientReduceBytes(const Workload& workload);
 
 } // namespace choreo::models

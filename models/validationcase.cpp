@@ -220,6 +220,13 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
                 w.parallel.zero = 1;
             c.assumption =
                 "tp-comm and param-gather overlap with the distributed optimizer, " + std::to_string(*year);
+            // NeMo's performance scripts of 2024 (NeMo-Framework-Launcher 24.07, examples/training/*/h100)
+            // pass optim.grad_sync_dtype=bf16 to distributed_fused_adam: bf16 gradient buffers and
+            // reduce-scatters. Megatron-LM keeps fp32 for bf16 (accumulate_allreduce_grads_in_fp32).
+            if (c.source.find("NeMo") != std::string::npos && w.precision != Precision::Fp16) {
+                w.gradient_precision = Precision::Bf16;
+                c.assumption += ", bf16 gradients";
+            }
         }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);

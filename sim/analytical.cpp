@@ -295,7 +295,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             const int steps = static_cast<int>(p.zero >= 1 ? dataGroup - 1 : 2 * (dataGroup - 1));
             const double reduce = links.ring(data, steps, 1, static_cast<double>(steps) / n * c.grad_bytes);
             dpTime[si] += reduce;
-            const double params = c.grad_bytes / models::gradientReduceBytes(w.precision);
+            const double params = c.grad_bytes / models::gradientReduceBytes(w);
             const double bucket = std::max(40e6, 1e6 * static_cast<double>(p.dp));
             reductions[si].push_back(
                 {b, reduce, std::clamp(static_cast<int>(std::ceil(params / bucket)), 1, 8)});

@@ -378,7 +378,7 @@ public:
         const auto& c = cost(chunk);
         const std::int64_t stage = chunk % pp_;
         const std::int64_t group = dp_ * cp_;
-        const double params = c.grad_bytes / models::gradientReduceBytes(w_.precision);
+        const double params = c.grad_bytes / models::gradientReduceBytes(w_);
         const double bucketParams = std::max(kBucketParams, 1e6 * static_cast<double>(dp_));
         const int buckets =
             group > 1 ? std::clamp(static_cast<int>(std::ceil(params / bucketParams)), 1, kMaxBuckets) : 1;

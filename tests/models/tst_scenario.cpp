@@ -71,6 +71,7 @@ private slots:
         doc["workload"]["pool"] = "gpus";
         doc["workload"]["attention"] = "unfused";
         doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}};
+        doc["workload"]["gradient_precision"] = "bf16";
         doc["workload"]["model"]["moe"] = Json{{"experts", 8},
                                                {"top_k", 2},
                                                {"expert_ffn_hidden", 7168},
@@ -167,6 +168,12 @@ private slots:
                 d["workload"]["overlap"] = Json{{"param_gather", true}};
                 d["workload"]["parallel"]["zero"] = 0;
             });
+        row("bad gradient precision",
+            "workload.gradient_precision: unsupported gradient precision \"fp8\" (known: fp32, bf16, fp16)",
+            [](Json& d) { d["workload"]["gradient_precision"] = "fp8"; });
+        row("gradients in the other 16-bit type",
+            "workload.gradient_precision: gradients of bf16 training are fp32 or bf16, got fp16",
+            [](Json& d) { d["workload"]["gradient_precision"] = "fp16"; });
         row("bad attention kernel",
             "workload.attention: unknown attention kernel \"flash\" (known: fused, unfused)",
             [](Json& d) { d["workload"]["attention"] = "flash"; });

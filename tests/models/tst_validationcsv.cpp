@@ -39,6 +39,11 @@ private slots:
             QCOMPARE(c.scenario.workload.overlap.param_gather, !early);
             const int id = std::stoi(c.id);
             QCOMPARE(p.zero >= 1, !early || (id >= 11 && id <= 16)); // rows 11-16: ZeRO-3 as published
+            // NeMo's 2024 scripts reduce gradients in bf16 (grad_sync_dtype); Megatron-LM keeps fp32.
+            const bool nemo = c.source.find("NeMo") != std::string::npos;
+            QVERIFY(c.scenario.workload.gradientPrecision() == (nemo       ? Precision::Bf16
+                                                                : id <= 10 ? Precision::Fp16
+                                                                           : Precision::Fp32));
             QVERIFY(!c.assumption.empty());
             QCOMPARE(p.devices(), c.devices);
         }

@@ -67,6 +67,12 @@ private slots:
         // Korthikanti et al.: 34*s*b*h bytes per layer for GPT shapes, plus fp32 logits and gradient
         // (8*s*b*V)
         QCOMPARE(m.activations_GB, (34.0 * 2048 * 1024 * 2 + 8.0 * 2048 * 32000) / 1e9);
+        // bf16 gradients (NeMo's grad_sync_dtype): half the buffer, half the data-parallel traffic.
+        Workload bf16 = w;
+        bf16.gradient_precision = choreo::models::Precision::Bf16;
+        QCOMPARE(memoryForStage(bf16, 0).gradients_GB, params * 2 / 1e9);
+        QCOMPARE(choreo::models::gradientReduceBytes(w), 4.0);
+        QCOMPARE(choreo::models::gradientReduceBytes(bf16), 2.0);
     }
 
     void parallelismSplitsMemory() {

@@ -126,6 +126,11 @@ void TestWorkloadEditor::editUndoRedo_data() {
     }) << Check([](const Scenario& s) {
         return s.workload.attention == choreo::models::AttentionKernel::Unfused;
     });
+    QTest::newRow("bf16 gradients") << false << Edit([](auto& e) {
+        pick(e, u"gradientPrecisionCombo"_s, static_cast<int>(choreo::models::Precision::Bf16));
+    }) << Check([](const Scenario& s) {
+        return s.workload.gradient_precision == choreo::models::Precision::Bf16;
+    });
     QTest::newRow("overlap tp comm") << false << Edit([](auto& e) { tick(e, u"overlapTpCheck"_s, true); })
                                      << Check([](const Scenario& s) { return s.workload.overlap.tp_comm; });
     QTest::newRow("overlap param gather")

@@ -51,6 +51,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     , tokens_(formfields::numberSpin(0.1, 1e7, 1, u" B"_s))
     , precision_(new QComboBox)
     , recompute_(new QComboBox)
+    , gradients_(new QComboBox)
     , sequenceParallel_(new QCheckBox(tr("sequence parallel")))
     , overlapTp_(new QCheckBox(tr("overlap TP communication")))
     , overlapGather_(new QCheckBox(tr("overlap parameter gather")))
@@ -86,6 +87,12 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     zero_->setObjectName(u"zeroCombo"_s);
     for (auto p : {models::Precision::Bf16, models::Precision::Fp16, models::Precision::Fp8})
         precision_->addItem(QString::fromStdString(models::toString(p)), static_cast<int>(p));
+    gradients_->setObjectName(u"gradientPrecisionCombo"_s);
+    for (auto p : {models::Precision::Fp32, models::Precision::Bf16, models::Precision::Fp16})
+        gradients_->addItem(QString::fromStdString(models::toString(p)), static_cast<int>(p));
+    gradients_->setToolTip(tr("Precision of the gradient buffer and its data-parallel reduction: fp32 as "
+                              "Megatron-LM (fp16 training: fp16), bf16 as NeMo's distributed Adam with "
+                              "grad_sync_dtype bf16"));
     for (auto r : {models::Recompute::None, models::Recompute::Selective, models::Recompute::Full})
         recompute_->addItem(QString::fromStdString(models::toString(r)), static_cast<int>(r));
     attention_->setObjectName(u"attentionCombo"_s);
@@ -174,11 +181,13 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                            [](models::Scenario& s) -> std::int64_t& { return s.workload.micro_batch; }));
     training.add(tr("Tokens"), tokens_);
     training.add(tr("Precision"), precision_);
+    training.add(tr("Gradients"), gradients_);
     training.add(tr("Recompute"), recompute_);
     training.add(tr("Attention"), attention_);
     mark(u"workload.pool"_s, pool_);
     mark(u"workload.tokens_to_train"_s, tokens_);
     mark(u"workload.precision"_s, precision_);
+    mark(u"workload.gradient_precision"_s, gradients_);
     mark(u"workload.recompute"_s, recompute_);
     mark(u"workload.attention"_s, attention_);
 
@@ -272,6 +281,16 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
         change(NoMerge, tr("Change precision"), [v = precision_->currentData().toInt()](models::Scenario& s) {
             s.workload.precision = static_cast<models::Precision>(v);
         });
+    });
+    connect(gradients_, &QComboBox::activated, this, [this] {
+        change(NoMerge, tr("Change gradient precision"),
+               [v = gradients_->currentData().toInt()](models::Scenario& s) {
+                   auto& w = s.workload;
+                   const auto chosen = static_cast<models::Precision>(v);
+                   w.gradient_precision.reset(); // the default is not written
+                   if (w.gradientPrecision() != chosen)
+                       w.gradient_precision = chosen;
+               });
     });
     connect(recompute_, &QComboBox::activated, this, [this] {
         change(NoMerge, tr("Change recomputation"),
@@ -400,6 +419,7 @@ void WorkloadEditor::refresh() {
     formfields::show(gated_, w.model.ffn_gated);
     formfields::show(tokens_, w.tokens_to_train / kTokensUnit);
     formfields::show(precision_, static_cast<int>(w.precision));
+    formfields::show(gradients_, static_cast<int>(w.gradientPrecision()));
     formfields::show(recompute_, static_cast<int>(w.recompute));
     formfields::show(sequenceParallel_, w.parallel.sequence_parallel);
     formfields::show(overlapTp_, w.overlap.tp_comm);

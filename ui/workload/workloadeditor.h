@@ -69,6 +69,7 @@ private:
     QDoubleSpinBox* tokens_;
     QComboBox* precision_;
     QComboBox* recompute_;
+    QComboBox* gradients_;
     QCheckBox* sequenceParallel_;
     QCheckBox* overlapTp_;
     QCheckBox* overlapGather_;
