@@ -185,7 +185,8 @@ struct DeviceParser {
                                      {"gemm", "gemm_half_gflop", "gemm_by_precision",
                                       "gemm_half_gflop_by_precision", "attention", "memory", "network",
                                       "kernel_overhead_us", "collective_base_us", "ring_step_scale_up_us",
-                                      "ring_step_network_us"});
+                                      "ring_step_network_us", "tree_step_scale_up_us", "tree_step_network_us",
+                                      "tree_bandwidth_fraction"});
             take(dev.efficiency.gemm, *it, effPath, "gemm", true);
             take(dev.efficiency.gemm_half_gflop, *it, effPath, "gemm_half_gflop", false);
             perPrecision(dev.efficiency.gemm_by_precision, *it, effPath, "gemm_by_precision");
@@ -204,8 +205,11 @@ struct DeviceParser {
             take(dev.efficiency.collective_base_us, *it, effPath, "collective_base_us", false);
             take(dev.efficiency.ring_step_scale_up_us, *it, effPath, "ring_step_scale_up_us", false);
             take(dev.efficiency.ring_step_network_us, *it, effPath, "ring_step_network_us", false);
+            take(dev.efficiency.tree_step_scale_up_us, *it, effPath, "tree_step_scale_up_us", false);
+            take(dev.efficiency.tree_step_network_us, *it, effPath, "tree_step_network_us", false);
+            take(dev.efficiency.tree_bandwidth_fraction, *it, effPath, "tree_bandwidth_fraction", false);
             for (const auto* f : {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.memory,
-                                  &dev.efficiency.network})
+                                  &dev.efficiency.network, &dev.efficiency.tree_bandwidth_fraction})
                 if (f->present() && f->value > 1.0)
                     reader.error(effPath, "efficiencies are fractions of peak and must not exceed 1, got " +
                                               formatNumber(f->value));

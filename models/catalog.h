@@ -35,6 +35,11 @@ struct DeviceEfficiency {
     Sourced collective_base_us;
     Sourced ring_step_scale_up_us;
     Sourced ring_step_network_us;
+    // Its tree all-reduce (optional; absent = rings only): per-step latency inside a node and between
+    // nodes, and the fraction of the ring's bus bandwidth the tree achieves.
+    Sourced tree_step_scale_up_us;
+    Sourced tree_step_network_us;
+    Sourced tree_bandwidth_fraction;
 
     // Achieved fraction of dense peak for a matrix multiply of `flops` (2mnk) at `precision`.
     [[nodiscard]] double gemmFraction(Precision precision, double flops) const;

@@ -40,6 +40,17 @@ struct Links {
             return 0.0;
         return count * (spec.ringLatency(ranks, steps) + traffic / ringBandwidth(ranks));
     }
+    // Time of `count` all-reduces of `bytes` per rank over `ranks`: NCCL's ring, or its tree where its
+    // tuner would pick it (treeAllReduce).
+    double allReduce(const std::vector<std::int64_t>& ranks, int count, double bytes) const {
+        const auto n = static_cast<std::int64_t>(ranks.size());
+        if (n <= 1 || count <= 0 || bytes <= 0.0)
+            return 0.0;
+        const double traffic = 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes;
+        if (!treeAllReduce(spec, ranks, bytes))
+            return ring(ranks, static_cast<int>(2 * (n - 1)), count, traffic);
+        return count * (spec.treeLatency(ranks) + traffic * spec.treeBytesFactor(n) / ringBandwidth(ranks));
+    }
     // Time of `steps` neighbour exchanges over `ranks` (ring attention), `traffic` bytes each.
     double pass(const std::vector<std::int64_t>& ranks, int steps, double traffic) const {
         if (ranks.size() <= 1 || steps <= 0 || traffic <= 0.0)
@@ -210,9 +221,6 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
     const std::int64_t chunks = p.pp * p.vp;
     const auto M = static_cast<double>(w.microBatchesPerStep());
     const std::int64_t dataGroup = p.dataParallelGroup();
-    const int arSteps = static_cast<int>(2 * (p.tp - 1));
-    const double tpTrafficFactor =
-        p.tp > 1 ? 2.0 * static_cast<double>(p.tp - 1) / static_cast<double>(p.tp) : 0.0;
 
     // Per pipeline device: one micro-batch's forward and backward over its chunks, its compute alone,
     // its gradient and parameter traffic, its optimizer.
@@ -259,10 +267,9 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             // beside it (models::tpExposedBytes).
             const double local = std::max(compute, cpTime);
             const double tail = models::tpExposedBytes(c.tp_bytes, w.overlap.tp_comm);
-            const double tpTail = links.ring(tensor, arSteps, tpColl, tpTrafficFactor * tail);
+            const double tpTail = links.allReduce(tensor, tpColl, tail);
             const double tpBeside =
-                w.overlap.tp_comm ? links.ring(tensor, arSteps, tpColl, tpTrafficFactor * (c.tp_bytes - tail))
-                                  : 0.0;
+                w.overlap.tp_comm ? links.allReduce(tensor, tpColl, c.tp_bytes - tail) : 0.0;
             const double base = std::max(local, tpBeside) + tpTail +
                                 allToAll(backward ? c.ep_collectives_backward : c.ep_collectives_forward);
             double t = base;
@@ -292,13 +299,16 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
         optimizer[si] += c.optimizer_s;
         if (dataGroup > 1 && p.zero < 3) {
             const double n = static_cast<double>(dataGroup);
-            const int steps = static_cast<int>(p.zero >= 1 ? dataGroup - 1 : 2 * (dataGroup - 1));
-            const double reduce = links.ring(data, steps, 1, static_cast<double>(steps) / n * c.grad_bytes);
-            dpTime[si] += reduce;
             const double params = c.grad_bytes / models::gradientReduceBytes(w);
             const double bucket = std::max(40e6, 1e6 * static_cast<double>(p.dp));
-            reductions[si].push_back(
-                {b, reduce, std::clamp(static_cast<int>(std::ceil(params / bucket)), 1, 8)});
+            const int buckets = std::clamp(static_cast<int>(std::ceil(params / bucket)), 1, 8);
+            // One collective per bucket, as the simulation issues them.
+            const double bytes = c.grad_bytes / buckets;
+            const double reduce = buckets * (p.zero >= 1 ? links.ring(data, static_cast<int>(dataGroup - 1),
+                                                                      1, (n - 1) / n * bytes)
+                                                         : links.allReduce(data, 1, bytes));
+            dpTime[si] += reduce;
+            reductions[si].push_back({b, reduce, buckets});
             if (p.zero >= 1)
                 agTime[si] +=
                     links.ring(data, static_cast<int>(dataGroup - 1), 1, (n - 1) / n * c.param_bytes);

@@ -1,5 +1,6 @@
 #include "sim/channels.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace choreo::sim {
@@ -41,6 +42,22 @@ std::vector<std::vector<std::int64_t>> ringChannels(const PlatformSpec& spec,
                 ring.push_back(ranks[static_cast<std::size_t>(block + (j + k) % g)]);
     }
     return channels;
+}
+
+bool treeAllReduce(const PlatformSpec& spec, const std::vector<std::int64_t>& ranks, double bytes) {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    if (n <= 2 || spec.tree_bandwidth_fraction <= 0.0)
+        return false;
+    const auto g = static_cast<double>(ringChannelCount(spec, ranks));
+    double bw = 1e300;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const auto a = ranks[static_cast<std::size_t>(i)], b = ranks[static_cast<std::size_t>((i + 1) % n)];
+        const bool local = spec.sameNode(a, b);
+        const double share = g == 1.0 ? 1.0 : local ? (g - 1.0) / g : 1.0 / g;
+        bw = std::min(bw, (local ? spec.scale_up_Bps : spec.nic_Bps) / share);
+    }
+    const double traffic = 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes;
+    return spec.treeAllReduce(ranks, traffic / bw);
 }
 
 } // namespace choreo::sim

@@ -19,4 +19,9 @@ std::vector<std::vector<std::int64_t>> ringChannels(const PlatformSpec& spec,
 // g as above: how many channels ringChannels() returns.
 std::int64_t ringChannelCount(const PlatformSpec& spec, const std::vector<std::int64_t>& ranks);
 
+// Whether an all-reduce of `bytes` per rank over `ranks` runs as NCCL's tree rather than its ring
+// (PlatformSpec::treeAllReduce), judged on the links' nominal rates with the ring's channels, so that
+// every fidelity makes the same choice.
+bool treeAllReduce(const PlatformSpec& spec, const std::vector<std::int64_t>& ranks, double bytes);
+
 } // namespace choreo::sim

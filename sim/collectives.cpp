@@ -122,16 +122,22 @@ TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelit
     const auto channels = ringChannels(platform.spec(), ranks);
     const double share = bytes / static_cast<double>(channels.size());
     std::vector<TaskGraph::Id> ends;
-    const double latency = platform.spec().ringLatency(ranks, steps);
+    // NCCL's tree, where its tuner would pick it for an all-reduce, costs its own latency and moves its
+    // bytes over the same links at its fraction of the ring's bus bandwidth.
+    const PlatformSpec& spec = platform.spec();
+    const bool tree = kind == Collective::AllReduce && treeAllReduce(spec, ranks, bytes);
+    const double latency = tree ? spec.treeLatency(ranks) : spec.ringLatency(ranks, steps);
+    const double scale = tree ? spec.treeBytesFactor(n) : 1.0;
     for (const auto& ring : channels) {
         if (fidelity == Fidelity::Flow) {
-            ends.push_back(flowsAfterDelay(graph, platform, ring, ringTrafficPerRank(kind, n, share) * count,
+            ends.push_back(flowsAfterDelay(graph, platform, ring,
+                                           ringTrafficPerRank(kind, n, share) * scale * count,
                                            count * latency, after, edges));
             continue;
         }
         TaskGraph::Id previous = after;
         for (int c = 0; c < count; ++c)
-            previous = messageRounds(graph, ring, share / static_cast<double>(n), steps,
+            previous = messageRounds(graph, ring, share * scale / static_cast<double>(n), steps,
                                      delayBeyondLinks(graph, platform, ring, steps, latency, previous));
         ends.push_back(previous);
     }

@@ -22,7 +22,9 @@ enum class Edges {
 // A ring collective over `ranks` (device indices, in ring order) of `bytes` data per rank, repeated
 // `count` times back to back (the per-layer collectives of one pipeline operation), started after
 // `after`. A ring spanning nodes with several ranks in each runs as NCCL-like channels (channels.h),
-// each carrying its share of the data, side by side. Each collective costs PlatformSpec::ringLatency.
+// each carrying its share of the data, side by side. Each collective costs PlatformSpec::ringLatency; an
+// all-reduce for which NCCL's tuner would pick its tree (treeAllReduce, channels.h) costs the tree's
+// latency instead, its bytes carried on the same links at the tree's fraction of the ring's bandwidth.
 // Flow fidelity: one latency delay (count collectives' latency), then one flow per simulated ring edge
 // carrying all that edge's traffic, so shared links are contended for real. Packet fidelity: every ring
 // step as n messages of bytes/n with a barrier between steps, on every edge, after a delay of what the

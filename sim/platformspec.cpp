@@ -25,6 +25,9 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     s.collective_base_s = dev.efficiency.collective_base_us.value * 1e-6;
     s.ring_step_scale_up_s = dev.efficiency.ring_step_scale_up_us.value * 1e-6;
     s.ring_step_network_s = dev.efficiency.ring_step_network_us.value * 1e-6;
+    s.tree_step_scale_up_s = dev.efficiency.tree_step_scale_up_us.value * 1e-6;
+    s.tree_step_network_s = dev.efficiency.tree_step_network_us.value * 1e-6;
+    s.tree_bandwidth_fraction = dev.efficiency.tree_bandwidth_fraction.value;
     const double leafDown = static_cast<double>(rs.network.leaf_down) * s.nic_Bps;
     s.oversubscribed = rs.network.oversubscribed();
     s.leaf_uplink_Bps = s.oversubscribed ? leafDown / topo.oversubscription : leafDown;
@@ -90,6 +93,43 @@ double PlatformSpec::passLatency(const std::vector<std::int64_t>& ranks, int ste
         hop = std::max(hop, stepLatency(ranks[static_cast<std::size_t>(i)],
                                         ranks[static_cast<std::size_t>((i + 1) % n)]));
     return static_cast<double>(steps) * hop;
+}
+
+double PlatformSpec::treeLatency(const std::vector<std::int64_t>& ranks) const {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    if (n <= 1)
+        return 0.0;
+    std::vector<std::int64_t> nodes;
+    nodes.reserve(ranks.size());
+    double intra = tree_step_scale_up_s, inter = tree_step_network_s; // a link's own latency at least
+    for (std::int64_t i = 0; i < n; ++i) {
+        const auto a = ranks[static_cast<std::size_t>(i)], b = ranks[static_cast<std::size_t>((i + 1) % n)];
+        nodes.push_back(nodeOf(a));
+        double& cls = sameNode(a, b) ? intra : inter;
+        cls = std::max(cls, latency(a, b));
+    }
+    std::sort(nodes.begin(), nodes.end());
+    const auto count = static_cast<std::int64_t>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+    std::int64_t log2Nodes = 0;
+    while ((std::int64_t{2} << log2Nodes) <= count)
+        ++log2Nodes;
+    const double perNode = static_cast<double>(n) / static_cast<double>(count);
+    return collective_base_s + 2.0 * ((perNode - 1.0) * intra + static_cast<double>(log2Nodes) * inter);
+}
+
+double PlatformSpec::treeBytesFactor(std::int64_t ranks) const {
+    if (ranks <= 1 || tree_bandwidth_fraction <= 0.0)
+        return 1.0;
+    return static_cast<double>(ranks) / static_cast<double>(ranks - 1) / tree_bandwidth_fraction;
+}
+
+bool PlatformSpec::treeAllReduce(const std::vector<std::int64_t>& ranks, double ringBytesTime) const {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    if (n <= 2 || tree_bandwidth_fraction <= 0.0 || tree_step_network_s <= 0.0)
+        return false;
+    const double ring = ringLatency(ranks, static_cast<int>(2 * (n - 1))) + ringBytesTime;
+    const double tree = treeLatency(ranks) + ringBytesTime * treeBytesFactor(n);
+    return tree < ring;
 }
 
 } // namespace choreo::sim

@@ -37,6 +37,9 @@ struct PlatformSpec {
     double collective_base_s = 0;
     double ring_step_scale_up_s = 0;
     double ring_step_network_s = 0;
+    double tree_step_scale_up_s = 0; // tree all-reduce (0: none, rings only)
+    double tree_step_network_s = 0;
+    double tree_bandwidth_fraction = 0;
     ScaleOutFabric fabric = ScaleOutFabric::Crossbar;
     double global_link_Bps = 0;  // dragonfly: one group pair's bundle; torus: one link (effective)
     models::NetworkPlan network; // the checked topology; devices == 0 when built by hand (probes)
@@ -63,6 +66,15 @@ struct PlatformSpec {
     // collective's base cost, then per pass c - 1 steps at the network's step latency and the others at
     // the scale-up fabric's, where c is the number of node boundaries the ring crosses.
     [[nodiscard]] double ringLatency(const std::vector<std::int64_t>& ranks, int steps) const;
+    // NCCL's tree all-reduce over `ranks` (a chain inside each node, a double binary tree across nodes):
+    // its latency, base + 2 * ((ranks per node - 1) * scale-up step + floor(log2 nodes) * network step),
+    // and how much more its bytes take than the ring's (n / (n - 1) / tree_bandwidth_fraction: a tree
+    // moves 2 * S per rank at that fraction of the ring's bus bandwidth). Whether NCCL would pick it over
+    // the ring for an all-reduce of `bytes` per rank whose ring bandwidth term is `ringBytesTime`: the
+    // one with the smaller latency + bytes estimate, as NCCL's tuner does. Never without tree figures.
+    [[nodiscard]] double treeLatency(const std::vector<std::int64_t>& ranks) const;
+    [[nodiscard]] double treeBytesFactor(std::int64_t ranks) const;
+    [[nodiscard]] bool treeAllReduce(const std::vector<std::int64_t>& ranks, double ringBytesTime) const;
     // Latency of `steps` neighbour exchanges over `ranks` (ring attention), each paced by the slowest edge.
     [[nodiscard]] double passLatency(const std::vector<std::int64_t>& ranks, int steps) const;
 };

@@ -70,6 +70,9 @@ double probeNodeRingAllReduce(int nodes, int perNode, double bytes, const ProbeL
     spec.collective_base_s = library.base_s;
     spec.ring_step_scale_up_s = library.scale_up_step_s;
     spec.ring_step_network_s = library.network_step_s;
+    spec.tree_step_scale_up_s = library.tree_scale_up_step_s;
+    spec.tree_step_network_s = library.tree_network_step_s;
+    spec.tree_bandwidth_fraction = library.tree_bandwidth_fraction;
     Platform platform(*engine, spec);
     TaskGraph graph(platform);
     std::vector<std::int64_t> ranks(static_cast<std::size_t>(devices));

@@ -33,6 +33,9 @@ struct ProbeLibrary {
     double base_s = 0;
     double scale_up_step_s = 0;
     double network_step_s = 0;
+    double tree_scale_up_step_s = 0; // tree all-reduce (0: rings only)
+    double tree_network_step_s = 0;
+    double tree_bandwidth_fraction = 0;
 };
 
 // The same over `nodes` nodes of `perNode` devices, ranks in node order: NCCL-like channels (channels.h).

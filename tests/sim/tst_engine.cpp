@@ -81,6 +81,35 @@ private slots:
         spec.ring_step_network_s = 14e-6;
         QVERIFY(std::fabs(spec.passLatency(ranks, 3) - 42e-6) < 1e-12);
     }
+    // NCCL's tree all-reduce: 16 nodes of 4, 1 MB per rank. Ring: 8.4 + 96 * 3.4 + 30 * 14 = 754.8 us;
+    // tree: 8.4 + 2 * (3 * 4 + log2(16) * 14) = 144.4 us, its bytes 64/63/0.92 times the ring's. The tuner
+    // picks the tree; for 1 GB per rank, where bandwidth rules, the ring.
+    void treeAllReduceChoice() {
+        PlatformSpec spec;
+        spec.devices = 64;
+        spec.devices_per_node = 4;
+        spec.scale_up_Bps = 400e9;
+        spec.nic_Bps = 25e9;
+        spec.collective_base_s = 8.4e-6;
+        spec.ring_step_scale_up_s = 3.4e-6;
+        spec.ring_step_network_s = 14e-6;
+        spec.tree_step_scale_up_s = 4e-6;
+        spec.tree_step_network_s = 14e-6;
+        spec.tree_bandwidth_fraction = 0.92;
+        std::vector<std::int64_t> ranks(64);
+        std::iota(ranks.begin(), ranks.end(), 0);
+        QVERIFY(std::fabs(spec.ringLatency(ranks, 126) - 754.8e-6) < 1e-12);
+        QVERIFY(std::fabs(spec.treeLatency(ranks) - 144.4e-6) < 1e-12);
+        QVERIFY(std::fabs(spec.treeBytesFactor(64) - 64.0 / 63.0 / 0.92) < 1e-12);
+        QVERIFY(treeAllReduce(spec, ranks, 1e6));
+        QVERIFY(!treeAllReduce(spec, ranks, 1e9));
+        // Without tree figures (a library Choreo has no model of), rings only.
+        spec.tree_bandwidth_fraction = 0.0;
+        QVERIFY(!treeAllReduce(spec, ranks, 1e6));
+    }
+    void treeAllReduceFlow() { checkTree(Fidelity::Flow); }
+    void treeAllReducePacket() { checkTree(Fidelity::Packet); }
+
     void ringLatencyFlow() { checkLibraryLatency(Fidelity::Flow); }
     void ringLatencyPacket() { checkLibraryLatency(Fidelity::Packet); }
 
@@ -162,6 +191,15 @@ private:
         const double t = probeNodeRingAllReduce(4, 4, 1e6, {25e9, 0.5e-6}, {400e9, 0.5e-6}, fidelity,
                                                 {8.4e-6, 3.4e-6, 14e-6});
         const double expected = 174e-6 + 30.0 / 16.0 * 1e6 / (4.0 * 25e9);
+        QVERIFY2(relativeError(t, expected) < 0.03,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(t).arg(expected)));
+    }
+
+    static void checkTree(Fidelity fidelity) {
+        const double t = probeNodeRingAllReduce(16, 4, 1e6, {25e9, 0.5e-6}, {400e9, 0.5e-6}, fidelity,
+                                                {8.4e-6, 3.4e-6, 14e-6, 4e-6, 14e-6, 0.92});
+        const double ringBytes = 2.0 * 63.0 / 64.0 * 1e6 / (4.0 * 25e9);
+        const double expected = 144.4e-6 + ringBytes * 64.0 / 63.0 / 0.92;
         QVERIFY2(relativeError(t, expected) < 0.03,
                  qPrintable(QStringLiteral("%1 vs %2").arg(t).arg(expected)));
     }

@@ -289,6 +289,9 @@ std::vector<Figure> deviceFigures(const models::Device& d, models::Precision pre
     add(QObject::tr("Collective base latency"), d.efficiency.collective_base_us, u"µs"_s, 3);
     add(QObject::tr("Ring step latency, scale-up"), d.efficiency.ring_step_scale_up_us, u"µs"_s, 3);
     add(QObject::tr("Ring step latency, network"), d.efficiency.ring_step_network_us, u"µs"_s, 3);
+    add(QObject::tr("Tree step latency, scale-up"), d.efficiency.tree_step_scale_up_us, u"µs"_s, 3);
+    add(QObject::tr("Tree step latency, network"), d.efficiency.tree_step_network_us, u"µs"_s, 3);
+    add(QObject::tr("Tree bandwidth"), d.efficiency.tree_bandwidth_fraction, QObject::tr("of the ring's"), 3);
     return out;
 }
 
