@@ -130,14 +130,16 @@ struct Workload {
     ParallelLayout parallel;
     Recompute recompute = Recompute::None;
     AttentionKernel attention = AttentionKernel::Fused;
-    // Communication the framework overlaps with computation beyond the default (data-parallel gradient
-    // buckets during the last backward, pipeline sends): tensor-parallel collectives pipelined with the
-    // GEMMs they feed (Megatron-Core --tp-comm-overlap, NeMo ub_tp_comm_overlap), and the distributed
+    // Communication the framework overlaps with computation: tensor-parallel collectives pipelined with the
+    // GEMMs they feed (Megatron-Core --tp-comm-overlap, NeMo ub_tp_comm_overlap); the distributed
     // optimizer's parameter all-gather hidden behind the next step's first forward (--overlap-param-gather,
-    // overlap_param_sync).
+    // overlap_param_sync); the data-parallel gradient reduction in buckets during the last backward (on by
+    // default, as PyTorch DDP and Megatron-Core; off: one reduction per model chunk after the whole
+    // backward, as Megatron-LM's local DDP of 2021).
     struct Overlap {
         bool tp_comm = false;
         bool param_gather = false;
+        bool grad_reduce = true;
         bool operator==(const Overlap&) const = default;
     };
     Overlap overlap;

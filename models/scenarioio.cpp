@@ -254,9 +254,10 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     if (auto it = j.find("overlap"); it != j.end()) {
         const std::string op = JsonReader::join(path, "overlap");
         if (r.expectObject(*it, op)) {
-            r.rejectUnknownKeys(*it, op, {"tp_comm", "param_gather"});
+            r.rejectUnknownKeys(*it, op, {"tp_comm", "param_gather", "grad_reduce"});
             w.overlap.tp_comm = r.boolean(*it, op, "tp_comm", false).value_or(false);
             w.overlap.param_gather = r.boolean(*it, op, "param_gather", false).value_or(false);
+            w.overlap.grad_reduce = r.boolean(*it, op, "grad_reduce", false).value_or(true);
         }
     }
     if (auto g = r.text(j, path, "gradient_precision", false)) {
@@ -437,8 +438,10 @@ std::string serializeScenario(const Scenario& s) {
     workload["recompute"] = toString(w.recompute);
     if (w.attention != AttentionKernel::Fused) // omitted: fused, the default
         workload["attention"] = toString(w.attention);
-    if (w.overlap != Workload::Overlap{}) // omitted when nothing beyond the default overlaps
-        workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm}, {"param_gather", w.overlap.param_gather}};
+    if (w.overlap != Workload::Overlap{}) // omitted when it is the default
+        workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm},
+                                   {"param_gather", w.overlap.param_gather},
+                                   {"grad_reduce", w.overlap.grad_reduce}};
     if (w.gradient_precision) // omitted: the default
         workload["gradient_precision"] = toString(*w.gradient_precision);
     putOptional(workload, "pool", w.pool);

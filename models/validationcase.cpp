@@ -205,6 +205,12 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         if (year && *year < 2022) {
             w.attention = AttentionKernel::Unfused;
             c.assumption = "unfused attention, " + std::to_string(*year);
+            // Megatron-LM's training loop of 2021 (DDP-impl local, the default) all-reduced the gradients
+            // after forward_backward_func returned: no overlap with the backward.
+            if (c.source.find("Megatron") != std::string::npos && zero < 3) {
+                w.overlap.grad_reduce = false;
+                c.assumption += ", gradient all-reduce after the backward";
+            }
         }
         // NVIDIA's Megatron-Core and NeMo performance runs from 2024 state their communication overlap: the
         // Megatron-LM README's scaling runs used --overlap-grad-reduce --overlap-param-gather and

@@ -301,14 +301,16 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             const double n = static_cast<double>(dataGroup);
             const double params = c.grad_bytes / models::gradientReduceBytes(w);
             const double bucket = std::max(40e6, 1e6 * static_cast<double>(p.dp));
-            const int buckets = std::clamp(static_cast<int>(std::ceil(params / bucket)), 1, 8);
+            // Without overlap, one reduction per chunk once the whole backward is done.
+            const int buckets =
+                w.overlap.grad_reduce ? std::clamp(static_cast<int>(std::ceil(params / bucket)), 1, 8) : 1;
             // One collective per bucket, as the simulation issues them.
             const double bytes = c.grad_bytes / buckets;
             const double reduce = buckets * (p.zero >= 1 ? links.ring(data, static_cast<int>(dataGroup - 1),
                                                                       1, (n - 1) / n * bytes)
                                                          : links.allReduce(data, 1, bytes));
             dpTime[si] += reduce;
-            reductions[si].push_back({b, reduce, buckets});
+            reductions[si].push_back({w.overlap.grad_reduce ? b : 0.0, reduce, buckets});
             if (p.zero >= 1)
                 agTime[si] +=
                     links.ring(data, static_cast<int>(dataGroup - 1), 1, (n - 1) / n * c.param_bytes);

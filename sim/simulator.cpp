@@ -300,7 +300,7 @@ public:
                 } else if (!backward) {
                     op = makeOp(chunk, c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward,
                                 c.cp_steps_forward, c.ep_collectives_forward);
-                } else if (m + 1 < micro_) {
+                } else if (m + 1 < micro_ || !w_.overlap.grad_reduce) {
                     op = makeOp(chunk, c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward,
                                 c.cp_steps_backward, c.ep_collectives_backward);
                 } else {
@@ -345,6 +345,16 @@ public:
             graph_.depend(opAt(orders[static_cast<std::size_t>(s)].back()).out, synced);
             lastBackwardOut_[static_cast<std::size_t>(s)] =
                 opAt(orders[static_cast<std::size_t>(s)].back()).out;
+            if (!w_.overlap.grad_reduce && zero_ < 3 && dp_ * cp_ > 1) {
+                // No overlap: once the device's last backward is done, one reduction per chunk, in turn.
+                std::vector<Id> stream;
+                for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_) {
+                    dataCollective(s, zero_ >= 1 ? Collective::ReduceScatter : Collective::AllReduce,
+                                   cost(chunk).grad_bytes, lastBackwardOut_[static_cast<std::size_t>(s)],
+                                   stream);
+                    reduced[static_cast<std::size_t>(chunk)] = stream;
+                }
+            }
             double optimizerS = 0.0;
             for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_) {
                 graph_.depend(reduced[static_cast<std::size_t>(chunk)], synced);

@@ -70,7 +70,7 @@ private slots:
         doc["cluster"]["network"]["scale_up"] = Json{{"bandwidth_GBps", 300.0}};
         doc["workload"]["pool"] = "gpus";
         doc["workload"]["attention"] = "unfused";
-        doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}};
+        doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}, {"grad_reduce", false}};
         doc["workload"]["gradient_precision"] = "bf16";
         doc["workload"]["model"]["moe"] = Json{{"experts", 8},
                                                {"top_k", 2},
@@ -155,8 +155,8 @@ private slots:
             [](Json& d) { d["cluster"]["pools"] = Json::object(); });
         row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
             [](Json& d) { d["cluster"]["network"]["topology"]["kind"] = "ring"; });
-        row("unknown overlap field", "workload.overlap.grad_reduce: unknown field", [](Json& d) {
-            d["workload"]["overlap"] = Json{{"grad_reduce", true}};
+        row("unknown overlap field", "workload.overlap.ep_comm: unknown field", [](Json& d) {
+            d["workload"]["overlap"] = Json{{"ep_comm", true}};
         });
         row("overlap not a boolean", "workload.overlap.tp_comm:", [](Json& d) {
             d["workload"]["overlap"] = Json{{"tp_comm", "yes"}};

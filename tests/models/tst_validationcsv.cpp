@@ -38,6 +38,8 @@ private slots:
             QCOMPARE(c.scenario.workload.overlap.tp_comm, !early);
             QCOMPARE(c.scenario.workload.overlap.param_gather, !early);
             const int id = std::stoi(c.id);
+            // Megatron-LM of 2021 all-reduced gradients after the backward (rows 11-16 ran DeepSpeed ZeRO-3).
+            QCOMPARE(c.scenario.workload.overlap.grad_reduce, !early || (id >= 11 && id <= 16));
             QCOMPARE(p.zero >= 1, !early || (id >= 11 && id <= 16)); // rows 11-16: ZeRO-3 as published
             // NeMo's 2024 scripts reduce gradients in bf16 (grad_sync_dtype); Megatron-LM keeps fp32.
             const bool nemo = c.source.find("NeMo") != std::string::npos;

@@ -133,6 +133,9 @@ void TestWorkloadEditor::editUndoRedo_data() {
     });
     QTest::newRow("overlap tp comm") << false << Edit([](auto& e) { tick(e, u"overlapTpCheck"_s, true); })
                                      << Check([](const Scenario& s) { return s.workload.overlap.tp_comm; });
+    QTest::newRow("no gradient-reduction overlap")
+        << false << Edit([](auto& e) { tick(e, u"overlapGradCheck"_s, false); })
+        << Check([](const Scenario& s) { return !s.workload.overlap.grad_reduce; });
     QTest::newRow("overlap param gather")
         << false << Edit([](auto& e) { tick(e, u"overlapGatherCheck"_s, true); })
         << Check([](const Scenario& s) { return s.workload.overlap.param_gather; });

@@ -55,6 +55,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     , sequenceParallel_(new QCheckBox(tr("sequence parallel")))
     , overlapTp_(new QCheckBox(tr("overlap TP communication")))
     , overlapGather_(new QCheckBox(tr("overlap parameter gather")))
+    , overlapGrad_(new QCheckBox(tr("overlap gradient reduction")))
     , zero_(new QComboBox)
     , moe_(new QGroupBox(tr("Mixture of Experts")))
     , attention_(new QComboBox) {
@@ -223,6 +224,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     parallel.add(QString(), sequenceParallel_);
     parallel.add(QString(), overlapTp_);
     parallel.add(QString(), overlapGather_);
+    parallel.add(QString(), overlapGrad_);
     parallel.add(QString(), suggest_);
     parallel.addWide(QString(), memory_);
     const auto tip = [this](const QString& name, const QString& text) {
@@ -246,6 +248,11 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                                   "forward instead of after the optimizer (--overlap-param-gather)"));
     mark(u"workload.overlap.tp_comm"_s, overlapTp_);
     mark(u"workload.overlap.param_gather"_s, overlapGather_);
+    overlapGrad_->setObjectName(u"overlapGradCheck"_s);
+    overlapGrad_->setToolTip(
+        tr("Data-parallel gradient reduction in buckets during the last backward (PyTorch "
+           "DDP, Megatron-Core); off: after the whole backward (Megatron-LM 2021)"));
+    mark(u"workload.overlap.grad_reduce"_s, overlapGrad_);
     mark(u"workload.parallel.zero"_s, zero_);
 
     auto* layout = new QVBoxLayout(this);
@@ -326,6 +333,10 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     connect(overlapGather_, &QCheckBox::toggled, this, [this](bool on) {
         change(NoMerge, tr("Toggle parameter-gather overlap"),
                [on](models::Scenario& s) { s.workload.overlap.param_gather = on; });
+    });
+    connect(overlapGrad_, &QCheckBox::toggled, this, [this](bool on) {
+        change(NoMerge, tr("Toggle gradient-reduction overlap"),
+               [on](models::Scenario& s) { s.workload.overlap.grad_reduce = on; });
     });
     connect(zero_, &QComboBox::activated, this, [this] {
         change(NoMerge, tr("Change ZeRO stage"),
@@ -424,6 +435,7 @@ void WorkloadEditor::refresh() {
     formfields::show(sequenceParallel_, w.parallel.sequence_parallel);
     formfields::show(overlapTp_, w.overlap.tp_comm);
     formfields::show(overlapGather_, w.overlap.param_gather);
+    formfields::show(overlapGrad_, w.overlap.grad_reduce);
     formfields::show(zero_, w.parallel.zero);
     formfields::show(attention_, static_cast<int>(w.attention));
     {

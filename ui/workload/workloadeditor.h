@@ -73,6 +73,7 @@ private:
     QCheckBox* sequenceParallel_;
     QCheckBox* overlapTp_;
     QCheckBox* overlapGather_;
+    QCheckBox* overlapGrad_;
     QComboBox* zero_;
     QGroupBox* moe_;
     QComboBox* attention_;
