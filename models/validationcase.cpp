@@ -202,12 +202,14 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // Fused (Flash) attention appeared in 2022 (Dao et al.); runs published before used the unfused
         // kernels of their framework.
         const auto year = publicationYear(c.source);
+        const bool megatron = c.source.find("Megatron") != std::string::npos;
+        const bool nemo = c.source.find("NeMo") != std::string::npos;
         if (year && *year < 2022) {
             w.attention = AttentionKernel::Unfused;
             c.assumption = "unfused attention, " + std::to_string(*year);
             // Megatron-LM's training loop of 2021 (DDP-impl local, the default) all-reduced the gradients
             // after forward_backward_func returned: no overlap with the backward.
-            if (c.source.find("Megatron") != std::string::npos && zero < 3) {
+            if (megatron && zero < 3) {
                 w.overlap.grad_reduce = false;
                 c.assumption += ", gradient all-reduce after the backward";
             }
@@ -217,9 +219,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // --tp-comm-overlap, NeMo's *_performance.yaml configurations ub_tp_comm_overlap and
         // distributed_fused_adam with overlap_param_sync. Overlapping the parameter gather needs the
         // distributed optimizer (Megatron asserts it), i.e. ZeRO 1.
-        const bool nvidiaStack =
-            c.source.find("Megatron") != std::string::npos || c.source.find("NeMo") != std::string::npos;
-        if (nvidiaStack && year && *year >= 2024 && zero <= 2) {
+        if ((megatron || nemo) && year && *year >= 2024 && zero <= 2) {
             w.overlap.tp_comm = true;
             w.overlap.param_gather = true;
             if (w.parallel.zero == 0)
@@ -229,7 +229,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             // NeMo's performance scripts of 2024 (NeMo-Framework-Launcher 24.07, examples/training/*/h100)
             // pass optim.grad_sync_dtype=bf16 to distributed_fused_adam: bf16 gradient buffers and
             // reduce-scatters. Megatron-LM keeps fp32 for bf16 (accumulate_allreduce_grads_in_fp32).
-            if (c.source.find("NeMo") != std::string::npos && w.precision != Precision::Fp16) {
+            if (nemo && w.precision != Precision::Fp16) {
                 w.gradient_precision = Precision::Bf16;
                 c.assumption += ", bf16 gradients";
             }

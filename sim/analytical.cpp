@@ -41,15 +41,14 @@ struct Links {
         return count * (spec.ringLatency(ranks, steps) + traffic / ringBandwidth(ranks));
     }
     // Time of `count` all-reduces of `bytes` per rank over `ranks`: NCCL's ring, or its tree where its
-    // tuner would pick it (treeAllReduce).
+    // tuner would pick it (allReduceAlgorithm).
     double allReduce(const std::vector<std::int64_t>& ranks, int count, double bytes) const {
         const auto n = static_cast<std::int64_t>(ranks.size());
         if (n <= 1 || count <= 0 || bytes <= 0.0)
             return 0.0;
         const double traffic = 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes;
-        if (!treeAllReduce(spec, ranks, bytes))
-            return ring(ranks, static_cast<int>(2 * (n - 1)), count, traffic);
-        return count * (spec.treeLatency(ranks) + traffic * spec.treeBytesFactor(n) / ringBandwidth(ranks));
+        const auto algorithm = allReduceAlgorithm(spec, ranks, bytes);
+        return count * (algorithm.latency_s + traffic * algorithm.bytes_factor / ringBandwidth(ranks));
     }
     // Time of `steps` neighbour exchanges over `ranks` (ring attention), `traffic` bytes each.
     double pass(const std::vector<std::int64_t>& ranks, int steps, double traffic) const {
@@ -66,8 +65,7 @@ struct Links {
         for (std::int64_t i = 0; i < n; ++i) {
             const auto a = ranks[static_cast<std::size_t>(i)],
                        b = ranks[static_cast<std::size_t>((i + 1) % n)];
-            const double share = g == 1.0 ? 1.0 : spec.sameNode(a, b) ? (g - 1.0) / g : 1.0 / g;
-            bw = std::min(bw, bandwidth(a, b, share));
+            bw = std::min(bw, bandwidth(a, b, ringEdgeShare(spec, g, a, b)));
         }
         return bw;
     }

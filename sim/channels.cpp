@@ -44,20 +44,26 @@ std::vector<std::vector<std::int64_t>> ringChannels(const PlatformSpec& spec,
     return channels;
 }
 
-bool treeAllReduce(const PlatformSpec& spec, const std::vector<std::int64_t>& ranks, double bytes) {
+double ringEdgeShare(const PlatformSpec& spec, double g, std::int64_t a, std::int64_t b) {
+    return g == 1.0 ? 1.0 : spec.sameNode(a, b) ? (g - 1.0) / g : 1.0 / g;
+}
+
+AllReduceAlgorithm allReduceAlgorithm(const PlatformSpec& spec, const std::vector<std::int64_t>& ranks,
+                                      double bytes) {
     const auto n = static_cast<std::int64_t>(ranks.size());
-    if (n <= 2 || spec.tree_bandwidth_fraction <= 0.0)
-        return false;
+    AllReduceAlgorithm ring{false, spec.ringLatency(ranks, static_cast<int>(2 * (n - 1))), 1.0};
+    if (n <= 2 || spec.tree_bandwidth_fraction <= 0.0 || spec.tree_step_network_s <= 0.0)
+        return ring;
     const auto g = static_cast<double>(ringChannelCount(spec, ranks));
     double bw = 1e300;
     for (std::int64_t i = 0; i < n; ++i) {
         const auto a = ranks[static_cast<std::size_t>(i)], b = ranks[static_cast<std::size_t>((i + 1) % n)];
-        const bool local = spec.sameNode(a, b);
-        const double share = g == 1.0 ? 1.0 : local ? (g - 1.0) / g : 1.0 / g;
-        bw = std::min(bw, (local ? spec.scale_up_Bps : spec.nic_Bps) / share);
+        bw = std::min(bw, (spec.sameNode(a, b) ? spec.scale_up_Bps : spec.nic_Bps) /
+                              ringEdgeShare(spec, g, a, b));
     }
-    const double traffic = 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes;
-    return spec.treeAllReduce(ranks, traffic / bw);
+    const double bytesTime = 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) * bytes / bw;
+    const AllReduceAlgorithm tree{true, spec.treeLatency(ranks), spec.treeBytesFactor(n)};
+    return tree.latency_s + bytesTime * tree.bytes_factor < ring.latency_s + bytesTime ? tree : ring;
 }
 
 } // namespace choreo::sim

@@ -19,9 +19,19 @@ std::vector<std::vector<std::int64_t>> ringChannels(const PlatformSpec& spec,
 // g as above: how many channels ringChannels() returns.
 std::int64_t ringChannelCount(const PlatformSpec& spec, const std::vector<std::int64_t>& ranks);
 
-// Whether an all-reduce of `bytes` per rank over `ranks` runs as NCCL's tree rather than its ring
-// (PlatformSpec::treeAllReduce), judged on the links' nominal rates with the ring's channels, so that
-// every fidelity makes the same choice.
-bool treeAllReduce(const PlatformSpec& spec, const std::vector<std::int64_t>& ranks, double bytes);
+// The share of a device's ring traffic that crosses edge a -> b when the ring runs as g channels: 1/g
+// over its NIC (the channel it leaves the node on), (g-1)/g over the scale-up fabric; all of it for g = 1.
+double ringEdgeShare(const PlatformSpec& spec, double g, std::int64_t a, std::int64_t b);
+
+// How an all-reduce of `bytes` per rank over `ranks` runs: NCCL's ring, or its tree where NCCL's tuner
+// would pick it (the smaller latency + bytes / bandwidth, judged on the links' nominal rates with the
+// ring's channels, so that every fidelity makes the same choice; never without the tree's figures).
+struct AllReduceAlgorithm {
+    bool tree = false;
+    double latency_s = 0;      // PlatformSpec::ringLatency or treeLatency
+    double bytes_factor = 1.0; // its bytes time over the ring's (PlatformSpec::treeBytesFactor)
+};
+AllReduceAlgorithm allReduceAlgorithm(const PlatformSpec& spec, const std::vector<std::int64_t>& ranks,
+                                      double bytes);
 
 } // namespace choreo::sim

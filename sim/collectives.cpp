@@ -57,9 +57,7 @@ TaskGraph::Id flowsAfterDelay(TaskGraph& graph, const Platform& platform,
     if (n == 0)
         return after;
     auto at = [&](std::int64_t i) { return ranks[static_cast<std::size_t>(i % n)]; };
-    double hop = 0.0;
-    for (std::int64_t i = 0; i < n; ++i)
-        hop = std::max(hop, platform.latency(at(i), at(i + 1)));
+    const double hop = platform.spec().ringHop(ranks);
     TaskGraph::Id start = after;
     if (latency > hop) {
         start = graph.delay(latency - hop);
@@ -79,12 +77,7 @@ TaskGraph::Id flowsAfterDelay(TaskGraph& graph, const Platform& platform,
 TaskGraph::Id delayBeyondLinks(TaskGraph& graph, const Platform& platform,
                                const std::vector<std::int64_t>& ranks, int rounds, double latency,
                                TaskGraph::Id after) {
-    const auto n = static_cast<std::int64_t>(ranks.size());
-    double hop = 0.0;
-    for (std::int64_t i = 0; i < n; ++i)
-        hop = std::max(hop, platform.latency(ranks[static_cast<std::size_t>(i)],
-                                             ranks[static_cast<std::size_t>((i + 1) % n)]));
-    const double extra = latency - static_cast<double>(rounds) * hop;
+    const double extra = latency - static_cast<double>(rounds) * platform.spec().ringHop(ranks);
     if (extra <= 0.0)
         return after;
     const TaskGraph::Id start = graph.delay(extra);
@@ -124,10 +117,10 @@ TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelit
     std::vector<TaskGraph::Id> ends;
     // NCCL's tree, where its tuner would pick it for an all-reduce, costs its own latency and moves its
     // bytes over the same links at its fraction of the ring's bus bandwidth.
-    const PlatformSpec& spec = platform.spec();
-    const bool tree = kind == Collective::AllReduce && treeAllReduce(spec, ranks, bytes);
-    const double latency = tree ? spec.treeLatency(ranks) : spec.ringLatency(ranks, steps);
-    const double scale = tree ? spec.treeBytesFactor(n) : 1.0;
+    const auto algorithm = kind == Collective::AllReduce
+                               ? allReduceAlgorithm(platform.spec(), ranks, bytes)
+                               : AllReduceAlgorithm{false, platform.spec().ringLatency(ranks, steps), 1.0};
+    const double latency = algorithm.latency_s, scale = algorithm.bytes_factor;
     for (const auto& ring : channels) {
         if (fidelity == Fidelity::Flow) {
             ends.push_back(flowsAfterDelay(graph, platform, ring,

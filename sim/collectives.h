@@ -23,7 +23,7 @@ enum class Edges {
 // `count` times back to back (the per-layer collectives of one pipeline operation), started after
 // `after`. A ring spanning nodes with several ranks in each runs as NCCL-like channels (channels.h),
 // each carrying its share of the data, side by side. Each collective costs PlatformSpec::ringLatency; an
-// all-reduce for which NCCL's tuner would pick its tree (treeAllReduce, channels.h) costs the tree's
+// all-reduce for which NCCL's tuner would pick its tree (allReduceAlgorithm, channels.h) costs the tree's
 // latency instead, its bytes carried on the same links at the tree's fraction of the ring's bandwidth.
 // Flow fidelity: one latency delay (count collectives' latency), then one flow per simulated ring edge
 // carrying all that edge's traffic, so shared links are contended for real. Packet fidelity: every ring

@@ -123,13 +123,13 @@ double PlatformSpec::treeBytesFactor(std::int64_t ranks) const {
     return static_cast<double>(ranks) / static_cast<double>(ranks - 1) / tree_bandwidth_fraction;
 }
 
-bool PlatformSpec::treeAllReduce(const std::vector<std::int64_t>& ranks, double ringBytesTime) const {
+double PlatformSpec::ringHop(const std::vector<std::int64_t>& ranks) const {
     const auto n = static_cast<std::int64_t>(ranks.size());
-    if (n <= 2 || tree_bandwidth_fraction <= 0.0 || tree_step_network_s <= 0.0)
-        return false;
-    const double ring = ringLatency(ranks, static_cast<int>(2 * (n - 1))) + ringBytesTime;
-    const double tree = treeLatency(ranks) + ringBytesTime * treeBytesFactor(n);
-    return tree < ring;
+    double hop = 0.0;
+    for (std::int64_t i = 0; i < n; ++i)
+        hop = std::max(
+            hop, latency(ranks[static_cast<std::size_t>(i)], ranks[static_cast<std::size_t>((i + 1) % n)]));
+    return hop;
 }
 
 } // namespace choreo::sim

@@ -69,12 +69,11 @@ struct PlatformSpec {
     // NCCL's tree all-reduce over `ranks` (a chain inside each node, a double binary tree across nodes):
     // its latency, base + 2 * ((ranks per node - 1) * scale-up step + floor(log2 nodes) * network step),
     // and how much more its bytes take than the ring's (n / (n - 1) / tree_bandwidth_fraction: a tree
-    // moves 2 * S per rank at that fraction of the ring's bus bandwidth). Whether NCCL would pick it over
-    // the ring for an all-reduce of `bytes` per rank whose ring bandwidth term is `ringBytesTime`: the
-    // one with the smaller latency + bytes estimate, as NCCL's tuner does. Never without tree figures.
+    // moves 2 * S per rank at that fraction of the ring's bus bandwidth). Which one runs: channels.h.
     [[nodiscard]] double treeLatency(const std::vector<std::int64_t>& ranks) const;
     [[nodiscard]] double treeBytesFactor(std::int64_t ranks) const;
-    [[nodiscard]] bool treeAllReduce(const std::vector<std::int64_t>& ranks, double ringBytesTime) const;
+    // The slowest link latency between consecutive ranks of a ring (what its messages pay per step).
+    [[nodiscard]] double ringHop(const std::vector<std::int64_t>& ranks) const;
     // Latency of `steps` neighbour exchanges over `ranks` (ring attention), each paced by the slowest edge.
     [[nodiscard]] double passLatency(const std::vector<std::int64_t>& ranks, int steps) const;
 };

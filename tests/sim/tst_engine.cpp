@@ -101,11 +101,11 @@ private slots:
         QVERIFY(std::fabs(spec.ringLatency(ranks, 126) - 754.8e-6) < 1e-12);
         QVERIFY(std::fabs(spec.treeLatency(ranks) - 144.4e-6) < 1e-12);
         QVERIFY(std::fabs(spec.treeBytesFactor(64) - 64.0 / 63.0 / 0.92) < 1e-12);
-        QVERIFY(treeAllReduce(spec, ranks, 1e6));
-        QVERIFY(!treeAllReduce(spec, ranks, 1e9));
+        QVERIFY(allReduceAlgorithm(spec, ranks, 1e6).tree);
+        QVERIFY(!allReduceAlgorithm(spec, ranks, 1e9).tree);
         // Without tree figures (a library Choreo has no model of), rings only.
         spec.tree_bandwidth_fraction = 0.0;
-        QVERIFY(!treeAllReduce(spec, ranks, 1e6));
+        QVERIFY(!allReduceAlgorithm(spec, ranks, 1e6).tree);
     }
     void treeAllReduceFlow() { checkTree(Fidelity::Flow); }
     void treeAllReducePacket() { checkTree(Fidelity::Packet); }

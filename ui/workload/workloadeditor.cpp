@@ -322,27 +322,25 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                    }
                });
     });
-    connect(sequenceParallel_, &QCheckBox::toggled, this, [this](bool on) {
-        change(NoMerge, tr("Toggle sequence parallelism"),
-               [on](models::Scenario& s) { s.workload.parallel.sequence_parallel = on; });
-    });
-    connect(overlapTp_, &QCheckBox::toggled, this, [this](bool on) {
-        change(NoMerge, tr("Toggle tensor-parallel overlap"),
-               [on](models::Scenario& s) { s.workload.overlap.tp_comm = on; });
-    });
-    connect(overlapGather_, &QCheckBox::toggled, this, [this](bool on) {
-        change(NoMerge, tr("Toggle parameter-gather overlap"),
-               [on](models::Scenario& s) { s.workload.overlap.param_gather = on; });
-    });
-    connect(overlapGrad_, &QCheckBox::toggled, this, [this](bool on) {
-        change(NoMerge, tr("Toggle gradient-reduction overlap"),
-               [on](models::Scenario& s) { s.workload.overlap.grad_reduce = on; });
-    });
+    bindCheck(sequenceParallel_, tr("Toggle sequence parallelism"),
+              [](models::Scenario& s) -> bool& { return s.workload.parallel.sequence_parallel; });
+    bindCheck(overlapTp_, tr("Toggle tensor-parallel overlap"),
+              [](models::Scenario& s) -> bool& { return s.workload.overlap.tp_comm; });
+    bindCheck(overlapGather_, tr("Toggle parameter-gather overlap"),
+              [](models::Scenario& s) -> bool& { return s.workload.overlap.param_gather; });
+    bindCheck(overlapGrad_, tr("Toggle gradient-reduction overlap"),
+              [](models::Scenario& s) -> bool& { return s.workload.overlap.grad_reduce; });
     connect(zero_, &QComboBox::activated, this, [this] {
         change(NoMerge, tr("Change ZeRO stage"),
                [v = zero_->currentData().toInt()](models::Scenario& s) { s.workload.parallel.zero = v; });
     });
     refresh();
+}
+
+void WorkloadEditor::bindCheck(QCheckBox* box, const QString& description, BoolField field) {
+    connect(box, &QCheckBox::toggled, this, [this, description, field](bool on) {
+        change(NoMerge, description, [field, on](models::Scenario& s) { field(s) = on; });
+    });
 }
 
 QSpinBox* WorkloadEditor::bindCount(const QString& objectName, const QString& path, int maximum, int mergeId,

@@ -47,6 +47,9 @@ private:
     // A count spin box that edits `field` (JSON path `path`) with undo merge id `mergeId`.
     QSpinBox* bindCount(const QString& objectName, const QString& path, int maximum, int mergeId,
                         const QString& description, IntField field);
+    // A check box whose toggle is one undo step setting the flag `field` selects.
+    using BoolField = bool& (*)(models::Scenario&);
+    void bindCheck(QCheckBox* box, const QString& description, BoolField field);
     // A spin box for one field of the MoE shape (JSON path workload.model.moe.<key>); inactive while the
     // model has no MoE.
     using MoeField = std::int64_t models::MoeShape::*;
