@@ -55,9 +55,12 @@ Commands:
         GPUs, a 12-point scaling sweep (8 to 16,384 GPUs); with --packet also 1,024 GPUs at
         packet fidelity (minutes). Wall time and peak memory per case.
   calibrate [--quick] [--out FILE] [--gpu-exe PATH] [--device ID] [--name NAME] [--progress json]
+            [--gpu-measurements FILE]
         Measure this machine (docs/calibration.md): the GPU through choreo-calibrate-gpu (found
         next to choreo-sim, or --gpu-exe), the CPU through its own micro-benchmarks; fit a
-        profile, write it (default: NAME.json) and print spec sheet against measured. --quick
+        profile, write it (default: NAME.json) and print spec sheet against measured.
+        --gpu-measurements fits the document choreo-calibrate-gpu wrote on another machine (a
+        GPU server) instead, measuring nothing here; the profile then has no CPU part. --quick
         takes about a minute, the full run up to ten. --device maps the profile to a catalog
         device when its name does not match one. Without a GPU the CPU part is still measured
         and written, and the exit code is 7. A scenario uses a profile through its
@@ -98,6 +101,7 @@ struct Options {
     std::optional<std::string> chart;
     bool quick = false;
     std::optional<std::string> gpuExe;
+    std::optional<std::string> gpuMeasurements; // calibrate: fit this raw GPU document
     std::optional<std::string> device;
     std::optional<std::string> name;
     std::optional<std::string> cpuSize;
@@ -162,14 +166,16 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                 return usageError("--assets needs a folder");
         } else if (a == "--quick") {
             o.quick = true;
-        } else if (a == "--gpu-exe" || a == "--device" || a == "--name" || a == "--cpu-size") {
+        } else if (a == "--gpu-exe" || a == "--device" || a == "--name" || a == "--cpu-size" ||
+                   a == "--gpu-measurements") {
             auto v = value(a.c_str());
             if (!v)
                 return usageError(a + " needs a value");
-            (a == "--gpu-exe"  ? o.gpuExe
-             : a == "--device" ? o.device
-             : a == "--name"   ? o.name
-                               : o.cpuSize) = v;
+            (a == "--gpu-exe"            ? o.gpuExe
+             : a == "--device"           ? o.device
+             : a == "--name"             ? o.name
+             : a == "--gpu-measurements" ? o.gpuMeasurements
+                                         : o.cpuSize) = v;
             if (a == "--cpu-size" && *v != "tiny" && *v != "quick" && *v != "full")
                 return usageError("--cpu-size: expected tiny, quick or full, got \"" + *v + "\"");
         } else if (a == "--sections") {
@@ -399,11 +405,28 @@ int commandCalibrate(const Options& o, const fs::path& assets, const char* argv0
     if (o.device && !catalog->find(*o.device))
         return usageError("--device: unknown catalog device \"" + *o.device +
                           "\" (known: " + catalog->idList() + ")");
+    if (o.gpuMeasurements && (o.gpuExe || o.quick || o.cpuSize))
+        return usageError("--gpu-measurements fits a document measured elsewhere; --gpu-exe, --quick and "
+                          "--cpu-size measure this machine");
     std::error_code ec;
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec)
         self = fs::absolute(argv0);
     sim::CalibrateOptions options;
+    if (o.gpuMeasurements) {
+        std::string text, error;
+        if (!models::readTextFile(*o.gpuMeasurements, text, error)) {
+            std::cerr << "choreo-sim: --gpu-measurements: " << error << "\n";
+            return sim::kExitIo;
+        }
+        try {
+            options.gpu_document = models::Json::parse(text);
+        } catch (const models::Json::parse_error& e) {
+            std::cerr << "choreo-sim: --gpu-measurements: " << *o.gpuMeasurements
+                      << " is not JSON: " << e.what() << "\n";
+            return sim::kExitIo;
+        }
+    }
     options.quick = o.quick;
     options.cpu_size = o.cpuSize.value_or("");
     options.gpu_tool = o.gpuExe ? fs::path(*o.gpuExe) : sim::findGpuTool(self);
@@ -420,7 +443,17 @@ int commandCalibrate(const Options& o, const fs::path& assets, const char* argv0
         options.progress = [](double, const std::string& stage) {
             std::cerr << "calibrate: " << stage << "\n";
         };
-    const auto outcome = sim::runCalibration(options, *catalog);
+    std::optional<sim::CalibrateOutcome> fitted;
+    try {
+        fitted = sim::runCalibration(options, *catalog);
+    } catch (const std::runtime_error& e) {
+        if (!o.gpuMeasurements)
+            throw;
+        // A document from elsewhere that does not fit is bad input, named with its problems.
+        std::cerr << "choreo-sim: --gpu-measurements " << *o.gpuMeasurements << ": " << e.what() << "\n";
+        return sim::kExitIo;
+    }
+    const sim::CalibrateOutcome& outcome = *fitted;
     const fs::path file = o.output ? fs::path(*o.output) : fs::path(outcome.profile.name + ".json");
     std::string error;
     if (!models::writeTextFileAtomically(file, models::serializeProfile(outcome.profile), error)) {

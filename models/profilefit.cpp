@@ -65,9 +65,9 @@ void readGpu(const Json& doc, Profile& p, Diagnostics& errors, const Catalog& ca
                 const Json& g = (*it)[i];
                 if (!r.expectObject(g, ip))
                     continue;
-                r.rejectUnknownKeys(
-                    g, ip,
-                    {"precision", "m", "n", "k", "shape", "time_s", "tflops", "max_rel_error", "library"});
+                r.rejectUnknownKeys(g, ip,
+                                    {"precision", "m", "n", "k", "shape", "time_s", "tflops",
+                                     "heuristic_tflops", "max_rel_error", "library", "sm_clock_MHz"});
                 const auto name = r.text(g, ip, "precision").value_or("");
                 const auto precision = precisionFromString(name);
                 if (!precision && !name.empty())
@@ -75,6 +75,8 @@ void readGpu(const Json& doc, Profile& p, Diagnostics& errors, const Catalog& ca
                 GemmPoint pt{r.number(g, ip, "m").value_or(0), r.number(g, ip, "n").value_or(0),
                              r.number(g, ip, "k").value_or(0), r.number(g, ip, "tflops").value_or(0)};
                 r.number(g, ip, "time_s");
+                r.number(g, ip, "heuristic_tflops", true, false);
+                r.number(g, ip, "sm_clock_MHz", true, false);
                 if (!precision || pt.tflops <= 0)
                     continue;
                 points[*precision].push_back(pt);
@@ -87,12 +89,14 @@ void readGpu(const Json& doc, Profile& p, Diagnostics& errors, const Catalog& ca
         p.fit.gemm[precision] = fitGemmCurve(list);
 
     if (auto it = doc.find("memory"); it != doc.end() && r.expectObject(*it, "gpu.memory")) {
-        r.rejectUnknownKeys(*it, "gpu.memory",
-                            {"bytes", "copy_kernel_TBps", "triad_kernel_TBps", "memcpy_d2d_TBps"});
+        r.rejectUnknownKeys(
+            *it, "gpu.memory",
+            {"bytes", "copy_kernel_TBps", "copy_kernel_variant", "triad_kernel_TBps", "memcpy_d2d_TBps"});
         const auto copy = r.number(*it, "gpu.memory", "copy_kernel_TBps", true, false);
         const auto triad = r.number(*it, "gpu.memory", "triad_kernel_TBps", true, false);
         const auto memcpy = r.number(*it, "gpu.memory", "memcpy_d2d_TBps", true, false);
         r.number(*it, "gpu.memory", "bytes", true, false);
+        r.text(*it, "gpu.memory", "copy_kernel_variant", false);
         if (copy)
             figure("memory.copy_kernel", "Memory bandwidth, Choreo's copy kernel (16-byte vectors)", *copy,
                    "TB/s");
@@ -149,7 +153,9 @@ void readGpu(const Json& doc, Profile& p, Diagnostics& errors, const Catalog& ca
             figure("host_copy.d2h", "Pinned device-to-host copy", *v, "GB/s");
     }
     if (auto it = doc.find("power"); it != doc.end() && r.expectObject(*it, "gpu.power")) {
-        r.rejectUnknownKeys(*it, "gpu.power", {"method", "idle_W", "compute_W", "memory_W", "samples"});
+        r.rejectUnknownKeys(*it, "gpu.power",
+                            {"method", "idle_W", "compute_W", "memory_W", "samples", "idle_smi_W",
+                             "compute_smi_W", "memory_smi_W"});
         const auto method = r.text(*it, "gpu.power", "method").value_or("");
         if (!method.empty())
             p.identity["power_method"] = method;
@@ -163,6 +169,14 @@ void readGpu(const Json& doc, Profile& p, Diagnostics& errors, const Catalog& ca
             figure("power.compute", "Board power, compute-bound (GEMM)", *p.fit.compute_W, "W");
         if (p.fit.memory_W)
             figure("power.memory", "Board power, memory-bound (copy kernel)", *p.fit.memory_W, "W");
+        // nvidia-smi read over the same intervals, as a check of the NVML figures.
+        for (const auto& [phase, label] :
+             {std::pair{"idle", "Board power at idle, nvidia-smi (check)"},
+              std::pair{"compute", "Board power, compute-bound, nvidia-smi (check)"},
+              std::pair{"memory", "Board power, memory-bound, nvidia-smi (check)"}})
+            if (const auto w =
+                    r.number(*it, "gpu.power", (std::string(phase) + "_smi_W").c_str(), true, false))
+                figure(std::string("power.") + phase + "_smi", label, *w, "W");
         if (!p.fit.idle_W && !p.fit.compute_W)
             p.notes.push_back("GPU power was not measured (" + (method.empty() ? "no method" : method) + ")");
     }
@@ -280,6 +294,7 @@ double predictLayerSeconds(const Device& device, const LayerCheck& layer) {
         w.precision = layer.precision;
         w.parallel.tp = layer.tp;
         w.recompute = Recompute::None;
+        w.attention = AttentionKernel::Unfused;
         Pool pool{"layer", device.id, layer.tp, layer.tp};
         rs.scenario.cluster.pools = {pool};
         rs.pools = {ResolvedPool{pool, &device}};

@@ -119,7 +119,14 @@ CalibrateOutcome runCalibration(const CalibrateOptions& o, const models::Catalog
 
     // GPU part: a separate program, so that this one never links CUDA.
     std::error_code ec;
-    if (o.gpu_tool.empty() || !fs::is_regular_file(o.gpu_tool, ec)) {
+    if (o.gpu_document) {
+        in.gpu = *o.gpu_document;
+        const models::Json& doc = *o.gpu_document;
+        if (auto it = doc.find("date"); it != doc.end() && it->is_string())
+            in.date = it->get<std::string>();
+        if (auto it = doc.find("mode"); it != doc.end() && it->is_string())
+            in.mode = it->get<std::string>();
+    } else if (o.gpu_tool.empty() || !fs::is_regular_file(o.gpu_tool, ec)) {
         in.gpu_absent_reason = o.gpu_tool.empty()
                                    ? "this build has no choreo-calibrate-gpu (built without the CUDA toolkit)"
                                    : "choreo-calibrate-gpu not found at " + o.gpu_tool.string();
@@ -149,13 +156,19 @@ CalibrateOutcome runCalibration(const CalibrateOptions& o, const models::Catalog
         fs::remove(raw, ec);
     }
 
-    calibrate::CpuBenchOptions cpu;
-    const std::string size = o.cpu_size.empty() ? (o.quick ? "quick" : "full") : o.cpu_size;
-    cpu.size = size == "tiny"   ? calibrate::CpuBenchSize::Tiny
-               : size == "full" ? calibrate::CpuBenchSize::Full
-                                : calibrate::CpuBenchSize::Quick;
-    cpu.progress = [&](double f, const std::string& stage) { say(cpuStart + (1.0 - cpuStart) * f, stage); };
-    in.cpu = calibrate::runCpuBenchmarks(cpu);
+    if (o.gpu_document) {
+        say(1.0, "fitting the GPU document; this machine's CPU is not measured");
+    } else {
+        calibrate::CpuBenchOptions cpu;
+        const std::string size = o.cpu_size.empty() ? (o.quick ? "quick" : "full") : o.cpu_size;
+        cpu.size = size == "tiny"   ? calibrate::CpuBenchSize::Tiny
+                   : size == "full" ? calibrate::CpuBenchSize::Full
+                                    : calibrate::CpuBenchSize::Quick;
+        cpu.progress = [&](double f, const std::string& stage) {
+            say(cpuStart + (1.0 - cpuStart) * f, stage);
+        };
+        in.cpu = calibrate::runCpuBenchmarks(cpu);
+    }
 
     const std::string who = in.gpu ? (in.gpu->contains("device") && (*in.gpu)["device"].contains("name") &&
                                               (*in.gpu)["device"]["name"].is_string()

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace choreo::sim {
@@ -22,6 +23,10 @@ struct CalibrateOptions {
     std::string name;               // profile name; empty: from the device and the date
     std::string tool;               // "choreo-sim 0.1.0"
     std::filesystem::path scratch;  // folder for the GPU tool's raw document
+    // A raw document choreo-calibrate-gpu wrote on another machine (a GPU server without Choreo's
+    // desktop dependencies): fitted instead of running anything. Nothing is measured here, so the
+    // profile has no CPU part; its date and mode are the document's.
+    std::optional<models::Json> gpu_document;
     // Fraction of the whole calibration done (0..1, never decreasing) and what runs now; may be empty.
     std::function<void(double fraction, const std::string& stage)> progress;
 };

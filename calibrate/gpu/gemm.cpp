@@ -96,6 +96,7 @@ struct GemmRunner::Plan {
     cublasLtMatmulDesc_t op{};
     cublasLtMatrixLayout_t a{}, b{}, c{};
     cublasLtMatmulAlgo_t algo{};
+    cublasLtMatmulAlgo_t heuristic{}; // the heuristic's first choice
     double best_s = 0;
     ~Plan() {
         if (c)
@@ -161,6 +162,7 @@ GemmRunner::Plan& GemmRunner::plan(GemmPrecision precision, const GemmShape& s, 
         throw GpuError(std::string("cuBLASLt has no ") + toString(precision) + " algorithm for m=" +
                        std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k));
     // The fastest candidate on these operands: "the best cuBLAS achieves" on the shape.
+    p->heuristic = results[0].algo;
     double best = -1;
     for (int i = 0; i < found; ++i) {
         if (results[static_cast<std::size_t>(i)].state != CUBLAS_STATUS_SUCCESS)
@@ -194,6 +196,30 @@ void GemmRunner::run(GemmPrecision precision, const GemmShape& s, const void* a,
 double GemmRunner::bestTime(GemmPrecision precision, const GemmShape& s) const {
     auto it = plans_.find({precision, s});
     return it == plans_.end() || !it->second ? 0.0 : it->second->best_s;
+}
+
+GemmRunner::Timing GemmRunner::timeBoth(GemmPrecision precision, const GemmShape& s, const void* a,
+                                        const void* b, void* d, int warmup, int repeats, int inner) {
+    const Plan& p = plan(precision, s, a, b, d);
+    for (int i = 0; i < warmup; ++i) {
+        launch(p, p.algo, a, b, d);
+        launch(p, p.heuristic, a, b, d);
+    }
+    CHOREO_CHECK(cudaStreamSynchronize(stream_));
+    EventTimer timer;
+    std::vector<double> chosen, heuristic;
+    for (int r = 0; r < repeats; ++r) {
+        timer.start(stream_);
+        for (int i = 0; i < inner; ++i)
+            launch(p, p.algo, a, b, d);
+        chosen.push_back(timer.stop(stream_) / inner);
+        timer.start(stream_);
+        for (int i = 0; i < inner; ++i)
+            launch(p, p.heuristic, a, b, d);
+        heuristic.push_back(timer.stop(stream_) / inner);
+    }
+    CHOREO_CHECK(cudaGetLastError());
+    return {median(chosen), median(heuristic)};
 }
 
 } // namespace choreo::gpucal

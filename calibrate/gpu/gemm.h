@@ -43,6 +43,14 @@ public:
     void run(GemmPrecision p, const GemmShape& s, const void* a, const void* b, void* d);
     // The fastest candidate's median time (s) for a shape run before.
     double bestTime(GemmPrecision p, const GemmShape& s) const;
+    // Median seconds per call of the chosen algorithm and of the heuristic's first choice (what cuBLASLt
+    // runs when nobody picks), timed in alternating groups so that both see the same clocks: a GPU at its
+    // power limit changes clocks from one second to the next. `inner` calls per group.
+    struct Timing {
+        double chosen_s = 0, heuristic_s = 0;
+    };
+    Timing timeBoth(GemmPrecision p, const GemmShape& s, const void* a, const void* b, void* d, int warmup,
+                    int repeats, int inner);
 
 private:
     struct Plan;

@@ -67,20 +67,38 @@ __global__ void fillKernel(void* data, std::size_t count, DType type, std::uint6
     }
 }
 
-// Four independent 16-byte loads in flight per thread before the stores.
+// `Unroll` independent 16-byte loads in flight per thread before the stores; `Streaming` marks them
+// evict-first (__ldcs/__stcs), since nothing is read twice.
+template <int Unroll, bool Streaming>
 __global__ void copy16(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n) {
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-    for (; i + 3 * stride < n; i += 4 * stride) {
-        const uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
-        dst[i] = a;
-        dst[i + stride] = b;
-        dst[i + 2 * stride] = c;
-        dst[i + 3 * stride] = d;
+    for (; i + (Unroll - 1) * stride < n; i += Unroll * stride) {
+        uint4 v[Unroll];
+#pragma unroll
+        for (int u = 0; u < Unroll; ++u)
+            v[u] = Streaming ? __ldcs(src + i + u * stride) : src[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < Unroll; ++u) {
+            if (Streaming)
+                __stcs(dst + i + u * stride, v[u]);
+            else
+                dst[i + u * stride] = v[u];
+        }
     }
     for (; i < n; i += stride)
         dst[i] = src[i];
 }
+
+using CopyFn = void (*)(const uint4*, uint4*, std::size_t);
+struct CopyVariant {
+    const char* name;
+    CopyFn kernel;
+};
+const CopyVariant kCopyVariants[] = {{"4 loads in flight", copy16<4, false>},
+                                     {"8 loads in flight", copy16<8, false>},
+                                     {"4 loads in flight, streaming", copy16<4, true>},
+                                     {"8 loads in flight, streaming", copy16<8, true>}};
 
 __global__ void triad16(float4* __restrict__ a, const float4* __restrict__ b, const float4* __restrict__ c,
                         float s, std::size_t n) {
@@ -192,6 +210,45 @@ __global__ void softmaxBackwardKernel(const __nv_bfloat16* p, __nv_bfloat16* dp,
     for (int j = threadIdx.x; j < cols; j += kThreads) {
         const float pj = __bfloat162float(p[base + j]);
         dp[base + j] = __float2bfloat16(scale * pj * (__bfloat162float(dp[base + j]) - dot));
+    }
+}
+
+// Attention dropout: out = keep-mask ? p / keep : 0, eight bf16 per thread and step; the mask is one byte
+// per element from a counter hash, as the backward reads it.
+__global__ void dropoutKernel(const uint4* p, uint4* out, uint2* mask, std::size_t groups, float keep,
+                              std::uint64_t seed) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    const auto threshold = static_cast<std::uint32_t>(keep * 4294967295.0f);
+    for (std::size_t g = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; g < groups;
+         g += stride) {
+        const std::uint64_t bits = mix(seed ^ (g * 0x2545f4914f6cdd1dULL));
+        const std::uint64_t bits2 = mix(bits);
+        uint4 v = p[g];
+        auto* e = reinterpret_cast<__nv_bfloat16*>(&v);
+        std::uint64_t packed = 0;
+        for (int i = 0; i < 8; ++i) {
+            const auto r = static_cast<std::uint32_t>(((i < 4 ? bits : bits2) >> (16 * (i % 4))) & 0xffff)
+                           << 16;
+            const bool kept = r < threshold;
+            packed |= static_cast<std::uint64_t>(kept ? 1 : 0) << (8 * i);
+            e[i] = __float2bfloat16(kept ? __bfloat162float(e[i]) / keep : 0.0f);
+        }
+        out[g] = v;
+        mask[g] = make_uint2(static_cast<unsigned>(packed), static_cast<unsigned>(packed >> 32));
+    }
+}
+
+__global__ void dropoutBackwardKernel(uint4* d, const uint2* mask, std::size_t groups, float keep) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t g = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; g < groups;
+         g += stride) {
+        uint4 v = d[g];
+        const uint2 m = mask[g];
+        const std::uint64_t packed = m.x | (static_cast<std::uint64_t>(m.y) << 32);
+        auto* e = reinterpret_cast<__nv_bfloat16*>(&v);
+        for (int i = 0; i < 8; ++i)
+            e[i] = __float2bfloat16((packed >> (8 * i)) & 1 ? __bfloat162float(e[i]) / keep : 0.0f);
+        d[g] = v;
     }
 }
 
@@ -338,13 +395,23 @@ void fillUniform(void* data, std::size_t count, DType type, std::uint64_t seed, 
 int streamingBlocks(int device) {
     int sms = 0, perSm = 0;
     CHOREO_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CHOREO_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, copy16, kThreads, 0));
+    CHOREO_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, copy16<4, false>, kThreads, 0));
     return sms * (perSm > 0 ? perSm : 1);
 }
 
-void copyKernel(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t stream) {
-    copy16<<<blocks, kThreads, 0, stream>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst),
-                                            bytes / 16);
+int copyVariants() {
+    return static_cast<int>(sizeof kCopyVariants / sizeof kCopyVariants[0]);
+}
+
+const char* copyVariantName(int variant) {
+    return variant >= 0 && variant < copyVariants() ? kCopyVariants[variant].name : "?";
+}
+
+void copyKernel(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t stream, int variant) {
+    if (variant < 0 || variant >= copyVariants())
+        throw GpuError("copy kernel variant " + std::to_string(variant) + " does not exist");
+    kCopyVariants[variant].kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint4*>(src),
+                                                                   static_cast<uint4*>(dst), bytes / 16);
     CHOREO_CHECK(cudaGetLastError());
 }
 
@@ -390,6 +457,24 @@ void softmaxRows(void* scores, long long rows, int cols, float scale, bool causa
 void softmaxBackward(const void* p, void* dp, long long rows, int cols, float scale, cudaStream_t stream) {
     softmaxBackwardKernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
         static_cast<const __nv_bfloat16*>(p), static_cast<__nv_bfloat16*>(dp), cols, scale);
+    CHOREO_CHECK(cudaGetLastError());
+}
+
+void dropout(const void* p, void* out, void* mask, std::size_t count, float keep, std::uint64_t seed,
+             cudaStream_t stream) {
+    if (count % 8 != 0)
+        throw GpuError("dropout: " + std::to_string(count) + " elements is not a multiple of 8");
+    dropoutKernel<<<gridFor(count / 8), kThreads, 0, stream>>>(
+        static_cast<const uint4*>(p), static_cast<uint4*>(out), static_cast<uint2*>(mask), count / 8, keep,
+        seed);
+    CHOREO_CHECK(cudaGetLastError());
+}
+
+void dropoutBackward(void* grad, const void* mask, std::size_t count, float keep, cudaStream_t stream) {
+    if (count % 8 != 0)
+        throw GpuError("dropout: " + std::to_string(count) + " elements is not a multiple of 8");
+    dropoutBackwardKernel<<<gridFor(count / 8), kThreads, 0, stream>>>(
+        static_cast<uint4*>(grad), static_cast<const uint2*>(mask), count / 8, keep);
     CHOREO_CHECK(cudaGetLastError());
 }
 

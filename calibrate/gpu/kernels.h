@@ -20,8 +20,12 @@ void fillUniform(void* data, std::size_t count, DType type, std::uint64_t seed, 
 // Blocks for a grid-stride streaming kernel of 256 threads that fills every SM.
 int streamingBlocks(int device);
 
-// dst = src over `bytes` (a multiple of 16) with 16-byte vector loads and stores.
-void copyKernel(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t stream);
+// dst = src over `bytes` (a multiple of 16) with 16-byte vector loads and stores, in one of
+// copyVariants() forms (how many loads each thread keeps in flight, cache hints).
+int copyVariants();
+const char* copyVariantName(int variant);
+void copyKernel(const void* src, void* dst, std::size_t bytes, int blocks, cudaStream_t stream,
+                int variant = 0);
 // a = b + scalar * c over `count` floats (a multiple of 4), 16-byte vectors.
 void triadKernel(float* a, const float* b, const float* c, float scalar, std::size_t count, int blocks,
                  cudaStream_t stream);
@@ -47,6 +51,11 @@ void referenceTn(const void* a, const void* b, const void* c, DType ab, DType ct
 void softmaxRows(void* scores, long long rows, int cols, float scale, bool causal, cudaStream_t stream);
 // dS = P * (dP - rowsum(dP * P)) in place into dP (bf16), rows as softmaxRows.
 void softmaxBackward(const void* p, void* dp, long long rows, int cols, float scale, cudaStream_t stream);
+// Attention dropout over `count` bf16 elements (a multiple of 8): out = p / keep where kept, else 0, and a
+// one-byte mask per element; the backward scales a gradient in place by the same mask.
+void dropout(const void* p, void* out, void* mask, std::size_t count, float keep, std::uint64_t seed,
+             cudaStream_t stream);
+void dropoutBackward(void* grad, const void* mask, std::size_t count, float keep, cudaStream_t stream);
 // Reference causal attention for one (head, query): out[c] for c < d, from bf16 Q, K, V laid out token-major
 // with row stride `ld` (Q at q + query*ld, K at k + key*ld, V likewise), scale 1/sqrt(d).
 void referenceAttention(const void* q, const void* k, const void* v, int ld, int d, int query, float scale,

@@ -43,7 +43,7 @@ Grouping grouping(const AttentionDims& a) {
 } // namespace
 
 void attentionForward(cublasHandle_t blas, cudaStream_t stream, const AttentionDims& a, const void* qkv,
-                      void* scores, void* out) {
+                      void* scores, void* out, const Dropout* dropout) {
     const int s = a.seq, d = a.headDim, ld = a.ld(), outLd = a.heads * d;
     const long long ss = static_cast<long long>(s) * s;
     const Grouping g = grouping(a);
@@ -56,16 +56,24 @@ void attentionForward(cublasHandle_t blas, cudaStream_t stream, const AttentionD
     }
     softmaxRows(scores, static_cast<long long>(a.heads) * s, s, 1.0f / std::sqrt(static_cast<float>(d)), true,
                 stream);
+    const void* probs = scores;
+    if (dropout) {
+        ::choreo::gpucal::dropout(scores, dropout->dropped, dropout->mask,
+                                  static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(ss),
+                                  dropout->keep, 0xd20f, stream);
+        probs = dropout->dropped;
+    }
     for (int grp = 0; grp < g.groups; ++grp) {
         const std::size_t head = static_cast<std::size_t>(grp) * g.perGroup;
         const void* v = at(qkv, static_cast<std::size_t>(a.heads + a.kvHeads + grp) * d);
-        batched(blas, false, false, d, s, s, v, ld, g.kvStride, at(scores, head * ss), s, ss,
+        batched(blas, false, false, d, s, s, v, ld, g.kvStride, at(probs, head * ss), s, ss,
                 at(out, head * d), outLd, d, g.perGroup);
     }
 }
 
 void attentionBackward(cublasHandle_t blas, cudaStream_t stream, const AttentionDims& a, const void* qkv,
-                       const void* p, const void* dout, void* dscores, void* dqkv, void* dkv) {
+                       const void* p, const void* dout, void* dscores, void* dqkv, void* dkv,
+                       const Dropout* dropout) {
     const int s = a.seq, d = a.headDim, ld = a.ld(), outLd = a.heads * d;
     const long long ss = static_cast<long long>(s) * s, sd = static_cast<long long>(s) * d;
     const Grouping g = grouping(a);
@@ -78,8 +86,13 @@ void attentionBackward(cublasHandle_t blas, cudaStream_t stream, const Attention
         batched(blas, true, false, s, s, d, v, ld, g.kvStride, at(dout, head * d), outLd, d,
                 at(dscores, head * ss), s, ss, g.perGroup);
     }
+    if (dropout)
+        dropoutBackward(dscores, dropout->mask,
+                        static_cast<std::size_t>(a.heads) * static_cast<std::size_t>(ss), dropout->keep,
+                        stream);
     softmaxBackward(p, dscores, static_cast<long long>(a.heads) * s, s,
                     1.0f / std::sqrt(static_cast<float>(d)), stream);
+    const void* probs = dropout ? dropout->dropped : p;
     for (int grp = 0; grp < g.groups; ++grp) {
         const std::size_t head = static_cast<std::size_t>(grp) * g.perGroup;
         const void* k = at(qkv, static_cast<std::size_t>(a.heads + grp) * d);
@@ -90,7 +103,7 @@ void attentionBackward(cublasHandle_t blas, cudaStream_t stream, const Attention
         // pass).
         batched(blas, false, true, d, s, s, at(qkv, head * d), ld, d, at(dscores, head * ss), s, ss,
                 at(dk, head * sd), d, sd, g.perGroup);
-        batched(blas, false, true, d, s, s, at(dout, head * d), outLd, d, at(p, head * ss), s, ss,
+        batched(blas, false, true, d, s, s, at(dout, head * d), outLd, d, at(probs, head * ss), s, ss,
                 at(dv, head * sd), d, sd, g.perGroup);
     }
 }
@@ -152,6 +165,8 @@ LayerResult benchLayer(GemmRunner& gemm, cublasHandle_t blas, cudaStream_t strea
     DeviceBuffer x = buffer(n(T, h), 1), wn1 = buffer(h, 2), wn2 = buffer(h, 3), xn1 = buffer(n(T, h), 4);
     DeviceBuffer wqkv = buffer(n(h, ld), 5), qkv = buffer(n(T, ld), 6);
     DeviceBuffer scores = buffer(n(L.heads, n(T, T)), 7), attn = buffer(n(T, h), 8);
+    DeviceBuffer dropped = buffer(n(L.heads, n(T, T)), 31), mask(n(L.heads, n(T, T)));
+    const Dropout drop{dropped.get(), mask.get(), 0.9f};
     DeviceBuffer wo = buffer(n(h, h), 9), y1 = buffer(n(T, h), 10), x1 = buffer(n(T, h), 11),
                  xn2 = buffer(n(T, h), 12);
     DeviceBuffer wup = buffer(n(h, 2 * f), 13), gu = buffer(n(T, 2 * f), 14), act = buffer(n(T, f), 15);
@@ -180,7 +195,7 @@ LayerResult benchLayer(GemmRunner& gemm, cublasHandle_t blas, cudaStream_t strea
         rmsNorm(x.get(), wn1.get(), xn1.get(), T, h, stream);
         gemm.run(bf, tn(ld, T, h, h, h, ld), wqkv.get(), xn1.get(), qkv.get());
         rotary(qkv.get(), T, (L.heads + L.kvHeads) * att.headDim, ld, att.headDim, false, stream);
-        attentionForward(blas, stream, att, qkv.get(), scores.get(), attn.get());
+        attentionForward(blas, stream, att, qkv.get(), scores.get(), attn.get(), &drop);
         gemm.run(bf, tn(h, T, h, h, h, h), wo.get(), attn.get(), y1.get());
         addInto(x.get(), y1.get(), x1.get(), th, stream);
         rmsNorm(x1.get(), wn2.get(), xn2.get(), T, h, stream);
@@ -202,7 +217,7 @@ LayerResult benchLayer(GemmRunner& gemm, cublasHandle_t blas, cudaStream_t strea
         gemm.run(bf, nnShape(h, T, h, h, h, h), wo.get(), dx1.get(), dattn.get());
         gemm.run(bf, ntShape(h, h, T, h, h, h), attn.get(), dx1.get(), dw.get());
         attentionBackward(blas, stream, att, qkv.get(), scores.get(), dattn.get(), dscores.get(), dqkv.get(),
-                          dkv.get());
+                          dkv.get(), &drop);
         rotary(dqkv.get(), T, (L.heads + L.kvHeads) * att.headDim, ld, att.headDim, true, stream);
         gemm.run(bf, nnShape(h, T, ld, h, ld, h), wqkv.get(), dqkv.get(), dxn.get());
         gemm.run(bf, ntShape(h, ld, T, h, ld, h), xn1.get(), dqkv.get(), dw.get());

@@ -16,13 +16,25 @@ struct AttentionDims {
     [[nodiscard]] double causalFlops() const { return 2.0 * heads * double(seq) * seq * headDim; }
 };
 
-// scores: heads * seq * seq bf16; out: token-major [seq x heads*headDim].
+// Attention dropout between the softmax and the second GEMM, as Megatron-LM's unfused attention runs it
+// (and as the step model's unfused attention counts it): the dropped probabilities (like scores) and a
+// one-byte mask per score.
+struct Dropout {
+    void* dropped = nullptr;
+    void* mask = nullptr;
+    float keep = 0.9f;
+};
+
+// scores: heads * seq * seq bf16; out: token-major [seq x heads*headDim]. With `dropout`, P V reads the
+// dropped probabilities.
 void attentionForward(cublasHandle_t blas, cudaStream_t stream, const AttentionDims& a, const void* qkv,
-                      void* scores, void* out);
+                      void* scores, void* out, const Dropout* dropout = nullptr);
 // p: the forward's scores after softmax; dscores like scores; dqkv like qkv (dQ written); dkv: scratch of
-// 2 * heads * seq * headDim bf16 for per-head dK and dV.
+// 2 * heads * seq * headDim bf16 for per-head dK and dV. With `dropout` (the forward's), dV reads the
+// dropped probabilities and dP passes back through the mask.
 void attentionBackward(cublasHandle_t blas, cudaStream_t stream, const AttentionDims& a, const void* qkv,
-                       const void* p, const void* dout, void* dscores, void* dqkv, void* dkv);
+                       const void* p, const void* dout, void* dscores, void* dqkv, void* dkv,
+                       const Dropout* dropout = nullptr);
 
 struct AttentionResult {
     double time_s = 0;
@@ -37,7 +49,8 @@ struct LayerShape {
 struct LayerResult {
     double forward_s = 0, backward_s = 0;
 };
-// Forward and backward of one gated-FFN, RMSNorm, rotary, grouped-query layer in bf16. Throws GpuError.
+// Forward and backward of one gated-FFN, RMSNorm, rotary, grouped-query layer in bf16, its attention unfused
+// with dropout (the step model's unfused attention). Throws GpuError.
 LayerResult benchLayer(GemmRunner& gemm, cublasHandle_t blas, cudaStream_t stream, const LayerShape& shape,
                        int repeats);
 

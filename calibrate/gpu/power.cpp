@@ -18,6 +18,7 @@ struct PowerMeter::Nvml {
     int (*byBusId)(const char*, Device*) = nullptr;
     int (*powerUsage)(Device, unsigned int*) = nullptr; // milliwatts
     int (*driverVersion)(char*, unsigned int) = nullptr;
+    int (*clockInfo)(Device, int, unsigned int*) = nullptr; // nvmlClockType_t 1 = NVML_CLOCK_SM, MHz
     Device device = nullptr;
 
     ~Nvml() {
@@ -41,10 +42,12 @@ PowerMeter::PowerMeter(std::string pciBusId)
             sym(nvml->powerUsage, "nvmlDeviceGetPowerUsage") && nvml->init() == 0) {
             sym(nvml->shutdown, "nvmlShutdown");
             sym(nvml->driverVersion, "nvmlSystemGetDriverVersion");
+            sym(nvml->clockInfo, "nvmlDeviceGetClockInfo");
             unsigned int mW = 0;
             if (nvml->byBusId(bus_.c_str(), &nvml->device) == 0 && nvml->powerUsage(nvml->device, &mW) == 0) {
                 nvml_ = std::move(nvml);
                 method_ = "nvml";
+                smiWorks_ = sample_smi().has_value();
                 return;
             }
         }
@@ -53,6 +56,19 @@ PowerMeter::PowerMeter(std::string pciBusId)
     if (sample_smi())
         method_ = "nvidia-smi";
 }
+
+namespace {
+
+std::optional<double> mean(const std::vector<double>& values) {
+    if (values.empty())
+        return std::nullopt;
+    double sum = 0;
+    for (double v : values)
+        sum += v;
+    return sum / static_cast<double>(values.size());
+}
+
+} // namespace
 
 PowerMeter::~PowerMeter() {
     if (running_)
@@ -86,6 +102,14 @@ std::optional<double> PowerMeter::sample_smi() {
     return watts;
 }
 
+std::optional<double> PowerMeter::smClockMHz() {
+    constexpr int kClockSm = 1;
+    unsigned int mhz = 0;
+    if (!nvml_ || !nvml_->clockInfo || nvml_->clockInfo(nvml_->device, kClockSm, &mhz) != 0 || mhz == 0)
+        return std::nullopt;
+    return static_cast<double>(mhz);
+}
+
 std::optional<double> PowerMeter::sample() {
     if (method_ == "nvml") {
         unsigned int mW = 0;
@@ -102,11 +126,28 @@ void PowerMeter::start(double settle_s) {
     {
         std::lock_guard lock(mutex_);
         readings_.clear();
+        checkReadings_.clear();
     }
     samples_ = 0;
+    checkMean_.reset();
     if (method_ == "none")
         return;
     running_ = true;
+    if (method_ == "nvml" && smiWorks_) {
+        checkThread_ = std::thread([this, settle_s] {
+            const auto begin = std::chrono::steady_clock::now();
+            while (running_) {
+                const auto reading = sample_smi();
+                const double since =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+                if (reading && since >= settle_s) {
+                    std::lock_guard lock(mutex_);
+                    checkReadings_.push_back(*reading);
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(250));
+            }
+        });
+    }
     thread_ = std::thread([this, settle_s] {
         const auto begin = std::chrono::steady_clock::now();
         const auto period = std::chrono::milliseconds(method_ == "nvml" ? 20 : 200);
@@ -127,15 +168,13 @@ std::optional<double> PowerMeter::stop() {
     if (running_) {
         running_ = false;
         thread_.join();
+        if (checkThread_.joinable())
+            checkThread_.join();
     }
     std::lock_guard lock(mutex_);
     samples_ = static_cast<int>(readings_.size());
-    if (readings_.empty())
-        return std::nullopt;
-    double sum = 0;
-    for (double r : readings_)
-        sum += r;
-    return sum / static_cast<double>(readings_.size());
+    checkMean_ = mean(checkReadings_);
+    return mean(readings_);
 }
 
 } // namespace choreo::gpucal

@@ -465,6 +465,53 @@ private slots:
                  std::string("h100-lab"));
     }
 
+    // A document measured on another machine (a GPU server) is fitted without measuring anything here.
+    void calibrateFromADocumentMeasuredElsewhere() {
+        QTemporaryDir dir;
+        std::string error;
+        const QString doc = dir.filePath(QStringLiteral("measurements.json"));
+        choreo::models::writeTextFileAtomically(doc.toStdString(), gpuDocument().dump(2), error);
+        const QString out = dir.filePath(QStringLiteral("server.json"));
+        const Run r = choreoSim({QStringLiteral("calibrate"), QStringLiteral("--gpu-measurements"), doc,
+                                 QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("refines h100-sxm"), r.out.constData());
+        QVERIFY2(r.err.contains("this machine's CPU is not measured"), r.err.constData());
+        choreo::models::Diagnostics errors;
+        auto p = choreo::models::loadProfileFile(out.toStdString(), errors);
+        QVERIFY2(p, choreo::models::joinDiagnostics(errors).c_str());
+        QCOMPARE(p->date, gpuDocument().at("date").get<std::string>()); // the measurement's date, not today's
+        QVERIFY(!p->identity.contains("cpu_model"));
+        for (const auto& f : p->figures)
+            QVERIFY2(f.key.rfind("cpu.", 0) != 0, f.key.c_str());
+
+        // A file that is not there, or not JSON, or not a measurement document: exit 4, naming the problem.
+        const Run missing = choreoSim({QStringLiteral("calibrate"), QStringLiteral("--gpu-measurements"),
+                                       dir.filePath(QStringLiteral("none.json"))});
+        QCOMPARE(missing.exitCode, 4);
+        QVERIFY2(missing.err.contains("--gpu-measurements"), missing.err.constData());
+        const QString junk = dir.filePath(QStringLiteral("junk.json"));
+        choreo::models::writeTextFileAtomically(junk.toStdString(), "{not json", error);
+        const Run malformed =
+            choreoSim({QStringLiteral("calibrate"), QStringLiteral("--gpu-measurements"), junk});
+        QCOMPARE(malformed.exitCode, 4);
+        QVERIFY2(malformed.err.contains("is not JSON"), malformed.err.constData());
+        Json wrong = gpuDocument();
+        wrong["format"] = "something-else/1";
+        wrong["memory"]["copy_kernel_TBps"] = "fast";
+        choreo::models::writeTextFileAtomically(junk.toStdString(), wrong.dump(), error);
+        const Run invalid = choreoSim({QStringLiteral("calibrate"), QStringLiteral("--gpu-measurements"),
+                                       junk, QStringLiteral("--out"), out});
+        QCOMPARE(invalid.exitCode, 4);
+        QVERIFY2(invalid.err.contains("gpu.format") && invalid.err.contains("gpu.memory.copy_kernel_TBps"),
+                 invalid.err.constData());
+        // Measuring options do not go with it.
+        QCOMPARE(choreoSim({QStringLiteral("calibrate"), QStringLiteral("--gpu-measurements"), doc,
+                            QStringLiteral("--quick")})
+                     .exitCode,
+                 1);
+    }
+
     // A scenario that names a profile gives other numbers than the spec sheet, and says which profile.
     void runWithAProfile() {
         QTemporaryDir dir;
