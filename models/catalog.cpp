@@ -41,6 +41,13 @@ double DeviceEfficiency::gemmFraction(Precision precision, double flops) const {
     return top * flops / (flops + half);
 }
 
+double DeviceEfficiency::attentionFraction(double flops) const {
+    const double half = attention_half_gflop.value * 1e9;
+    if (half <= 0.0 || flops <= 0.0)
+        return attention.value;
+    return attention.value * flops / (flops + half);
+}
+
 namespace {
 
 // Reads {"value": x, "source": "KEY", "note": "..."}; records which keys must resolve later.
@@ -181,12 +188,12 @@ struct DeviceParser {
         if (auto it = d.find("efficiency"); it == d.end()) {
             reader.error(effPath, "missing required field");
         } else if (reader.expectObject(*it, effPath)) {
-            reader.rejectUnknownKeys(*it, effPath,
-                                     {"gemm", "gemm_half_gflop", "gemm_by_precision",
-                                      "gemm_half_gflop_by_precision", "attention", "memory", "network",
-                                      "kernel_overhead_us", "collective_base_us", "ring_step_scale_up_us",
-                                      "ring_step_network_us", "tree_step_scale_up_us", "tree_step_network_us",
-                                      "tree_bandwidth_fraction"});
+            reader.rejectUnknownKeys(
+                *it, effPath,
+                {"gemm", "gemm_half_gflop", "gemm_by_precision", "gemm_half_gflop_by_precision", "attention",
+                 "attention_half_gflop", "memory", "network", "kernel_overhead_us", "collective_base_us",
+                 "ring_step_scale_up_us", "ring_step_network_us", "tree_step_scale_up_us",
+                 "tree_step_network_us", "tree_bandwidth_fraction"});
             take(dev.efficiency.gemm, *it, effPath, "gemm", true);
             take(dev.efficiency.gemm_half_gflop, *it, effPath, "gemm_half_gflop", false);
             perPrecision(dev.efficiency.gemm_by_precision, *it, effPath, "gemm_by_precision");
@@ -199,6 +206,7 @@ struct DeviceParser {
                                  "efficiencies are fractions of peak and must not exceed 1, got " +
                                      formatNumber(f.value));
             take(dev.efficiency.attention, *it, effPath, "attention", true);
+            take(dev.efficiency.attention_half_gflop, *it, effPath, "attention_half_gflop", false);
             take(dev.efficiency.memory, *it, effPath, "memory", true);
             take(dev.efficiency.network, *it, effPath, "network", true);
             take(dev.efficiency.kernel_overhead_us, *it, effPath, "kernel_overhead_us", true);

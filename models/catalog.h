@@ -25,7 +25,10 @@ struct DeviceEfficiency {
     // Per-precision overrides of `gemm` and `gemm_half_gflop` (e.g. fp8, or a calibration profile).
     std::map<Precision, Sourced> gemm_by_precision;
     std::map<Precision, Sourced> gemm_half_gflop_by_precision;
-    Sourced attention;          // fraction of dense peak in fused attention
+    Sourced attention; // fraction of dense peak in fused attention (asymptote)
+    // Forward FLOPs of one fused attention call (2 b h s^2 d over the causal half, in GFLOP) at which it runs
+    // at half that rate: achieved fraction = attention * F / (F + half). Absent = no size dependence.
+    Sourced attention_half_gflop;
     Sourced memory;             // fraction of peak DRAM bandwidth
     Sourced network;            // fraction of NIC / fabric line rate on large transfers
     Sourced kernel_overhead_us; // launch and scheduling cost per kernel
@@ -43,6 +46,9 @@ struct DeviceEfficiency {
 
     // Achieved fraction of dense peak for a matrix multiply of `flops` (2mnk) at `precision`.
     [[nodiscard]] double gemmFraction(Precision precision, double flops) const;
+    // Achieved fraction of dense peak for fused attention whose forward pass does `flops`; its backward runs
+    // at the same fraction.
+    [[nodiscard]] double attentionFraction(double flops) const;
 };
 
 struct ScaleUpFabric {

@@ -125,9 +125,9 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
 
     // Fused causal attention: half of the 4*tokens*seq*h FLOPs are computed (local queries against the
     // whole sequence's keys under context parallelism); backward does 2.5x forward.
-    const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attention.value);
-    const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
     const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * h / t;
+    const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attentionFraction(attnFlops));
+    const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
     const double attnBytes = (2.0 * h + 2.0 * kvWidth) / t * tokens * act;
     double attnFwd = attn.time(attnFlops, attnBytes);
     double attnBwd = attn.time(2.5 * attnFlops, 2.5 * attnBytes);

@@ -41,7 +41,6 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& scenario,
 models::RunResult runScenario(const models::ResolvedScenario& scenario, const SimulationOptions& options);
 
 // The calibration a result names when the catalog's spec-sheet figures were used.
-inline constexpr const char* kSpecSheetCalibration =
-    "none (catalog spec sheet and CHOREO-DEFAULT efficiencies)";
+inline constexpr const char* kSpecSheetCalibration = "none (the catalog's figures, each with its source)";
 
 } // namespace choreo::sim

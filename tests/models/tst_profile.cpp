@@ -9,8 +9,10 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 using namespace choreo::models;
 namespace fs = std::filesystem;
@@ -232,17 +234,20 @@ private slots:
         QVERIFY(std::fabs(bf16.value - 700.0 / 989.4) < 1e-4);
         QVERIFY(std::fabs(d.efficiency.gemm_half_gflop_by_precision.at(Precision::Bf16).value - 2.0) < 1e-3);
         QVERIFY(std::fabs(d.efficiency.memory.value - 2.9 / 3.35) < 1e-9);
-        QVERIFY(std::fabs(d.efficiency.attention.value - 420.0 / 989.4) < 1e-9);
+        // The profile's attention is unfused (batched GEMMs and softmax): the fused rate stays the catalog's.
+        QCOMPARE(d.efficiency.attention, h100().efficiency.attention);
         QCOMPARE(d.efficiency.kernel_overhead_us.value, 2.5);
         QCOMPARE(d.idle_W.value, 70.0);
         QCOMPARE(d.tdp_W.value, 650.0);
         QCOMPARE(d.tdp_W.source, std::string("PROFILE:h100-test"));
         // What was not measured keeps its catalog value and source.
         QCOMPARE(d.efficiency.network, h100().efficiency.network);
-        QVERIFY(!d.efficiency.gemm_by_precision.contains(Precision::Fp8));
+        QCOMPARE(d.efficiency.gemm_by_precision.at(Precision::Fp8),
+                 h100().efficiency.gemm_by_precision.at(Precision::Fp8));
         // A small GEMM runs below the large-GEMM rate, by the fitted curve.
         QVERIFY(std::fabs(d.efficiency.gemmFraction(Precision::Bf16, 2e9) - 350.0 / 989.4) < 1e-3);
-        QVERIFY(skipped.empty());
+        QCOMPARE(skipped.size(), std::size_t{1});
+        QVERIFY2(skipped[0].rfind("fused attention: not measured", 0) == 0, skipped[0].c_str());
         const Source s = profileSource(h100Profile());
         QCOMPARE(s.key, std::string("PROFILE:h100-test"));
         QCOMPARE(s.as_of, std::string("2026-11-30"));
@@ -273,8 +278,9 @@ private slots:
         fp8.fit.attention_TFLOPs = 200.0;
         fp8.fit.memory_TBps = 1.8;
         QVERIFY2(applyProfile(fp8, a100, errors, &skipped), joinDiagnostics(errors).c_str());
-        QCOMPARE(skipped.size(), std::size_t{1});
+        QCOMPARE(skipped.size(), std::size_t{2}); // fp8, and the fused attention it did not measure
         QVERIFY(skipped[0].find("fp8") != std::string::npos);
+        QVERIFY(skipped[1].find("fused attention") != std::string::npos);
     }
 
     void scenarioWithAProfileGivesOtherNumbersAndSaysSo() {
@@ -292,7 +298,7 @@ private slots:
         QVERIFY(std::fabs(a.gemm_s - b.gemm_s) > 1e-3 * a.gemm_s);
         StepMeasurement step;
         step.step_time_s = 10.0;
-        step.calibration = "none (catalog spec sheet and CHOREO-DEFAULT efficiencies)";
+        step.calibration = "none (the catalog's figures, each with its source)";
         QCOMPARE(finishResult(calibrated, step).calibration, std::string("h100-test"));
         QCOMPARE(finishResult(plain, step).calibration, step.calibration);
         // Copies of a calibrated scenario keep pointing at a live calibrated device.
@@ -362,8 +368,11 @@ private slots:
         QCOMPARE(rate->spec_source, std::string("S03"));
         const auto* eff = find("GEMM bf16, large: fraction of peak");
         QVERIFY(eff);
-        QCOMPARE(*eff->spec, 0.75);
-        QCOMPARE(eff->spec_source, std::string("CHOREO-DEFAULT"));
+        QCOMPARE(*eff->spec, 0.698);
+        QCOMPARE(eff->spec_source, std::string("CHOREO-CAL-H200"));
+        // Unfused attention has no spec-sheet figure beside it.
+        const auto* attention = find("Attention, unfused (batched GEMMs, softmax): rate");
+        QVERIFY(attention && !attention->spec && *attention->measured == 420.0);
         const auto* bw = find("Memory bandwidth");
         QVERIFY(bw && *bw->spec == 3.35 && *bw->measured == 2.9);
         QVERIFY(find("Power at idle") && find("Kernel launch overhead"));
@@ -408,6 +417,59 @@ private slots:
         const std::string all = joinDiagnostics(errors);
         QVERIFY2(all.find("gpu.gemm[1].tflops: must be greater than 0") != std::string::npos, all.c_str());
         QVERIFY2(all.find("gpu.memory.copy_kernel_GBps: unknown field") != std::string::npos, all.c_str());
+    }
+
+    // The document choreo-calibrate-gpu wrote on a real H200 (docs/calibration.md) fits into a profile that
+    // meets the checks: the layer predicted within 10 %, NVML within 10 % of nvidia-smi over the same
+    // intervals, the chosen GEMM algorithms within 5 % of cuBLASLt's own first choice at the median.
+    void measuredH200DocumentMeetsItsTargets() {
+        std::string text, error;
+        const fs::path file =
+            fs::path(CHOREO_TEST_ASSETS) / ".." / "docs" / "calibration" / "h200-2026-11-30" / "full.json";
+        QVERIFY2(readTextFile(file, text, error), error.c_str());
+        const Json doc = Json::parse(text);
+        CalibrationInputs in;
+        in.name = "nvidia-h200-2026-11-30";
+        in.date = doc.at("date").get<std::string>();
+        in.mode = "full";
+        in.gpu = doc;
+        Diagnostics errors;
+        auto p = buildProfile(in, catalog(), errors);
+        QVERIFY2(p, joinDiagnostics(errors).c_str());
+        QCOMPARE(p->device, std::string("h200-sxm"));
+        QVERIFY(p->layer);
+        const double layerError = p->layer->predicted_s / p->layer->measured_s - 1.0;
+        QVERIFY2(std::fabs(layerError) <= 0.10, std::to_string(layerError).c_str());
+        std::map<std::string, double> figures;
+        for (const auto& f : p->figures)
+            figures[f.key] = f.value;
+        for (const char* phase : {"idle", "compute", "memory"}) {
+            const double nvml = figures.at(std::string("gpu.power.") + phase);
+            const double smi = figures.at(std::string("gpu.power.") + phase + "_smi");
+            QVERIFY2(std::fabs(nvml / smi - 1.0) <= 0.10, phase);
+        }
+        // The fitted bandwidth (the better of the copy and triad kernels) within 5 % of cudaMemcpy.
+        QVERIFY(*p->fit.memory_TBps >= 0.95 * figures.at("gpu.memory.memcpy_d2d"));
+        std::vector<double> ratios;
+        for (const auto& g : doc.at("gemm"))
+            ratios.push_back(g.at("tflops").get<double>() / g.at("heuristic_tflops").get<double>());
+        std::sort(ratios.begin(), ratios.end());
+        QVERIFY(ratios[ratios.size() / 2] >= 0.95);
+        // The measured curves are those the catalog's h200-sxm now carries.
+        const Device* h200 = catalog().find("h200-sxm");
+        QVERIFY(std::fabs(h200->efficiency.gemm.value - p->fit.gemm.at(Precision::Bf16).rate_TFLOPs / 989.4) <
+                1e-3);
+
+        // The tool's own fields are checked like any other: a clock that is not a number is an error.
+        Json bad = doc;
+        bad["gemm"][0]["sm_clock_MHz"] = "fast";
+        bad["power"]["idle_smi_W"] = -1;
+        in.gpu = bad;
+        errors.clear();
+        QVERIFY(!buildProfile(in, catalog(), errors));
+        const std::string all = joinDiagnostics(errors);
+        QVERIFY2(all.find("gpu.gemm[0].sm_clock_MHz") != std::string::npos, all.c_str());
+        QVERIFY2(all.find("gpu.power.idle_smi_W") != std::string::npos, all.c_str());
     }
 
     void cpuMeasurementsBecomeAProfileWithoutAGpu() {

@@ -1,6 +1,7 @@
 // Parameter, FLOP and memory counts against values computed by hand (python, in the comments).
 #include "models/catalog.h"
 #include "models/memory.h"
+#include "models/resolved.h"
 #include "models/stepcost.h"
 #include "models/transformer.h"
 
@@ -21,6 +22,19 @@ Workload small() {
     w.parallel = ParallelLayout{};
     w.recompute = Recompute::None;
     return w;
+}
+
+// Two layers of 16 heads of 128 (hidden 2048) at 4096 tokens, tp 1, as one pipeline stage on `device`
+// (which must outlive the result).
+ResolvedScenario layerScenario(const Device& device) {
+    ResolvedScenario rs;
+    Workload& w = rs.scenario.workload;
+    w = small();
+    w.model = {"attention", 2, 2048, 16, 16, 8192, false, 32000, 4096, std::nullopt};
+    Pool pool{"p", device.id, 1, 1};
+    rs.scenario.cluster.pools = {pool};
+    rs.pools = {ResolvedPool{pool, &device}};
+    return rs;
 }
 
 } // namespace
@@ -158,6 +172,39 @@ private slots:
         d.efficiency.gemm_half_gflop.value = 0;
         d.efficiency.gemm_by_precision[Precision::Fp8].value = 0.5;
         QVERIFY(qAbs(gemmTime(d, Precision::Fp8, n, n, n) - 1.10351e-3) < 1e-8);
+    }
+
+    // Fused attention's size curve, by hand: with attention 0.52 and attention_half_gflop 40, a call of
+    // 2 b h s^2 d = 2 * 1 * 8 * 2048^2 * 128 = 8.58993e9 forward FLOPs runs at 0.52 * 8.58993 / (8.58993 +
+    // 40) = 0.0919278 of peak; 16 heads at 4096 tokens (6.87195e10 FLOP) at 0.52 * 68.7195 / 108.7195 =
+    // 0.328682. Without a half size the fraction is flat. In a layer (below: tp 1, 16 heads of 128, 4096
+    // tokens, one sequence) the forward attention costs 6.87195e10 / (0.328682 * 1e15) + 4e-6 s, its bytes
+    // taking less.
+    void attentionCurveByHand() {
+        DeviceEfficiency e;
+        e.attention.value = 0.52;
+        QCOMPARE(e.attentionFraction(8.58993e9), 0.52);
+        e.attention_half_gflop.value = 40;
+        QVERIFY(qAbs(e.attentionFraction(2.0 * 8 * 2048.0 * 2048.0 * 128) - 0.0919278) < 1e-6);
+        QVERIFY(qAbs(e.attentionFraction(2.0 * 16 * 4096.0 * 4096.0 * 128) - 0.328682) < 1e-6);
+        QCOMPARE(e.attentionFraction(0.0), 0.52);
+        // In the step model (2 layers, compute-bound): the attention time without its 4 kernel overheads
+        // grows by 0.52 / 0.328682.
+        Device flat;
+        flat.id = "test";
+        flat.peak_tflops[Precision::Bf16].value = 1000;
+        flat.memory_bandwidth_TBps.value = 2;
+        flat.efficiency.gemm.value = 0.8;
+        flat.efficiency.memory.value = 0.9;
+        flat.efficiency.kernel_overhead_us.value = 4;
+        flat.efficiency.attention.value = 0.52;
+        Device curved = flat;
+        curved.efficiency.attention_half_gflop.value = 40;
+        const double overheads = 4 * 4e-6;
+        const double a = stageCost(layerScenario(flat), 0).attention_s - overheads;
+        const double b = stageCost(layerScenario(curved), 0).attention_s - overheads;
+        QVERIFY2(qAbs(b / a - 0.52 / 0.328682) < 1e-4, std::to_string(b / a).c_str());
+        QVERIFY(qAbs(a - 2 * 3.5 * 6.87195e10 / 0.52e15) < 1e-8);
     }
 
     // Wave quantization on an A100 (108 SMs), by hand:

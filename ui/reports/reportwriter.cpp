@@ -282,7 +282,13 @@ std::vector<Figure> deviceFigures(const models::Device& d, models::Precision pre
         out.push_back({QObject::tr("Rent per hour"), u"$"_s + formatFixed(d.rent_usd_per_hour.value, 2),
                        d.rent_usd_per_hour});
     add(QObject::tr("Efficiency: GEMM"), d.efficiency.gemm, QObject::tr("of peak"), 3);
+    add(QObject::tr("GEMM half-rate size"), d.efficiency.gemm_half_gflop, u"GFLOP"_s, 3);
+    for (const auto& [p, f] : d.efficiency.gemm_by_precision)
+        add(QObject::tr("Efficiency: GEMM %1").arg(q(models::toString(p))), f, QObject::tr("of peak"), 3);
+    for (const auto& [p, f] : d.efficiency.gemm_half_gflop_by_precision)
+        add(QObject::tr("GEMM %1 half-rate size").arg(q(models::toString(p))), f, u"GFLOP"_s, 3);
     add(QObject::tr("Efficiency: attention"), d.efficiency.attention, QObject::tr("of peak"), 3);
+    add(QObject::tr("Attention half-rate size"), d.efficiency.attention_half_gflop, u"GFLOP"_s, 3);
     add(QObject::tr("Efficiency: memory"), d.efficiency.memory, QObject::tr("of peak"), 3);
     add(QObject::tr("Efficiency: network"), d.efficiency.network, QObject::tr("of line rate"), 3);
     add(QObject::tr("Kernel overhead"), d.efficiency.kernel_overhead_us, u"µs"_s, 3);
