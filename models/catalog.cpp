@@ -191,9 +191,9 @@ struct DeviceParser {
             reader.rejectUnknownKeys(
                 *it, effPath,
                 {"gemm", "gemm_half_gflop", "gemm_by_precision", "gemm_half_gflop_by_precision", "attention",
-                 "attention_half_gflop", "memory", "network", "kernel_overhead_us", "collective_base_us",
-                 "ring_step_scale_up_us", "ring_step_network_us", "tree_step_scale_up_us",
-                 "tree_step_network_us", "tree_bandwidth_fraction"});
+                 "attention_half_gflop", "memory", "network", "nic", "kernel_overhead_us",
+                 "collective_base_us", "ring_step_scale_up_us", "ring_step_network_us",
+                 "tree_step_scale_up_us", "tree_step_network_us", "tree_bandwidth_fraction"});
             take(dev.efficiency.gemm, *it, effPath, "gemm", true);
             take(dev.efficiency.gemm_half_gflop, *it, effPath, "gemm_half_gflop", false);
             perPrecision(dev.efficiency.gemm_by_precision, *it, effPath, "gemm_by_precision");
@@ -209,6 +209,7 @@ struct DeviceParser {
             take(dev.efficiency.attention_half_gflop, *it, effPath, "attention_half_gflop", false);
             take(dev.efficiency.memory, *it, effPath, "memory", true);
             take(dev.efficiency.network, *it, effPath, "network", true);
+            take(dev.efficiency.nic, *it, effPath, "nic", false);
             take(dev.efficiency.kernel_overhead_us, *it, effPath, "kernel_overhead_us", true);
             take(dev.efficiency.collective_base_us, *it, effPath, "collective_base_us", false);
             take(dev.efficiency.ring_step_scale_up_us, *it, effPath, "ring_step_scale_up_us", false);
@@ -216,8 +217,9 @@ struct DeviceParser {
             take(dev.efficiency.tree_step_scale_up_us, *it, effPath, "tree_step_scale_up_us", false);
             take(dev.efficiency.tree_step_network_us, *it, effPath, "tree_step_network_us", false);
             take(dev.efficiency.tree_bandwidth_fraction, *it, effPath, "tree_bandwidth_fraction", false);
-            for (const auto* f : {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.memory,
-                                  &dev.efficiency.network, &dev.efficiency.tree_bandwidth_fraction})
+            for (const auto* f :
+                 {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.memory,
+                  &dev.efficiency.network, &dev.efficiency.nic, &dev.efficiency.tree_bandwidth_fraction})
                 if (f->present() && f->value > 1.0)
                     reader.error(effPath, "efficiencies are fractions of peak and must not exceed 1, got " +
                                               formatNumber(f->value));

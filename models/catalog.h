@@ -29,8 +29,11 @@ struct DeviceEfficiency {
     // Forward FLOPs of one fused attention call (2 b h s^2 d over the causal half, in GFLOP) at which it runs
     // at half that rate: achieved fraction = attention * F / (F + half). Absent = no size dependence.
     Sourced attention_half_gflop;
-    Sourced memory;             // fraction of peak DRAM bandwidth
-    Sourced network;            // fraction of NIC / fabric line rate on large transfers
+    Sourced memory;  // fraction of peak DRAM bandwidth
+    Sourced network; // fraction of NIC / fabric line rate on large transfers
+    // Fraction of a NIC's line rate (and of the switched network's links) on large transfers, where it is
+    // known apart from the scale-up fabric's; absent: `network`.
+    Sourced nic;
     Sourced kernel_overhead_us; // launch and scheduling cost per kernel
     // The collective library's latency model (NCCL's tuning model for NVIDIA devices), optional: a ring
     // collective costs collective_base_us, plus per step the step latency of the link it crosses, the
@@ -49,6 +52,7 @@ struct DeviceEfficiency {
     // Achieved fraction of dense peak for fused attention whose forward pass does `flops`; its backward runs
     // at the same fraction.
     [[nodiscard]] double attentionFraction(double flops) const;
+    [[nodiscard]] double nicFraction() const { return nic.value > 0.0 ? nic.value : network.value; }
 };
 
 struct ScaleUpFabric {

@@ -9,6 +9,7 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     const auto& pool = rs.pool();
     const auto& topo = rs.scenario.cluster.network.topology;
     const double netEff = dev.efficiency.network.value;
+    const double nicEff = dev.efficiency.nicFraction(); // NICs and the switched network behind them
     PlatformSpec s;
     s.devices = pool.count;
     s.devices_per_node = pool.devices_per_node;
@@ -19,7 +20,7 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     s.busy_W = dev.tdp_W.value;
     s.scale_up_Bps = rs.scale_up_Bps * netEff;
     s.scale_up_latency_s = rs.scale_up_latency_s / 2.0; // per link: a route crosses two
-    s.nic_Bps = rs.nic_Bps * netEff;
+    s.nic_Bps = rs.nic_Bps * nicEff;
     s.switch_latency_s = rs.switch_latency_s;
     s.nic_latency_s = rs.switch_latency_s; // NIC to leaf: one switch traversal
     s.collective_base_s = dev.efficiency.collective_base_us.value * 1e-6;
@@ -35,7 +36,7 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     case models::TopologyKind::Dragonfly:
         s.fabric = ScaleOutFabric::Dragonfly;
         s.global_link_Bps =
-            static_cast<double>(rs.network.links_per_group_pair) * rs.network.link_Bps * netEff;
+            static_cast<double>(rs.network.links_per_group_pair) * rs.network.link_Bps * nicEff;
         break;
     case models::TopologyKind::Torus3d:
         s.fabric = ScaleOutFabric::Torus;

@@ -1,6 +1,7 @@
 // The SimGrid engine against closed forms. Run one function per process (see CMakeLists.txt).
 #include "sim/channels.h"
 #include "sim/isolate.h"
+#include "sim/platformspec.h"
 #include "sim/probes.h"
 
 #include <QTest>
@@ -106,6 +107,26 @@ private slots:
         // Without tree figures (a library Choreo has no model of), rings only.
         spec.tree_bandwidth_fraction = 0.0;
         QVERIFY(!allReduceAlgorithm(spec, ranks, 1e6).tree);
+    }
+    // A NIC's measured efficiency (NCCL's 46-48 of 50 GB/s per NDR NIC) applies to NICs; the scale-up fabric
+    // keeps `network`; without it NICs fall back to `network`.
+    void nicEfficiencyAppliesToNicsOnly() {
+        choreo::models::Device d;
+        d.id = "test";
+        d.peak_tflops[choreo::models::Precision::Bf16].value = 1000;
+        d.efficiency.network.value = 0.8;
+        d.efficiency.nic.value = 0.94;
+        choreo::models::ResolvedScenario rs;
+        const choreo::models::Pool pool{"p", "test", 16, 8};
+        rs.scenario.cluster.pools = {pool};
+        rs.pools = {choreo::models::ResolvedPool{pool, &d}};
+        rs.scale_up_Bps = 450e9;
+        rs.nic_Bps = 50e9;
+        const PlatformSpec s = PlatformSpec::fromScenario(rs);
+        QCOMPARE(s.nic_Bps, 50e9 * 0.94);
+        QCOMPARE(s.scale_up_Bps, 450e9 * 0.8);
+        d.efficiency.nic = {};
+        QCOMPARE(PlatformSpec::fromScenario(rs).nic_Bps, 50e9 * 0.8);
     }
     void treeAllReduceFlow() { checkTree(Fidelity::Flow); }
     void treeAllReducePacket() { checkTree(Fidelity::Packet); }

@@ -291,6 +291,7 @@ std::vector<Figure> deviceFigures(const models::Device& d, models::Precision pre
     add(QObject::tr("Attention half-rate size"), d.efficiency.attention_half_gflop, u"GFLOP"_s, 3);
     add(QObject::tr("Efficiency: memory"), d.efficiency.memory, QObject::tr("of peak"), 3);
     add(QObject::tr("Efficiency: network"), d.efficiency.network, QObject::tr("of line rate"), 3);
+    add(QObject::tr("Efficiency: NIC"), d.efficiency.nic, QObject::tr("of line rate"), 3);
     add(QObject::tr("Kernel overhead"), d.efficiency.kernel_overhead_us, u"µs"_s, 3);
     add(QObject::tr("Collective base latency"), d.efficiency.collective_base_us, u"µs"_s, 3);
     add(QObject::tr("Ring step latency, scale-up"), d.efficiency.ring_step_scale_up_us, u"µs"_s, 3);
