@@ -133,35 +133,27 @@ void PowerMeter::start(double settle_s) {
     if (method_ == "none")
         return;
     running_ = true;
-    if (method_ == "nvml" && smiWorks_) {
-        checkThread_ = std::thread([this, settle_s] {
+    // Readings every `period` until stop(), those after the settling time kept in `into`.
+    auto sampler = [this, settle_s](std::optional<double> (PowerMeter::*read)(), std::vector<double>& into,
+                                    std::chrono::milliseconds period) {
+        return std::thread([this, settle_s, read, &into, period] {
             const auto begin = std::chrono::steady_clock::now();
             while (running_) {
-                const auto reading = sample_smi();
+                const auto reading = (this->*read)();
                 const double since =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
                 if (reading && since >= settle_s) {
                     std::lock_guard lock(mutex_);
-                    checkReadings_.push_back(*reading);
+                    into.push_back(*reading);
                 }
-                std::this_thread::sleep_for(std::chrono::milliseconds(250));
+                std::this_thread::sleep_for(period);
             }
         });
-    }
-    thread_ = std::thread([this, settle_s] {
-        const auto begin = std::chrono::steady_clock::now();
-        const auto period = std::chrono::milliseconds(method_ == "nvml" ? 20 : 200);
-        while (running_) {
-            const auto reading = sample();
-            const double since =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-            if (reading && since >= settle_s) {
-                std::lock_guard lock(mutex_);
-                readings_.push_back(*reading);
-            }
-            std::this_thread::sleep_for(period);
-        }
-    });
+    };
+    if (method_ == "nvml" && smiWorks_)
+        checkThread_ = sampler(&PowerMeter::sample_smi, checkReadings_, std::chrono::milliseconds(250));
+    thread_ =
+        sampler(&PowerMeter::sample, readings_, std::chrono::milliseconds(method_ == "nvml" ? 20 : 200));
 }
 
 std::optional<double> PowerMeter::stop() {

@@ -118,6 +118,16 @@ Json gpuDocument() {
         {"failures", Json::array({"skipped: GEMM fp8 16384: time budget spent"})}};
 }
 
+// The diagnostics of fitting `doc` as the GPU document of `in`, joined; empty when it fits.
+std::string fitErrors(CalibrationInputs in, const Json& doc) {
+    in.gpu = doc;
+    Diagnostics errors;
+    if (buildProfile(in, catalog(), errors))
+        return {};
+    return joinDiagnostics(errors).empty() ? std::string("(no profile, no diagnostics)")
+                                           : joinDiagnostics(errors);
+}
+
 std::string defaultScenarioText() {
     std::string text, error;
     readTextFile(fs::path(CHOREO_TEST_ASSETS) / "scenarios" / "default.json", text, error);
@@ -411,10 +421,7 @@ private slots:
         Json bad = gpuDocument();
         bad["gemm"][1]["tflops"] = -3;
         bad["memory"]["copy_kernel_GBps"] = 1;
-        in.gpu = bad;
-        errors.clear();
-        QVERIFY(!buildProfile(in, catalog(), errors));
-        const std::string all = joinDiagnostics(errors);
+        const std::string all = fitErrors(in, bad);
         QVERIFY2(all.find("gpu.gemm[1].tflops: must be greater than 0") != std::string::npos, all.c_str());
         QVERIFY2(all.find("gpu.memory.copy_kernel_GBps: unknown field") != std::string::npos, all.c_str());
     }
@@ -464,10 +471,7 @@ private slots:
         Json bad = doc;
         bad["gemm"][0]["sm_clock_MHz"] = "fast";
         bad["power"]["idle_smi_W"] = -1;
-        in.gpu = bad;
-        errors.clear();
-        QVERIFY(!buildProfile(in, catalog(), errors));
-        const std::string all = joinDiagnostics(errors);
+        const std::string all = fitErrors(in, bad);
         QVERIFY2(all.find("gpu.gemm[0].sm_clock_MHz") != std::string::npos, all.c_str());
         QVERIFY2(all.find("gpu.power.idle_smi_W") != std::string::npos, all.c_str());
     }

@@ -121,6 +121,14 @@ QString calibratedScenario(const QTemporaryDir& dir, const std::string& profileR
     return file;
 }
 
+// The fixture GPU document written into `dir`; its path.
+QString writeGpuDocument(const QTemporaryDir& dir) {
+    std::string error;
+    const QString path = dir.filePath(QStringLiteral("measurements.json"));
+    choreo::models::writeTextFileAtomically(path.toStdString(), gpuDocument().dump(2), error);
+    return path;
+}
+
 } // namespace
 
 class TestCli : public QObject {
@@ -422,8 +430,7 @@ private slots:
     void calibrateWithAGpuDocument() {
         QTemporaryDir dir;
         std::string error;
-        const QString fixture = dir.filePath(QStringLiteral("measurements.json"));
-        choreo::models::writeTextFileAtomically(fixture.toStdString(), gpuDocument().dump(2), error);
+        const QString fixture = writeGpuDocument(dir);
         const QString tool = dir.filePath(QStringLiteral("fake-calibrate-gpu"));
         choreo::models::writeTextFileAtomically(
             tool.toStdString(),
@@ -469,8 +476,7 @@ private slots:
     void calibrateFromADocumentMeasuredElsewhere() {
         QTemporaryDir dir;
         std::string error;
-        const QString doc = dir.filePath(QStringLiteral("measurements.json"));
-        choreo::models::writeTextFileAtomically(doc.toStdString(), gpuDocument().dump(2), error);
+        const QString doc = writeGpuDocument(dir);
         const QString out = dir.filePath(QStringLiteral("server.json"));
         const Run r = choreoSim({QStringLiteral("calibrate"), QStringLiteral("--gpu-measurements"), doc,
                                  QStringLiteral("--out"), out});
