@@ -30,22 +30,29 @@ std::optional<double> Device::peakFlops(Precision precision) const {
     return it->second.value * 1e12;
 }
 
+namespace {
+
+// A rate that grows with the size of the call: `top` * F / (F + half), F and half in FLOP; flat without a
+// half size.
+double sizeCurve(double top, double halfFlops, double flops) {
+    if (halfFlops <= 0.0 || flops <= 0.0)
+        return top;
+    return top * flops / (flops + halfFlops);
+}
+
+} // namespace
+
 double DeviceEfficiency::gemmFraction(Precision precision, double flops) const {
     const auto fraction = gemm_by_precision.find(precision);
     const double top = fraction != gemm_by_precision.end() ? fraction->second.value : gemm.value;
     const auto halfIt = gemm_half_gflop_by_precision.find(precision);
     const double half =
-        (halfIt != gemm_half_gflop_by_precision.end() ? halfIt->second.value : gemm_half_gflop.value) * 1e9;
-    if (half <= 0.0 || flops <= 0.0)
-        return top;
-    return top * flops / (flops + half);
+        halfIt != gemm_half_gflop_by_precision.end() ? halfIt->second.value : gemm_half_gflop.value;
+    return sizeCurve(top, half * 1e9, flops);
 }
 
 double DeviceEfficiency::attentionFraction(double flops) const {
-    const double half = attention_half_gflop.value * 1e9;
-    if (half <= 0.0 || flops <= 0.0)
-        return attention.value;
-    return attention.value * flops / (flops + half);
+    return sizeCurve(attention.value, attention_half_gflop.value * 1e9, flops);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -102,23 +103,35 @@ inline double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Median seconds per call of `f` on `stream`: `warmup` untimed calls, then `repeats` timed groups of
-// `inner` calls each (inner > 1 for work shorter than the events' resolution).
-template <typename F>
-double timeMedian(cudaStream_t stream, int warmup, int repeats, int inner, F&& f) {
+// Median seconds per call of each of `fs` on `stream`: `warmup` untimed rounds, then `repeats` rounds in
+// which each function runs a timed group of `inner` calls (inner > 1 for work shorter than the events'
+// resolution), in the order given, so that all see the same clocks and the last one's output is the last
+// written.
+inline std::vector<double> timeGroups(cudaStream_t stream, int warmup, int repeats, int inner,
+                                      const std::vector<std::function<void()>>& fs) {
     for (int i = 0; i < warmup; ++i)
-        f();
+        for (const auto& f : fs)
+            f();
     CHOREO_CHECK(cudaStreamSynchronize(stream));
     EventTimer timer;
-    std::vector<double> times;
-    for (int r = 0; r < repeats; ++r) {
-        timer.start(stream);
-        for (int i = 0; i < inner; ++i)
-            f();
-        times.push_back(timer.stop(stream) / inner);
-    }
+    std::vector<std::vector<double>> times(fs.size());
+    for (int r = 0; r < repeats; ++r)
+        for (std::size_t k = 0; k < fs.size(); ++k) {
+            timer.start(stream);
+            for (int i = 0; i < inner; ++i)
+                fs[k]();
+            times[k].push_back(timer.stop(stream) / inner);
+        }
     CHOREO_CHECK(cudaGetLastError());
-    return median(times);
+    std::vector<double> medians;
+    for (const auto& t : times)
+        medians.push_back(median(t));
+    return medians;
+}
+
+// The same for one function.
+inline double timeMedian(cudaStream_t stream, int warmup, int repeats, int inner, std::function<void()> f) {
+    return timeGroups(stream, warmup, repeats, inner, {std::move(f)})[0];
 }
 
 } // namespace choreo::gpucal

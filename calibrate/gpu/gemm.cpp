@@ -97,7 +97,6 @@ struct GemmRunner::Plan {
     cublasLtMatrixLayout_t a{}, b{}, c{};
     cublasLtMatmulAlgo_t algo{};
     cublasLtMatmulAlgo_t heuristic{}; // the heuristic's first choice
-    double best_s = 0;
     ~Plan() {
         if (c)
             cublasLtMatrixLayoutDestroy(c);
@@ -183,7 +182,6 @@ GemmRunner::Plan& GemmRunner::plan(GemmPrecision precision, const GemmShape& s, 
     if (best < 0)
         throw GpuError(std::string("no cuBLASLt ") + toString(precision) + " candidate ran for m=" +
                        std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k));
-    p->best_s = best;
     slot = std::move(p);
     return *slot;
 }
@@ -193,33 +191,14 @@ void GemmRunner::run(GemmPrecision precision, const GemmShape& s, const void* a,
     launch(p, p.algo, a, b, d);
 }
 
-double GemmRunner::bestTime(GemmPrecision precision, const GemmShape& s) const {
-    auto it = plans_.find({precision, s});
-    return it == plans_.end() || !it->second ? 0.0 : it->second->best_s;
-}
-
 GemmRunner::Timing GemmRunner::timeBoth(GemmPrecision precision, const GemmShape& s, const void* a,
                                         const void* b, void* d, int warmup, int repeats, int inner) {
     const Plan& p = plan(precision, s, a, b, d);
-    for (int i = 0; i < warmup; ++i) {
-        launch(p, p.algo, a, b, d);
-        launch(p, p.heuristic, a, b, d);
-    }
-    CHOREO_CHECK(cudaStreamSynchronize(stream_));
-    EventTimer timer;
-    std::vector<double> chosen, heuristic;
-    for (int r = 0; r < repeats; ++r) {
-        timer.start(stream_);
-        for (int i = 0; i < inner; ++i)
-            launch(p, p.algo, a, b, d);
-        chosen.push_back(timer.stop(stream_) / inner);
-        timer.start(stream_);
-        for (int i = 0; i < inner; ++i)
-            launch(p, p.heuristic, a, b, d);
-        heuristic.push_back(timer.stop(stream_) / inner);
-    }
-    CHOREO_CHECK(cudaGetLastError());
-    return {median(chosen), median(heuristic)};
+    // The heuristic's group first: the chosen algorithm's result is the one left in `d`.
+    const auto t =
+        timeGroups(stream_, warmup, repeats, inner,
+                   {[&] { launch(p, p.heuristic, a, b, d); }, [&] { launch(p, p.algo, a, b, d); }});
+    return {t[1], t[0]};
 }
 
 } // namespace choreo::gpucal

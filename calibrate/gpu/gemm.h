@@ -41,11 +41,10 @@ public:
     // Picks the fastest of the heuristic's candidates for this shape on first use (timing each on the given
     // operands), then runs it. Throws GpuError when cuBLASLt has no algorithm.
     void run(GemmPrecision p, const GemmShape& s, const void* a, const void* b, void* d);
-    // The fastest candidate's median time (s) for a shape run before.
-    double bestTime(GemmPrecision p, const GemmShape& s) const;
     // Median seconds per call of the chosen algorithm and of the heuristic's first choice (what cuBLASLt
     // runs when nobody picks), timed in alternating groups so that both see the same clocks: a GPU at its
-    // power limit changes clocks from one second to the next. `inner` calls per group.
+    // power limit changes clocks from one second to the next. `inner` calls per group; `d` holds the chosen
+    // algorithm's result afterwards.
     struct Timing {
         double chosen_s = 0, heuristic_s = 0;
     };

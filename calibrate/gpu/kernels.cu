@@ -460,21 +460,30 @@ void softmaxBackward(const void* p, void* dp, long long rows, int cols, float sc
     CHOREO_CHECK(cudaGetLastError());
 }
 
-void dropout(const void* p, void* out, void* mask, std::size_t count, float keep, std::uint64_t seed,
-             cudaStream_t stream) {
+namespace {
+
+// Dropout runs on groups of eight bf16 (16 bytes) and their eight mask bytes.
+std::size_t dropoutGroups(std::size_t count) {
     if (count % 8 != 0)
         throw GpuError("dropout: " + std::to_string(count) + " elements is not a multiple of 8");
-    dropoutKernel<<<gridFor(count / 8), kThreads, 0, stream>>>(
-        static_cast<const uint4*>(p), static_cast<uint4*>(out), static_cast<uint2*>(mask), count / 8, keep,
-        seed);
+    return count / 8;
+}
+
+} // namespace
+
+void dropout(const void* p, void* out, void* mask, std::size_t count, float keep, std::uint64_t seed,
+             cudaStream_t stream) {
+    const std::size_t groups = dropoutGroups(count);
+    dropoutKernel<<<gridFor(groups), kThreads, 0, stream>>>(static_cast<const uint4*>(p),
+                                                            static_cast<uint4*>(out),
+                                                            static_cast<uint2*>(mask), groups, keep, seed);
     CHOREO_CHECK(cudaGetLastError());
 }
 
 void dropoutBackward(void* grad, const void* mask, std::size_t count, float keep, cudaStream_t stream) {
-    if (count % 8 != 0)
-        throw GpuError("dropout: " + std::to_string(count) + " elements is not a multiple of 8");
-    dropoutBackwardKernel<<<gridFor(count / 8), kThreads, 0, stream>>>(
-        static_cast<uint4*>(grad), static_cast<const uint2*>(mask), count / 8, keep);
+    const std::size_t groups = dropoutGroups(count);
+    dropoutBackwardKernel<<<gridFor(groups), kThreads, 0, stream>>>(
+        static_cast<uint4*>(grad), static_cast<const uint2*>(mask), groups, keep);
     CHOREO_CHECK(cudaGetLastError());
 }
 
