@@ -121,6 +121,14 @@ std::string toString(Recompute recompute);
 enum class AttentionKernel { Fused, Unfused };
 std::string toString(AttentionKernel kernel);
 
+// How each micro-batch's weight gradients reach the gradient buffer: fused (the weight-gradient GEMM
+// accumulates into the buffer itself: Megatron-LM's gradient accumulation fusion, its default since
+// 2022, and NeMo's), or separate (the GEMM writes the gradient in the training precision and an add
+// kernel per parameter tensor accumulates it into the buffer, as PyTorch autograd and Megatron-LM's
+// local DDP of 2021 did).
+enum class GradientAccumulation { Fused, Separate };
+std::string toString(GradientAccumulation accumulation);
+
 struct Workload {
     ModelShape model;
     std::int64_t global_batch = 0; // sequences per optimizer step
@@ -130,6 +138,7 @@ struct Workload {
     ParallelLayout parallel;
     Recompute recompute = Recompute::None;
     AttentionKernel attention = AttentionKernel::Fused;
+    GradientAccumulation gradient_accumulation = GradientAccumulation::Fused;
     // Communication the framework overlaps with computation: tensor-parallel collectives pipelined with the
     // GEMMs they feed (Megatron-Core --tp-comm-overlap, NeMo ub_tp_comm_overlap); the distributed
     // optimizer's parameter all-gather hidden behind the next step's first forward (--overlap-param-gather,

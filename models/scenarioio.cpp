@@ -37,6 +37,10 @@ std::string toString(AttentionKernel kernel) {
     return kernel == AttentionKernel::Unfused ? "unfused" : "fused";
 }
 
+std::string toString(GradientAccumulation accumulation) {
+    return accumulation == GradientAccumulation::Separate ? "separate" : "fused";
+}
+
 std::string toString(Recompute recompute) {
     switch (recompute) {
     case Recompute::None:
@@ -214,7 +218,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         return w;
     r.rejectUnknownKeys(j, path,
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
-                         "recompute", "attention", "overlap", "gradient_precision", "pool"});
+                         "recompute", "attention", "gradient_accumulation", "overlap", "gradient_precision",
+                         "pool"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -250,6 +255,15 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         else
             r.error(JsonReader::join(path, "attention"),
                     "unknown attention kernel \"" + *a + "\" (known: fused, unfused)");
+    }
+    if (auto g = r.text(j, path, "gradient_accumulation", false)) {
+        if (*g == "fused")
+            w.gradient_accumulation = GradientAccumulation::Fused;
+        else if (*g == "separate")
+            w.gradient_accumulation = GradientAccumulation::Separate;
+        else
+            r.error(JsonReader::join(path, "gradient_accumulation"),
+                    "unknown gradient accumulation \"" + *g + "\" (known: fused, separate)");
     }
     if (auto it = j.find("overlap"); it != j.end()) {
         const std::string op = JsonReader::join(path, "overlap");
@@ -438,6 +452,8 @@ std::string serializeScenario(const Scenario& s) {
     workload["recompute"] = toString(w.recompute);
     if (w.attention != AttentionKernel::Fused) // omitted: fused, the default
         workload["attention"] = toString(w.attention);
+    if (w.gradient_accumulation != GradientAccumulation::Fused) // omitted: fused, the default
+        workload["gradient_accumulation"] = toString(w.gradient_accumulation);
     if (w.overlap != Workload::Overlap{}) // omitted when it is the default
         workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm},
                                    {"param_gather", w.overlap.param_gather},

@@ -207,6 +207,18 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     c.optimizer_s =
         mem.time(0.0, params / shard * (24.0 + gradientReduceBytes(w) + 2.0)) + 4.0 * mem.overhead_s;
 
+    // Gradient accumulation in kernels of its own: every backward's weight-gradient GEMMs write their output
+    // in the training precision, then one add per parameter tensor (six a layer: QKV, projection, the
+    // two FFN matrices, two norms; the embedding; the final norm and the output layer) reads it with the
+    // gradient buffer and writes the buffer back. Fused accumulation does this inside the GEMM.
+    if (w.gradient_accumulation == GradientAccumulation::Separate) {
+        const double tensors = 6.0 * layers + (first ? 1.0 : 0.0) + (last ? 2.0 : 0.0);
+        const double accumulate = mem.time(0.0, params * (act + 2.0 * gradientReduceBytes(w))) +
+                                  std::max(0.0, tensors - 1.0) * mem.overhead_s;
+        c.backward_s += accumulate;
+        c.memory_bound_s += accumulate;
+    }
+
     if (w.parallel.tp > 1) {
         c.tp_bytes = tokens * h * act;
         const int perLayer = 2;

@@ -41,6 +41,17 @@ private slots:
             // Megatron-LM of 2021 all-reduced gradients after the backward (rows 11-16 ran DeepSpeed ZeRO-3).
             QCOMPARE(c.scenario.workload.overlap.grad_reduce, !early || (id >= 11 && id <= 16));
             QCOMPARE(p.zero >= 1, !early || (id >= 11 && id <= 16)); // rows 11-16: ZeRO-3 as published
+            // Megatron-LM of 2021 accumulated gradients in separate kernels and had no sequence
+            // parallelism, whatever the sp column says (rows 2-10 and 17-22 say 1); 2024 rows keep theirs.
+            const bool megatron2021 = early && !(id >= 11 && id <= 16);
+            QCOMPARE(c.scenario.workload.gradient_accumulation == GradientAccumulation::Separate,
+                     megatron2021);
+            if (megatron2021)
+                QVERIFY(!p.sequence_parallel);
+            if (c.id == "24" || c.id == "40")
+                QVERIFY(p.sequence_parallel);
+            if (c.id == "5")
+                QVERIFY(c.assumption.find(", no sequence parallelism") != std::string::npos);
             // NeMo's 2024 scripts reduce gradients in bf16 (grad_sync_dtype); Megatron-LM keeps fp32.
             const bool nemo = c.source.find("NeMo") != std::string::npos;
             QVERIFY(c.scenario.workload.gradientPrecision() == (nemo       ? Precision::Bf16

@@ -575,10 +575,11 @@ private slots:
         for (const char* key : {"n", "median_abs_error_pct", "p90_abs_error_pct", "max_abs_error_pct"})
             QVERIFY(j["summary"].contains(key));
         // Accuracy guard. Issue 3's target is a median |error| of 8 % and no case above 25 %; the model
-        // measures 10.4 % and 80.3 % today (docs/validation.md). Fail when it gets worse than that.
+        // measures 4.6 % and 80.3 % today (docs/validation.md): fail when the median leaves the target or
+        // the worst case (DeepSpeed ZeRO-3, explained there) gets worse.
         const double median = j["summary"]["median_abs_error_pct"].get<double>();
         const double worst = j["summary"]["max_abs_error_pct"].get<double>();
-        QVERIFY2(median <= 12.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
+        QVERIFY2(median <= 8.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
         QVERIFY2(worst <= 90.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
     }
 

@@ -126,6 +126,11 @@ void TestWorkloadEditor::editUndoRedo_data() {
     }) << Check([](const Scenario& s) {
         return s.workload.attention == choreo::models::AttentionKernel::Unfused;
     });
+    QTest::newRow("separate gradient accumulation") << false << Edit([](auto& e) {
+        pick(e, u"accumulationCombo"_s, static_cast<int>(choreo::models::GradientAccumulation::Separate));
+    }) << Check([](const Scenario& s) {
+        return s.workload.gradient_accumulation == choreo::models::GradientAccumulation::Separate;
+    });
     QTest::newRow("bf16 gradients") << false << Edit([](auto& e) {
         pick(e, u"gradientPrecisionCombo"_s, static_cast<int>(choreo::models::Precision::Bf16));
     }) << Check([](const Scenario& s) {

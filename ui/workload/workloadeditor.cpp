@@ -58,7 +58,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     , overlapGrad_(new QCheckBox(tr("overlap gradient reduction")))
     , zero_(new QComboBox)
     , moe_(new QGroupBox(tr("Mixture of Experts")))
-    , attention_(new QComboBox) {
+    , attention_(new QComboBox)
+    , accumulation_(new QComboBox) {
     preset_->setObjectName(u"presetCombo"_s);
     preset_->addItem(tr("Custom"), QString());
     for (const auto& p : presets_) {
@@ -104,6 +105,17 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     attention_->addItem(tr("unfused (scores in memory)"), static_cast<int>(models::AttentionKernel::Unfused));
     attention_->setToolTip(tr("Fused: scores never leave the chip. Unfused: the b × heads × s × s scores are "
                               "written and read back, as Megatron-LM did before 2022"));
+    accumulation_->setObjectName(u"accumulationCombo"_s);
+    accumulation_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    accumulation_->setMinimumContentsLength(8);
+    accumulation_->addItem(tr("fused (in the GEMM)"), static_cast<int>(models::GradientAccumulation::Fused));
+    accumulation_->addItem(tr("separate (add kernels)"),
+                           static_cast<int>(models::GradientAccumulation::Separate));
+    accumulation_->setToolTip(
+        tr("How each micro-batch's weight gradients reach the gradient buffer. Fused: the "
+           "weight-gradient GEMM accumulates into it (Megatron-LM since 2022, NeMo). "
+           "Separate: an add kernel per parameter tensor reads the gradient and the "
+           "buffer and writes the buffer (PyTorch autograd, Megatron-LM of 2021)"));
     zero_->addItem(tr("0 (none)"), 0);
     zero_->addItem(tr("1 (optimizer states)"), 1);
     zero_->addItem(tr("2 (+ gradients)"), 2);
@@ -185,12 +197,14 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     training.add(tr("Gradients"), gradients_);
     training.add(tr("Recompute"), recompute_);
     training.add(tr("Attention"), attention_);
+    training.add(tr("Grad. accumulation"), accumulation_);
     mark(u"workload.pool"_s, pool_);
     mark(u"workload.tokens_to_train"_s, tokens_);
     mark(u"workload.precision"_s, precision_);
     mark(u"workload.gradient_precision"_s, gradients_);
     mark(u"workload.recompute"_s, recompute_);
     mark(u"workload.attention"_s, attention_);
+    mark(u"workload.gradient_accumulation"_s, accumulation_);
 
     // Parallel layout.
     auto* parallelBox = new QGroupBox(tr("Parallelism"));
@@ -309,6 +323,12 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
         change(NoMerge, tr("Change attention kernel"),
                [v = attention_->currentData().toInt()](models::Scenario& s) {
                    s.workload.attention = static_cast<models::AttentionKernel>(v);
+               });
+    });
+    connect(accumulation_, &QComboBox::activated, this, [this] {
+        change(NoMerge, tr("Change gradient accumulation"),
+               [v = accumulation_->currentData().toInt()](models::Scenario& s) {
+                   s.workload.gradient_accumulation = static_cast<models::GradientAccumulation>(v);
                });
     });
     connect(moe_, &QGroupBox::toggled, this, [this](bool on) {
@@ -436,6 +456,7 @@ void WorkloadEditor::refresh() {
     formfields::show(overlapGrad_, w.overlap.grad_reduce);
     formfields::show(zero_, w.parallel.zero);
     formfields::show(attention_, static_cast<int>(w.attention));
+    formfields::show(accumulation_, static_cast<int>(w.gradient_accumulation));
     {
         const QSignalBlocker block(moe_);
         moe_->setChecked(w.model.moe.has_value());

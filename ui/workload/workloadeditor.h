@@ -80,6 +80,7 @@ private:
     QComboBox* zero_;
     QGroupBox* moe_;
     QComboBox* attention_;
+    QComboBox* accumulation_;
 };
 
 } // namespace choreo::ui
