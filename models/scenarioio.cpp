@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <system_error>
 
@@ -73,6 +74,26 @@ Pool* Scenario::trainingPool() {
 }
 
 namespace {
+
+// Reads `key`, one of `values` by the name toString gives it, into `target`; any other name is an error that
+// lists the known ones.
+template <typename Enum>
+void readChoice(JsonReader& r, const Json& j, const std::string& path, const char* key, bool required,
+                std::initializer_list<Enum> values, const char* what, Enum& target) {
+    const auto name = r.text(j, path, key, required);
+    if (!name)
+        return;
+    std::string known;
+    for (const Enum value : values) {
+        if (toString(value) == *name) {
+            target = value;
+            return;
+        }
+        known += (known.empty() ? "" : ", ") + toString(value);
+    }
+    r.error(JsonReader::join(path, key),
+            "unknown " + std::string(what) + " \"" + *name + "\" (known: " + known + ")");
+}
 
 Pool readPool(JsonReader& r, const Json& j, const std::string& path) {
     Pool p;
@@ -236,35 +257,13 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
             r.error(JsonReader::join(path, "precision"),
                     "unsupported training precision \"" + *p + "\" (known: bf16, fp16, fp8)");
     }
-    if (auto rc = r.text(j, path, "recompute")) {
-        if (*rc == "none")
-            w.recompute = Recompute::None;
-        else if (*rc == "selective")
-            w.recompute = Recompute::Selective;
-        else if (*rc == "full")
-            w.recompute = Recompute::Full;
-        else
-            r.error(JsonReader::join(path, "recompute"),
-                    "unknown policy \"" + *rc + "\" (known: none, selective, full)");
-    }
-    if (auto a = r.text(j, path, "attention", false)) {
-        if (*a == "fused")
-            w.attention = AttentionKernel::Fused;
-        else if (*a == "unfused")
-            w.attention = AttentionKernel::Unfused;
-        else
-            r.error(JsonReader::join(path, "attention"),
-                    "unknown attention kernel \"" + *a + "\" (known: fused, unfused)");
-    }
-    if (auto g = r.text(j, path, "gradient_accumulation", false)) {
-        if (*g == "fused")
-            w.gradient_accumulation = GradientAccumulation::Fused;
-        else if (*g == "separate")
-            w.gradient_accumulation = GradientAccumulation::Separate;
-        else
-            r.error(JsonReader::join(path, "gradient_accumulation"),
-                    "unknown gradient accumulation \"" + *g + "\" (known: fused, separate)");
-    }
+    readChoice(r, j, path, "recompute", true, {Recompute::None, Recompute::Selective, Recompute::Full},
+               "policy", w.recompute);
+    readChoice(r, j, path, "attention", false, {AttentionKernel::Fused, AttentionKernel::Unfused},
+               "attention kernel", w.attention);
+    readChoice(r, j, path, "gradient_accumulation", false,
+               {GradientAccumulation::Fused, GradientAccumulation::Separate}, "gradient accumulation",
+               w.gradient_accumulation);
     if (auto it = j.find("overlap"); it != j.end()) {
         const std::string op = JsonReader::join(path, "overlap");
         if (r.expectObject(*it, op)) {

@@ -37,6 +37,18 @@ ResolvedScenario layerScenario(const Device& device) {
     return rs;
 }
 
+// A device for hand computations: 1000 TFLOP/s bf16 at GEMM efficiency 0.8, 2 TB/s at 0.9, 4 us a kernel.
+Device handDevice() {
+    Device d;
+    d.id = "test";
+    d.peak_tflops[Precision::Bf16].value = 1000;
+    d.memory_bandwidth_TBps.value = 2;
+    d.efficiency.gemm.value = 0.8;
+    d.efficiency.memory.value = 0.9;
+    d.efficiency.kernel_overhead_us.value = 4;
+    return d;
+}
+
 } // namespace
 
 class TestWorkloadMath : public QObject {
@@ -156,13 +168,8 @@ private slots:
     //   A thin GEMM 8192 x 8192 x 64 is memory-bound: (2*8192*64 + 8192^2) * 2 B = 1.3631e8 B at 1.8e12 B/s
     //   = 7.5730e-5 s, + 4e-6 s (compute 8.59e9 FLOP / 8e14 = 1.07e-5 s).
     void gemmTimeByHand() {
-        Device d;
-        d.peak_tflops[Precision::Bf16].value = 1000;
+        Device d = handDevice();
         d.peak_tflops[Precision::Fp8].value = 2000;
-        d.memory_bandwidth_TBps.value = 2;
-        d.efficiency.gemm.value = 0.8;
-        d.efficiency.memory.value = 0.9;
-        d.efficiency.kernel_overhead_us.value = 4;
         const double n = 8192;
         QVERIFY(qAbs(gemmTime(d, Precision::Bf16, n, n, n) - 1.37839e-3) < 1e-8);
         QVERIFY(qAbs(gemmTime(d, Precision::Bf16, n, n, 64) - 7.97305e-5) < 1e-9);
@@ -190,13 +197,7 @@ private slots:
         QCOMPARE(e.attentionFraction(0.0), 0.52);
         // In the step model (2 layers, compute-bound): the attention time without its 4 kernel overheads
         // grows by 0.52 / 0.328682.
-        Device flat;
-        flat.id = "test";
-        flat.peak_tflops[Precision::Bf16].value = 1000;
-        flat.memory_bandwidth_TBps.value = 2;
-        flat.efficiency.gemm.value = 0.8;
-        flat.efficiency.memory.value = 0.9;
-        flat.efficiency.kernel_overhead_us.value = 4;
+        Device flat = handDevice();
         flat.efficiency.attention.value = 0.52;
         Device curved = flat;
         curved.efficiency.attention_half_gflop.value = 40;
@@ -214,13 +215,7 @@ private slots:
     // 1.287475e-3 s, plus 15 kernel overheads (6 tensors a layer, the embedding, the final norm and the
     // output layer) of 4 us: 1.347475e-3 s more backward than with fused accumulation, nothing in forward.
     void separateGradientAccumulationByHand() {
-        Device d;
-        d.id = "test";
-        d.peak_tflops[Precision::Bf16].value = 1000;
-        d.memory_bandwidth_TBps.value = 2;
-        d.efficiency.gemm.value = 0.8;
-        d.efficiency.memory.value = 0.9;
-        d.efficiency.kernel_overhead_us.value = 4;
+        Device d = handDevice();
         d.efficiency.attention.value = 0.5;
         ResolvedScenario fused = layerScenario(d);
         QCOMPARE(parametersPerChunk(fused.workload(), 0), 231745536.0);
@@ -251,12 +246,7 @@ private slots:
         QVERIFY(qAbs(gemmWaveUtilization(108, 2048, 2304) - 8.0 / 9.0) < 1e-12);
         QVERIFY(qAbs(gemmWaveUtilization(108, 1792, 1792) - 3211264.0 / (108.0 * 32768.0)) < 1e-12);
         QCOMPARE(gemmWaveUtilization(0, 2048, 2304), 1.0); // no compute units: no wave model
-        Device d;
-        d.peak_tflops[Precision::Bf16].value = 1000;
-        d.memory_bandwidth_TBps.value = 2;
-        d.efficiency.gemm.value = 0.8;
-        d.efficiency.memory.value = 0.9;
-        d.efficiency.kernel_overhead_us.value = 4;
+        Device d = handDevice();
         QVERIFY(qAbs(gemmTime(d, Precision::Bf16, 2048, 2304, 2304) - (2.17432719e10 / 8e14 + 4e-6)) < 1e-9);
         d.compute_units = {108, "TEST", ""};
         QVERIFY(qAbs(gemmTime(d, Precision::Bf16, 2048, 2304, 2304) - 3.45765e-5) < 1e-9);
