@@ -208,22 +208,20 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             w.attention = AttentionKernel::Unfused;
             c.assumption = "unfused attention, " + std::to_string(*year);
             // Megatron-LM's training loop of 2021 (DDP-impl local, the default) all-reduced the gradients
-            // after forward_backward_func returned: no overlap with the backward.
+            // after forward_backward_func returned: no overlap with the backward. Its DDP hook added every
+            // weight gradient into the gradient buffer in a kernel of its own (gradient accumulation fusion
+            // was merged on 2022-02-22), and it had no sequence parallelism (merged 2022-05-20, Korthikanti
+            // et al. 2022): norms, dropouts and residual adds ran on the whole hidden state on every tensor
+            // rank, whatever the row's sp column says.
             if (megatron && zero < 3) {
                 w.overlap.grad_reduce = false;
                 c.assumption += ", gradient all-reduce after the backward";
-            }
-        }
-        // Megatron-LM as it was before 2022: its DDP hook added every weight gradient into the gradient
-        // buffer in a kernel of its own (gradient accumulation fusion was merged on 2022-02-22), and it had
-        // no sequence parallelism (merged 2022-05-20, Korthikanti et al. 2022): norms, dropouts and residual
-        // adds ran on the whole hidden state on every tensor rank, whatever the row's sp column says.
-        if (megatron && year && *year < 2022 && zero < 3) {
-            w.gradient_accumulation = GradientAccumulation::Separate;
-            c.assumption += ", gradients accumulated by separate kernels";
-            if (w.parallel.sequence_parallel) {
-                w.parallel.sequence_parallel = false;
-                c.assumption += ", no sequence parallelism";
+                w.gradient_accumulation = GradientAccumulation::Separate;
+                c.assumption += ", gradients accumulated by separate kernels";
+                if (w.parallel.sequence_parallel) {
+                    w.parallel.sequence_parallel = false;
+                    c.assumption += ", no sequence parallelism";
+                }
             }
         }
         // NVIDIA's Megatron-Core and NeMo performance runs from 2024 state their communication overlap: the

@@ -97,17 +97,17 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                               "grad_sync_dtype bf16"));
     for (auto r : {models::Recompute::None, models::Recompute::Selective, models::Recompute::Full})
         recompute_->addItem(QString::fromStdString(models::toString(r)), static_cast<int>(r));
-    attention_->setObjectName(u"attentionCombo"_s);
     // As narrow as the other fields: the form must keep its 440-pixel column.
-    attention_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    attention_->setMinimumContentsLength(8);
+    for (QComboBox* box : {attention_, accumulation_}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(8);
+    }
+    attention_->setObjectName(u"attentionCombo"_s);
     attention_->addItem(tr("fused (FlashAttention)"), static_cast<int>(models::AttentionKernel::Fused));
     attention_->addItem(tr("unfused (scores in memory)"), static_cast<int>(models::AttentionKernel::Unfused));
     attention_->setToolTip(tr("Fused: scores never leave the chip. Unfused: the b × heads × s × s scores are "
                               "written and read back, as Megatron-LM did before 2022"));
     accumulation_->setObjectName(u"accumulationCombo"_s);
-    accumulation_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    accumulation_->setMinimumContentsLength(8);
     accumulation_->addItem(tr("fused (in the GEMM)"), static_cast<int>(models::GradientAccumulation::Fused));
     accumulation_->addItem(tr("separate (add kernels)"),
                            static_cast<int>(models::GradientAccumulation::Separate));
@@ -298,11 +298,9 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
         change(EditTokensToTrain, tr("Change tokens to train"),
                [billions](models::Scenario& s) { s.workload.tokens_to_train = billions * kTokensUnit; });
     });
-    connect(precision_, &QComboBox::activated, this, [this] {
-        change(NoMerge, tr("Change precision"), [v = precision_->currentData().toInt()](models::Scenario& s) {
-            s.workload.precision = static_cast<models::Precision>(v);
-        });
-    });
+    bindChoice(
+        precision_, tr("Change precision"),
+        +[](models::Scenario& s) -> models::Precision& { return s.workload.precision; });
     connect(gradients_, &QComboBox::activated, this, [this] {
         change(NoMerge, tr("Change gradient precision"),
                [v = gradients_->currentData().toInt()](models::Scenario& s) {
@@ -313,24 +311,17 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                        w.gradient_precision = chosen;
                });
     });
-    connect(recompute_, &QComboBox::activated, this, [this] {
-        change(NoMerge, tr("Change recomputation"),
-               [v = recompute_->currentData().toInt()](models::Scenario& s) {
-                   s.workload.recompute = static_cast<models::Recompute>(v);
-               });
-    });
-    connect(attention_, &QComboBox::activated, this, [this] {
-        change(NoMerge, tr("Change attention kernel"),
-               [v = attention_->currentData().toInt()](models::Scenario& s) {
-                   s.workload.attention = static_cast<models::AttentionKernel>(v);
-               });
-    });
-    connect(accumulation_, &QComboBox::activated, this, [this] {
-        change(NoMerge, tr("Change gradient accumulation"),
-               [v = accumulation_->currentData().toInt()](models::Scenario& s) {
-                   s.workload.gradient_accumulation = static_cast<models::GradientAccumulation>(v);
-               });
-    });
+    bindChoice(
+        recompute_, tr("Change recomputation"),
+        +[](models::Scenario& s) -> models::Recompute& { return s.workload.recompute; });
+    bindChoice(
+        attention_, tr("Change attention kernel"),
+        +[](models::Scenario& s) -> models::AttentionKernel& { return s.workload.attention; });
+    bindChoice(
+        accumulation_, tr("Change gradient accumulation"),
+        +[](models::Scenario& s) -> models::GradientAccumulation& {
+            return s.workload.gradient_accumulation;
+        });
     connect(moe_, &QGroupBox::toggled, this, [this](bool on) {
         change(NoMerge, on ? tr("Make the model Mixture-of-Experts") : tr("Make the model dense"),
                [on](models::Scenario& s) {
@@ -355,6 +346,16 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                [v = zero_->currentData().toInt()](models::Scenario& s) { s.workload.parallel.zero = v; });
     });
     refresh();
+}
+
+template <typename Enum>
+void WorkloadEditor::bindChoice(QComboBox* box, const QString& description,
+                                Enum& (*field)(models::Scenario&)) {
+    connect(box, &QComboBox::activated, this, [this, box, description, field] {
+        change(NoMerge, description, [field, v = box->currentData().toInt()](models::Scenario& s) {
+            field(s) = static_cast<Enum>(v);
+        });
+    });
 }
 
 void WorkloadEditor::bindCheck(QCheckBox* box, const QString& description, BoolField field) {

@@ -50,6 +50,10 @@ private:
     // A check box whose toggle is one undo step setting the flag `field` selects.
     using BoolField = bool& (*)(models::Scenario&);
     void bindCheck(QCheckBox* box, const QString& description, BoolField field);
+    // A combo box (item data: the enum's value) whose choice is one undo step setting the field `field`
+    // selects.
+    template <typename Enum>
+    void bindChoice(QComboBox* box, const QString& description, Enum& (*field)(models::Scenario&));
     // A spin box for one field of the MoE shape (JSON path workload.model.moe.<key>); inactive while the
     // model has no MoE.
     using MoeField = std::int64_t models::MoeShape::*;
