@@ -108,9 +108,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     attention_->setToolTip(tr("Fused: scores never leave the chip. Unfused: the b × heads × s × s scores are "
                               "written and read back, as Megatron-LM did before 2022"));
     accumulation_->setObjectName(u"accumulationCombo"_s);
-    accumulation_->addItem(tr("fused (in the GEMM)"), static_cast<int>(models::GradientAccumulation::Fused));
-    accumulation_->addItem(tr("separate (add kernels)"),
-                           static_cast<int>(models::GradientAccumulation::Separate));
+    accumulation_->addItem(tr("fused"), static_cast<int>(models::GradientAccumulation::Fused));
+    accumulation_->addItem(tr("separate"), static_cast<int>(models::GradientAccumulation::Separate));
     accumulation_->setToolTip(
         tr("How each micro-batch's weight gradients reach the gradient buffer. Fused: the "
            "weight-gradient GEMM accumulates into it (Megatron-LM since 2022, NeMo). "
