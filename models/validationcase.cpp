@@ -150,7 +150,11 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         s.name = "validation case " + c.id + ": " + c.model;
         s.cluster.pools.push_back(
             {"accelerators", c.accelerator, c.devices, row.integer("accel_per_node", 8)});
-        s.cluster.network.topology.kind = TopologyKind::FatTree;
+        // A scale-up domain wider than an 8-GPU node (a GB200 NVL72 rack) has more NICs than one leaf switch
+        // takes: such clusters are wired rail-optimised, as NVIDIA's GB200 SuperPOD reference architecture
+        // is.
+        s.cluster.network.topology.kind =
+            s.cluster.pools.back().devices_per_node > 8 ? TopologyKind::RailFatTree : TopologyKind::FatTree;
         s.cluster.network.topology.oversubscription = 1.0;
         Workload& w = s.workload;
         w.model.name = c.model;

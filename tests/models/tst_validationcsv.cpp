@@ -62,6 +62,36 @@ private slots:
         }
     }
 
+    void parsesTheHeldOutRuns() {
+        // validation/holdout-runs.csv is in the repository: it must always parse, every row simulable.
+        std::string text, error;
+        QVERIFY2(readTextFile(CHOREO_TEST_HOLDOUT_CSV, text, error), error.c_str());
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(text, errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(14));
+        int gb200 = 0, moe = 0;
+        for (const auto& c : cases) {
+            QVERIFY2(!c.skip, c.id.c_str());
+            QCOMPARE(c.scenario.workload.parallel.devices(), c.devices);
+            const auto& pool = c.scenario.cluster.pools.front();
+            // An NVLink domain wider than an 8-GPU node (64 GPUs of an NVL72 rack) is wired rail-optimised.
+            const bool wide = pool.devices_per_node > 8;
+            QCOMPARE(c.scenario.cluster.network.topology.kind == TopologyKind::RailFatTree, wide);
+            gb200 += c.accelerator == "gb200";
+            moe += c.scenario.workload.model.moe.has_value();
+            if (c.id == "H1") // MT-NLG ran the Megatron-LM code of 2021
+                QVERIFY(c.assumption.find("unfused attention, 2021") != std::string::npos);
+            if (c.id == "H5") {
+                QCOMPARE(c.scenario.workload.model.moe->experts, std::int64_t(256));
+                QCOMPARE(c.scenario.workload.model.moe->dense_layers, std::int64_t(3));
+                QCOMPARE(c.scenario.workload.parallel.zero, 3);
+            }
+        }
+        QCOMPARE(gb200, 7);
+        QCOMPARE(moe, 4);
+    }
+
     void publicationYears() {
         QCOMPARE(publicationYear("Narayanan et al. SC'21 (Megatron-LM PTD-P) / Table 1"),
                  std::optional<int>(2021));
