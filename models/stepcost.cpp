@@ -194,11 +194,17 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         const double V = static_cast<double>(m.vocab);
         const double logits =
             gemmTime(dev, prec == Precision::Fp8 ? Precision::Bf16 : prec, tokens, V / t, h);
-        const double xent = mem.time(0.0, 4.0 * tokens * V / t * 4.0);
-        c.forward_s += logits + xent;
-        c.backward_s += 2.0 * logits + xent;
+        // Vocabulary-parallel cross-entropy as Megatron-LM's unfused code runs it, in fp32, in place, bytes
+        // per logit: forward casts the bf16 logits (2 read + 4 written), takes the max (4), subtracts it (8),
+        // exponentiates (8), sums (4) and divides by the sum (8), six kernels; backward scales the softmax
+        // by the loss gradient (8) and casts it back to bf16 (6), two kernels.
+        const double logitCount = tokens * V / t;
+        const double xentFwd = mem.time(0.0, 38.0 * logitCount) + 5.0 * mem.overhead_s;
+        const double xentBwd = mem.time(0.0, 14.0 * logitCount) + mem.overhead_s;
+        c.forward_s += logits + xentFwd;
+        c.backward_s += 2.0 * logits + xentBwd;
         c.gemm_s += 3.0 * logits;
-        c.memory_bound_s += 2.0 * xent;
+        c.memory_bound_s += xentFwd + xentBwd;
     }
 
     // Optimizer: Adam reads and writes fp32 master, m and v, reads the gradient, writes the weights.

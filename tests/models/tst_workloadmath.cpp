@@ -234,6 +234,23 @@ private slots:
                      (231745536.0 * 6 / 1.8e12 + 15 * 4e-6)) < 1e-10);
     }
 
+    // The fp32 cross-entropy over the vocabulary, by hand: 38 bytes a logit forward (cast, max, subtract,
+    // exp, sum, divide) and 14 backward (scale, cast back). Doubling the vocabulary of the two-layer model
+    // from 32,000 to 64,000 adds 4096 tokens x 32,000 logits x 52 B = 6,815,744,000 B at 0.9 * 2 TB/s =
+    // 3.786524e-3 s of memory-bound time (the kernel overheads do not change), 38/52 of it in forward.
+    void crossEntropyByHand() {
+        Device d = handDevice();
+        d.efficiency.attention.value = 0.5;
+        const ResolvedScenario base = layerScenario(d);
+        ResolvedScenario wide = base;
+        wide.scenario.workload.model.vocab = 64000;
+        const StageCost a = stageCost(base, 0), b = stageCost(wide, 0);
+        QVERIFY2(qAbs(b.memory_bound_s - a.memory_bound_s - 3.786524e-3) < 1e-9,
+                 std::to_string(b.memory_bound_s - a.memory_bound_s).c_str());
+        const double logitsGemm = b.gemm_s / 3.0 - a.gemm_s / 3.0; // forward logits GEMM, the rest cancels
+        QVERIFY(qAbs(b.forward_s - a.forward_s - logitsGemm - 3.786524e-3 * 38 / 52) < 1e-9);
+    }
+
     // Wave quantization on an A100 (108 SMs), by hand:
     //   6912 x 2048 (the NVIDIA guide's example): 27 x 16 = 432 tiles of 256 x 128 = 4 full waves -> 1.
     //   2048 x 2304: 256 x 128 tiles 8 x 18 = 144 -> 2 waves, 4,718,592 / (2 * 108 * 32,768) = 0.6667;
