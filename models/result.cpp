@@ -4,6 +4,27 @@
 
 namespace choreo::models {
 
+namespace {
+
+// Without a calibration profile, a result says which of the training device's compute efficiencies are
+// modelling assumptions (CHOREO-DEFAULT) rather than measurements, so that a reader weighs it accordingly.
+std::string withAssumedEfficiencies(const ResolvedScenario& rs, std::string calibration) {
+    const Device& device = rs.device();
+    const DeviceEfficiency& e = device.efficiency;
+    const auto byPrecision = e.gemm_by_precision.find(rs.workload().precision);
+    const Sourced& gemm = byPrecision != e.gemm_by_precision.end() ? byPrecision->second : e.gemm;
+    const bool gemmAssumed = gemm.source == kAssumedSource;
+    const bool attentionAssumed = e.attention.source == kAssumedSource;
+    if (!gemmAssumed && !attentionAssumed)
+        return calibration;
+    const std::string what = gemmAssumed && attentionAssumed ? "GEMM and attention efficiencies are"
+                             : gemmAssumed                   ? "GEMM efficiency is"
+                                                             : "attention efficiency is";
+    return calibration + "; " + device.id + "'s " + what + " assumed (" + kAssumedSource + "), not measured";
+}
+
+} // namespace
+
 RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) {
     const auto& w = rs.workload();
     const auto& costs = rs.scenario.costs;
@@ -12,7 +33,7 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.device = rs.device().id;
     r.devices = rs.pool().count;
     r.fidelity = step.fidelity;
-    r.calibration = rs.calibration.empty() ? step.calibration : rs.calibration;
+    r.calibration = rs.calibration.empty() ? withAssumedEfficiencies(rs, step.calibration) : rs.calibration;
     r.step_time_s = step.step_time_s;
     const double tokensPerStep = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
     r.tokens_per_s = tokensPerStep / step.step_time_s;

@@ -5,6 +5,10 @@
 namespace choreo::models {
 
 // A catalog number with the source it was taken from (a key of the catalog's source table).
+// The source key of a modelling assumption: a figure Choreo supposes where no source or measurement gives
+// one.
+inline constexpr const char* kAssumedSource = "CHOREO-DEFAULT";
+
 struct Sourced {
     double value = 0.0;
     std::string source;

@@ -1,5 +1,7 @@
 // The PDF report and the sweep CSV from canned results: no worker needed.
 #include "models/sweep.h"
+#include "ui/itemmodels/resultsummarymodel.h"
+#include "ui/itemmodels/roles.h"
 #include "ui/itemmodels/sweepresultmodel.h"
 #include "ui/reports/reportcommand.h"
 #include "ui/reports/reportwriter.h"
@@ -143,6 +145,7 @@ private slots:
     void sectionListParses_data();
     void sectionListParses();
     void reportCommandUnknownSection();
+    void summaryNamesAssumedEfficiencies();
 
 private:
     choreo::ui::ReportInput input() const;
@@ -552,6 +555,34 @@ void TestReport::reportCommandUnknownSection() {
     QFile file(pdf);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(pageCount(file.readAll()), 1);
+}
+
+// An uncalibrated run on a device whose efficiencies are assumptions says so in the summary's narrow cell;
+// the whole sentence is in its tooltip and in the report's rows.
+void TestReport::summaryNamesAssumedEfficiencies() {
+    choreo::models::RunResult r = cannedResult(128, 300.0);
+    r.calibration = "none (the catalog's figures, each with its source); gb200's GEMM and attention "
+                    "efficiencies are assumed (CHOREO-DEFAULT), not measured";
+    const auto cell = [](const choreo::models::RunResult& result, int role) {
+        choreo::ui::ResultSummaryModel model;
+        model.setResult(result);
+        for (int row = 0; row < model.rowCount(); ++row)
+            if (model.index(row, 0).data(choreo::ui::KeyRole) == u"calibration"_s)
+                return model.index(row, choreo::ui::ResultSummaryModel::ValueColumn).data(role).toString();
+        return QString();
+    };
+    QCOMPARE(cell(r, Qt::DisplayRole), u"none: efficiencies assumed"_s);
+    QVERIFY(cell(r, Qt::ToolTipRole).endsWith(QString::fromStdString(r.calibration)));
+    choreo::ui::ResultSummaryModel model;
+    model.setResult(r);
+    bool inReport = false;
+    for (const auto& [label, text] : model.rowsOf(choreo::ui::ResultSummaryModel::Group::Results))
+        inReport = inReport || text == QString::fromStdString(r.calibration);
+    QVERIFY(inReport);
+    r.calibration = "none (the catalog's figures, each with its source)";
+    QCOMPARE(cell(r, Qt::DisplayRole), u"none: catalog figures"_s);
+    r.calibration = "h100-test";
+    QCOMPARE(cell(r, Qt::DisplayRole), u"h100-test"_s);
 }
 
 QTEST_MAIN(TestReport)

@@ -60,7 +60,7 @@ QVariant ProfileComparisonModel::data(const QModelIndex& index, int role) const 
                        index.column() == RatioColumn
                    ? QVariant((Qt::AlignRight | Qt::AlignVCenter).toInt())
                    : QVariant();
-    if (role == Qt::ToolTipRole && index.column() == SourceColumn && r.spec_source == "CHOREO-DEFAULT")
+    if (role == Qt::ToolTipRole && index.column() == SourceColumn && r.spec_source == models::kAssumedSource)
         return tr("A modelling assumption of Choreo's own, not a published figure");
     if (role != Qt::DisplayRole)
         return {};

@@ -1,5 +1,6 @@
 #include "ui/itemmodels/resultsummarymodel.h"
 
+#include "models/sourced.h"
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/roles.h"
 
@@ -12,6 +13,14 @@ ResultSummaryModel::ResultSummaryModel(QObject* parent)
 
 std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::RunResult& r) {
     const auto text = [](const std::string& s) { return QString::fromStdString(s); };
+    // The narrow cell of an uncalibrated run's calibration: whether its efficiencies are assumptions (the
+    // whole sentence is in the tooltip and the report).
+    const auto calibrationCell = [](const std::string& c) -> QString {
+        if (c.rfind("none", 0) != 0)
+            return {};
+        return c.find(models::kAssumedSource) != std::string::npos ? tr("none: efficiencies assumed")
+                                                                   : tr("none: catalog figures");
+    };
     const double days = r.time_to_train_s / 86400.0;
     const double stepParts =
         r.breakdown.compute_s + r.breakdown.exposed_communication_s + r.breakdown.pipeline_bubble_s;
@@ -25,7 +34,12 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
         {G::Results, u"device"_s, tr("Devices"), QString::number(r.devices) + u" × "_s + text(r.device),
          static_cast<double>(r.devices)},
         {G::Results, u"fidelity"_s, tr("Fidelity"), text(r.fidelity), {}},
-        {G::Results, u"calibration"_s, tr("Calibration"), text(r.calibration), {}},
+        {G::Results,
+         u"calibration"_s,
+         tr("Calibration"),
+         text(r.calibration),
+         {},
+         calibrationCell(r.calibration)},
         {G::Results, u"step_time_s"_s, tr("Step time"), formatSignificant(r.step_time_s, 4) + u" s"_s,
          r.step_time_s},
         {G::Results, u"tokens_per_s"_s, tr("Throughput"), formatFixed(r.tokens_per_s, 0) + u" tokens/s"_s,
@@ -109,7 +123,9 @@ QVariant ResultSummaryModel::data(const QModelIndex& index, int role) const {
     const Row& row = rows_[static_cast<std::size_t>(index.row())];
     switch (role) {
     case Qt::DisplayRole:
-        return index.column() == QuantityColumn ? row.label : row.text;
+        return index.column() == QuantityColumn ? row.label
+               : row.shortText.isEmpty()        ? row.text
+                                                : row.shortText;
     case Qt::ToolTipRole:
         return row.label.trimmed() + u": "_s + row.text;
     case Qt::TextAlignmentRole:

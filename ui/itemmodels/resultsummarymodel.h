@@ -43,6 +43,8 @@ private:
         QString label;
         QString text;
         QVariant value;
+        QString shortText =
+            {}; // shown in the table's narrow cell when set; `text` in its tooltip and reports
     };
     static std::vector<Row> rowsFor(const models::RunResult& r);
 
