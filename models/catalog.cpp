@@ -42,13 +42,18 @@ double sizeCurve(double top, double halfFlops, double flops) {
 
 } // namespace
 
-double DeviceEfficiency::gemmFraction(Precision precision, double flops) const {
+const Sourced& DeviceEfficiency::gemmAt(Precision precision) const {
     const auto fraction = gemm_by_precision.find(precision);
-    const double top = fraction != gemm_by_precision.end() ? fraction->second.value : gemm.value;
-    const auto halfIt = gemm_half_gflop_by_precision.find(precision);
-    const double half =
-        halfIt != gemm_half_gflop_by_precision.end() ? halfIt->second.value : gemm_half_gflop.value;
-    return sizeCurve(top, half * 1e9, flops);
+    return fraction != gemm_by_precision.end() ? fraction->second : gemm;
+}
+
+const Sourced& DeviceEfficiency::gemmHalfAt(Precision precision) const {
+    const auto half = gemm_half_gflop_by_precision.find(precision);
+    return half != gemm_half_gflop_by_precision.end() ? half->second : gemm_half_gflop;
+}
+
+double DeviceEfficiency::gemmFraction(Precision precision, double flops) const {
+    return sizeCurve(gemmAt(precision).value, gemmHalfAt(precision).value * 1e9, flops);
 }
 
 double DeviceEfficiency::attentionFraction(double flops) const {

@@ -47,6 +47,10 @@ struct DeviceEfficiency {
     Sourced tree_step_network_us;
     Sourced tree_bandwidth_fraction;
 
+    // The large-GEMM fraction at `precision`: its own entry, else `gemm`.
+    [[nodiscard]] const Sourced& gemmAt(Precision precision) const;
+    // The half-rate GEMM size at `precision`: its own entry, else `gemm_half_gflop`.
+    [[nodiscard]] const Sourced& gemmHalfAt(Precision precision) const;
     // Achieved fraction of dense peak for a matrix multiply of `flops` (2mnk) at `precision`.
     [[nodiscard]] double gemmFraction(Precision precision, double flops) const;
     // Achieved fraction of dense peak for fused attention whose forward pass does `flops`; its backward runs

@@ -465,12 +465,8 @@ std::vector<ComparisonRow> compareWithSpec(const Profile& profile, const Device*
         if (spec) {
             if (auto it = spec->peak_tflops.find(precision); it != spec->peak_tflops.end())
                 peak = &it->second;
-            auto e = spec->efficiency.gemm_by_precision.find(precision);
-            eff = e != spec->efficiency.gemm_by_precision.end() ? &e->second : &spec->efficiency.gemm;
-            auto h = spec->efficiency.gemm_half_gflop_by_precision.find(precision);
-            half = h != spec->efficiency.gemm_half_gflop_by_precision.end()
-                       ? &h->second
-                       : &spec->efficiency.gemm_half_gflop;
+            eff = &spec->efficiency.gemmAt(precision);
+            half = &spec->efficiency.gemmHalfAt(precision);
         }
         add("GEMM " + name + ", large: rate", peak, curve.rate_TFLOPs, "TFLOP/s");
         add("GEMM " + name + ", large: fraction of peak", eff,

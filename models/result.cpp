@@ -11,9 +11,7 @@ namespace {
 std::string withAssumedEfficiencies(const ResolvedScenario& rs, std::string calibration) {
     const Device& device = rs.device();
     const DeviceEfficiency& e = device.efficiency;
-    const auto byPrecision = e.gemm_by_precision.find(rs.workload().precision);
-    const Sourced& gemm = byPrecision != e.gemm_by_precision.end() ? byPrecision->second : e.gemm;
-    const bool gemmAssumed = gemm.source == kAssumedSource;
+    const bool gemmAssumed = e.gemmAt(rs.workload().precision).source == kAssumedSource;
     const bool attentionAssumed = e.attention.source == kAssumedSource;
     if (!gemmAssumed && !attentionAssumed)
         return calibration;

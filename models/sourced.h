@@ -4,11 +4,11 @@
 
 namespace choreo::models {
 
-// A catalog number with the source it was taken from (a key of the catalog's source table).
 // The source key of a modelling assumption: a figure Choreo supposes where no source or measurement gives
 // one.
 inline constexpr const char* kAssumedSource = "CHOREO-DEFAULT";
 
+// A catalog number with the source it was taken from (a key of the catalog's source table).
 struct Sourced {
     double value = 0.0;
     std::string source;

@@ -43,8 +43,8 @@ private:
         QString label;
         QString text;
         QVariant value;
-        QString shortText =
-            {}; // shown in the table's narrow cell when set; `text` in its tooltip and reports
+        // Shown in the table's narrow cell when set; `text` stays in its tooltip and in reports.
+        QString shortText = {};
     };
     static std::vector<Row> rowsFor(const models::RunResult& r);
 
