@@ -4,6 +4,7 @@
 
 #include <QTest>
 
+#include <cmath>
 #include <filesystem>
 
 using namespace choreo::models;
@@ -89,6 +90,23 @@ private slots:
         QCOMPARE(d->peakFlops(Precision::Bf16).value_or(0), 989.4e12);
         QCOMPARE(d->memory_GB.value, 80.0);
         QVERIFY(!catalog->find("a100-sxm-80gb")->peakFlops(Precision::Fp8));
+    }
+
+    // Blackwell's GEMM figures are OpenXLA's measurement, with a size curve per precision; attention is
+    // still an assumption, and the result's calibration line must keep saying so.
+    void blackwellGemmIsMeasuredWithASizeCurve() {
+        Diagnostics errors;
+        auto catalog = Catalog::load(kCatalog, errors);
+        for (const char* id : {"b200", "gb200"}) {
+            const DeviceEfficiency& e = catalog->find(id)->efficiency;
+            QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string("XLA-PERF-SM100"));
+            QCOMPARE(e.gemmAt(Precision::Fp8).source, std::string("XLA-PERF-SM100"));
+            QCOMPARE(e.attention.source, std::string(kAssumedSource));
+            // At its half-rate size a GEMM runs at half the large-GEMM fraction: 8.9 GFLOP bf16, 20 fp8.
+            QVERIFY(std::fabs(e.gemmFraction(Precision::Bf16, 8.9e9) - 0.657 / 2) < 1e-9);
+            QVERIFY(std::fabs(e.gemmFraction(Precision::Fp8, 20e9) - 0.691 / 2) < 1e-9);
+            QVERIFY(e.gemmFraction(Precision::Fp8, 1e15) > 0.69);
+        }
     }
 
     void numberWithoutSourceIsRejected() {
