@@ -124,13 +124,17 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double gemmFwd = qkv + proj + (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
 
     // Fused causal attention: half of the 4*tokens*seq*h FLOPs are computed (local queries against the
-    // whole sequence's keys under context parallelism); backward does 2.5x forward.
+    // whole sequence's keys under context parallelism); backward does 2.5x forward. One call per layer,
+    // or under context parallelism one per ring step (Transformer Engine's ring attention: the local
+    // queries against one peer's keys and values, load-balanced so that every step does 1/cp of the
+    // work), and the efficiency curve is a function of one call's FLOPs.
     const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * h / t;
-    const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attentionFraction(attnFlops));
+    const double attnCallFlops = attnFlops / cp;
+    const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attentionFraction(attnCallFlops));
     const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
     const double attnBytes = (2.0 * h + 2.0 * kvWidth) / t * tokens * act;
-    double attnFwd = attn.time(attnFlops, attnBytes);
-    double attnBwd = attn.time(2.5 * attnFlops, 2.5 * attnBytes);
+    double attnFwd = attn.time(attnFlops, attnBytes) + (cp - 1.0) * attn.overhead_s;
+    double attnBwd = attn.time(2.5 * attnFlops, 2.5 * attnBytes) + (cp - 1.0) * attn.overhead_s;
     if (w.attention == AttentionKernel::Unfused) {
         // Scores Q K^T and output P V as batched GEMMs over the whole s x s (masking does not skip work),
         // with the scores (heads/t x tokens x seq) written, softmaxed, dropped out and read back.

@@ -208,6 +208,26 @@ private slots:
         QVERIFY(qAbs(a - 2 * 3.5 * 6.87195e10 / 0.52e15) < 1e-8);
     }
 
+    // Context parallelism runs attention as one call per ring step, each doing 1/cp of the work, and the
+    // size curve applies to one call. The layer above at 8,192 tokens with cp 2: each device holds 4,096
+    // tokens whose queries see all 8,192 keys, 2 * 4096 * 8192 * 2048 = 1.37439e11 forward FLOPs a layer,
+    // in 2 calls of 6.87195e10 at 0.328682 of peak (not one call at 0.52 * 137.439 / 177.439 = 0.402774);
+    // 2 layers, forward and backward (3.5 x), 2 calls each: 8 kernel overheads.
+    void contextParallelAttentionByHand() {
+        Device curved = handDevice();
+        curved.efficiency.attention.value = 0.52;
+        curved.efficiency.attention_half_gflop.value = 40;
+        ResolvedScenario rs = layerScenario(curved);
+        rs.scenario.workload.model.seq_len = 8192;
+        rs.scenario.workload.parallel.cp = 2;
+        rs.scenario.workload.parallel.dp = 1;
+        const double overheads = 8 * 4e-6;
+        const double expected = 2 * 3.5 * 1.37439e11 / (0.328682 * 1e15);
+        const double got = stageCost(rs, 0).attention_s - overheads;
+        QVERIFY2(qAbs(got - expected) < 1e-6 * expected,
+                 (std::to_string(got) + " " + std::to_string(expected)).c_str());
+    }
+
     // Gradient accumulation in separate kernels, by hand: the two-layer model below (hidden 2048, FFN
     // 8192, vocabulary 32000, one chunk holding both embeddings) has 2 * (4 * 2048^2 + 2 * 2048 * 8192 +
     // 2 * 2048) + 2 * 32000 * 2048 + 2048 = 231,745,536 parameters. Each backward reads the bf16 gradient
