@@ -42,6 +42,10 @@ std::string toString(GradientAccumulation accumulation) {
     return accumulation == GradientAccumulation::Separate ? "separate" : "fused";
 }
 
+std::string toString(Zero3Engine engine) {
+    return engine == Zero3Engine::DeepSpeed2021 ? "deepspeed-2021" : "layered";
+}
+
 std::string toString(Recompute recompute) {
     switch (recompute) {
     case Recompute::None:
@@ -239,8 +243,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         return w;
     r.rejectUnknownKeys(j, path,
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
-                         "recompute", "attention", "gradient_accumulation", "overlap", "gradient_precision",
-                         "pool"});
+                         "recompute", "attention", "gradient_accumulation", "zero3_engine", "overlap",
+                         "gradient_precision", "pool"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -264,6 +268,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     readChoice(r, j, path, "gradient_accumulation", false,
                {GradientAccumulation::Fused, GradientAccumulation::Separate}, "gradient accumulation",
                w.gradient_accumulation);
+    readChoice(r, j, path, "zero3_engine", false, {Zero3Engine::Layered, Zero3Engine::DeepSpeed2021},
+               "ZeRO-3 engine", w.zero3_engine);
     if (auto it = j.find("overlap"); it != j.end()) {
         const std::string op = JsonReader::join(path, "overlap");
         if (r.expectObject(*it, op)) {
@@ -453,6 +459,8 @@ std::string serializeScenario(const Scenario& s) {
         workload["attention"] = toString(w.attention);
     if (w.gradient_accumulation != GradientAccumulation::Fused) // omitted: fused, the default
         workload["gradient_accumulation"] = toString(w.gradient_accumulation);
+    if (w.zero3_engine != Zero3Engine::Layered) // omitted: layered, the default
+        workload["zero3_engine"] = toString(w.zero3_engine);
     if (w.overlap != Workload::Overlap{}) // omitted when it is the default
         workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm},
                                    {"param_gather", w.overlap.param_gather},

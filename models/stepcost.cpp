@@ -268,6 +268,12 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
             (counts.attention_per_layer + counts.ffn_per_layer) / t + counts.norms_per_layer;
         c.zero3_layer_param_bytes = layerParams * activationBytes(prec);
         c.zero3_layer_grad_bytes = layerParams * gradientReduceBytes(w);
+        // DeepSpeed 2021: the recomputed forward gathers every module again, and the backward all but the
+        // one its reuse-distance cache keeps, the module used last (the FFN's down projection); the norms,
+        // below its persistence threshold, are never freed.
+        if (w.zero3_engine == Zero3Engine::DeepSpeed2021 && w.recompute == Recompute::Full)
+            c.zero3_layer_regather_bytes =
+                (counts.attention_per_layer + counts.ffn_per_layer - h * f) / t * activationBytes(prec);
     }
     return c;
 }

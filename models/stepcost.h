@@ -60,6 +60,9 @@ struct StageCost {
     // reduce-scattered after its backward; the number of layers in the chunk.
     double zero3_layer_param_bytes = 0;
     double zero3_layer_grad_bytes = 0;
+    // Bytes a backward gathers beyond zero3_layer_param_bytes: with DeepSpeed's ZeRO-3 of 2021 and full
+    // recomputation, the layer's parameters but the last module's (its FFN down projection) once more.
+    double zero3_layer_regather_bytes = 0;
     int layers = 0;
     // Compute split for reports (forward + backward, s).
     double gemm_s = 0;

@@ -232,14 +232,21 @@ public:
     }
 
     // One data-parallel collective per tensor rank, after `ready` and after that rank's previous one (the
-    // collectives of one communicator run in order, as on one NCCL stream). Updates `last` per rank.
-    void dataCollective(std::int64_t stage, Collective kind, double bytes, Id ready, std::vector<Id>& last) {
+    // collectives of one communicator run in order, as on one NCCL stream). Updates `last` per rank. A
+    // positive `atLeast` is the framework's own time for it, the network's notwithstanding.
+    void dataCollective(std::int64_t stage, Collective kind, double bytes, Id ready, std::vector<Id>& last,
+                        double atLeast = 0.0) {
         last.resize(static_cast<std::size_t>(tp_), -1);
         for (std::int64_t t = 0; t < tp_; ++t) {
             Id& previous = last[static_cast<std::size_t>(t)];
             const Id start = previous >= 0 ? join(previous, ready) : ready;
             previous = ringCollective(graph_, platform_, fidelity_, kind, dataGroup(t, stage), bytes, 1,
                                       start, dpEdges_);
+            if (atLeast > 0.0) {
+                const Id framework = graph_.delay(atLeast);
+                graph_.depend(start, framework);
+                previous = join(previous, framework);
+            }
             if (t == 0)
                 dataSpans_[static_cast<std::size_t>(stage)].push_back({start, previous, -1, -1});
         }
@@ -247,7 +254,14 @@ public:
 
     // ZeRO-3: one op per layer; each layer's parameters are all-gathered one layer ahead (prefetch) on the
     // gather stream, and after a backward layer its gradients are reduce-scattered on the reduce stream.
-    Op zero3Op(std::int64_t chunk, bool backward, std::vector<Id>& gathers, std::vector<Id>& reduces) {
+    // DeepSpeed's engine of 2021 (models::Zero3Engine) gathers more in a recomputing backward, runs both on
+    // one stream, and takes at least bytes / kDeepSpeed2021Zero3Bps for each.
+    Op zero3Op(std::int64_t chunk, bool backward, std::vector<Id>& gathers, std::vector<Id>& reducesStream) {
+        const bool deepSpeed = w_.zero3_engine == models::Zero3Engine::DeepSpeed2021;
+        std::vector<Id>& reduces = deepSpeed ? gathers : reducesStream;
+        auto framework = [&](double bytes) {
+            return deepSpeed ? bytes / models::kDeepSpeed2021Zero3Bps : 0.0;
+        };
         const auto& c = cost(chunk);
         const std::int64_t stage = chunk % pp_;
         const int layers = std::max(1, c.layers);
@@ -262,15 +276,24 @@ public:
             pieces.push_back(makeOp(chunk, computeS, coll / layers + (l < coll % layers ? 1 : 0), cpBytes,
                                     cpSteps, ep / layers + (l < ep % layers ? 1 : 0)));
         Op whole = chain(pieces);
+        const double gathered = c.zero3_layer_param_bytes + (backward ? c.zero3_layer_regather_bytes : 0.0);
+        auto reduce = [&](int l) {
+            dataCollective(stage, Collective::ReduceScatter, c.zero3_layer_grad_bytes,
+                           pieces[static_cast<std::size_t>(l)].out, reduces,
+                           framework(c.zero3_layer_grad_bytes));
+        };
         for (int l = 0; l < layers; ++l) {
-            // Gather layer l once the previous layer has started (or the op may start, for the first).
+            // Gather layer l once the previous layer has started (or the op may start, for the first); the
+            // previous layer's reduce-scatter is issued after it, once that layer's backward is done (the
+            // order in which they reach a shared stream).
             const Id issue = l == 0 ? whole.in : pieces[static_cast<std::size_t>(l - 1)].in;
-            dataCollective(stage, Collective::AllGather, c.zero3_layer_param_bytes, issue, gathers);
+            dataCollective(stage, Collective::AllGather, gathered, issue, gathers, framework(gathered));
             graph_.depend(gathers, pieces[static_cast<std::size_t>(l)].ready);
-            if (backward)
-                dataCollective(stage, Collective::ReduceScatter, c.zero3_layer_grad_bytes,
-                               pieces[static_cast<std::size_t>(l)].out, reduces);
+            if (backward && l > 0)
+                reduce(l - 1);
         }
+        if (backward)
+            reduce(layers - 1);
         return whole;
     }
 

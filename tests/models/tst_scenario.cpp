@@ -71,6 +71,7 @@ private slots:
         doc["workload"]["pool"] = "gpus";
         doc["workload"]["attention"] = "unfused";
         doc["workload"]["gradient_accumulation"] = "separate";
+        doc["workload"]["zero3_engine"] = "deepspeed-2021";
         doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}, {"grad_reduce", false}};
         doc["workload"]["gradient_precision"] = "bf16";
         doc["workload"]["model"]["moe"] = Json{{"experts", 8},
@@ -181,6 +182,9 @@ private slots:
         row("bad gradient accumulation",
             "workload.gradient_accumulation: unknown gradient accumulation \"lazy\" (known: fused, separate)",
             [](Json& d) { d["workload"]["gradient_accumulation"] = "lazy"; });
+        row("bad ZeRO-3 engine",
+            "workload.zero3_engine: unknown ZeRO-3 engine \"fsdp\" (known: layered, deepspeed-2021)",
+            [](Json& d) { d["workload"]["zero3_engine"] = "fsdp"; });
         // Unfused attention keeps 5 a s^2 b / t = 5 * 64 * 8192^2 / 4 B = 5.37 GB per layer: 429.5 GB for the
         // 20 layers x 4 micro-batches stage 0 holds, on top of the 47.65 GB of recompute "none".
         row("unfused attention needs memory", "activations 477.1 GB", [](Json& d) {

@@ -54,9 +54,14 @@ private slots:
                 QVERIFY(c.assumption.find(", no sequence parallelism") != std::string::npos);
             // NeMo's 2024 scripts reduce gradients in bf16 (grad_sync_dtype); Megatron-LM keeps fp32.
             const bool nemo = c.source.find("NeMo") != std::string::npos;
-            QVERIFY(c.scenario.workload.gradientPrecision() == (nemo       ? Precision::Bf16
-                                                                : id <= 10 ? Precision::Fp16
-                                                                           : Precision::Fp32));
+            // Rows 11-16 ran DeepSpeed's ZeRO-3 of 2021, which reduces gradients in the 16-bit type.
+            const bool deepSpeed = id >= 11 && id <= 16;
+            QCOMPARE(c.scenario.workload.zero3_engine == Zero3Engine::DeepSpeed2021, deepSpeed);
+            if (deepSpeed)
+                QVERIFY(c.assumption.find("DeepSpeed's ZeRO-3 of 2021") != std::string::npos);
+            QVERIFY(c.scenario.workload.gradientPrecision() == (nemo || deepSpeed ? Precision::Bf16
+                                                                : id <= 10        ? Precision::Fp16
+                                                                                  : Precision::Fp32));
             QVERIFY(!c.assumption.empty());
             QCOMPARE(p.devices(), c.devices);
         }

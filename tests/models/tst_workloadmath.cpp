@@ -141,6 +141,26 @@ private slots:
         QCOMPARE(m.optimizer_GB, params * 12 / 4 / 1e9);
     }
 
+    // DeepSpeed's ZeRO-3 of 2021 with full recomputation gathers a layer in the recomputed forward and
+    // again, but for its FFN down projection, for the backward: for hidden 2048, FFN 8192 (plain), 4 *
+    // 2048^2 + 2048 * 8192 = 33,554,432 parameters, 67,108,864 bf16 bytes more. The layered engine, or no
+    // recomputation, gathers nothing more.
+    void deepSpeed2021RegathersByHand() {
+        const Device d = handDevice();
+        ResolvedScenario rs = layerScenario(d);
+        Workload& w = rs.scenario.workload;
+        w.parallel.dp = 2;
+        w.parallel.zero = 3;
+        w.recompute = Recompute::Full;
+        QCOMPARE(stageCost(rs, 0).zero3_layer_regather_bytes, 0.0);
+        w.zero3_engine = Zero3Engine::DeepSpeed2021;
+        QCOMPARE(stageCost(rs, 0).zero3_layer_regather_bytes, 67108864.0);
+        QCOMPARE(stageCost(rs, 0).zero3_layer_param_bytes,
+                 (4.0 * 2048 * 2048 + 2 * 2048 * 8192 + 2 * 2048) * 2);
+        w.recompute = Recompute::None;
+        QCOMPARE(stageCost(rs, 0).zero3_layer_regather_bytes, 0.0);
+    }
+
     void unevenPipelineStages() {
         Workload w = small();
         w.model.layers = 126;

@@ -241,8 +241,8 @@ private slots:
     void flowAndPacketAgree_data() {
         QTest::addColumn<QString>("variant");
         for (const char* v :
-             {"1f1b", "interleaved", "context", "zero1-oversubscribed", "zero3", "moe-ep", "single-switch",
-              "rail-oversubscribed", "rail-3-tiers", "dragonfly", "torus-3d"})
+             {"1f1b", "interleaved", "context", "zero1-oversubscribed", "zero3", "zero3-deepspeed-2021",
+              "moe-ep", "single-switch", "rail-oversubscribed", "rail-3-tiers", "dragonfly", "torus-3d"})
             QTest::newRow(v) << QString::fromUtf8(v);
     }
 
@@ -299,11 +299,13 @@ private slots:
                 Json{{"kind", "dragonfly"}, {"groups", 4}, {"routers_per_group", 2}, {"link_Gbps", 100.0}};
         if (variant == QStringLiteral("torus-3d"))
             topology = Json{{"kind", "torus-3d"}, {"dims", {2, 4, 4}}, {"link_Gbps", 100.0}};
-        if (variant == QStringLiteral("zero3")) {
+        if (variant.startsWith(QStringLiteral("zero3"))) {
             p["pp"] = 1;
             p["dp"] = 8;
             p["zero"] = 3;
             doc["workload"]["global_batch"] = 8;
+            if (variant == QStringLiteral("zero3-deepspeed-2021"))
+                doc["workload"]["zero3_engine"] = "deepspeed-2021";
         }
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("variant.json"));
@@ -321,6 +323,44 @@ private slots:
     }
 
     // The closed form against the simulation on every published run.
+    // DeepSpeed's ZeRO-3 of 2021, by hand: 8 GPUs of one node, 4 layers of hidden 8,192 and FFN 32,768 (4 *
+    // 8192^2 + 2 * 8192 * 32768 = 805,306,368 parameters, 1.6106 GB in bf16) at 128 tokens, so that
+    // compute is negligible. Per layer on the one stream, at 21.3 GB/s: the forward's gather (1.6106 GB,
+    // 75.6 ms), the recomputing backward's gather of the layer and again of all but its FFN down projection
+    // (1.6106 + 1.0737 GB, 126.0 ms) and the bf16 gradients' reduce-scatter (75.6 ms): 4 * 277.3 ms =
+    // 1.109 s. NVLink alone would take a tenth of that.
+    void deepSpeed2021Zero3ByHand() {
+        std::string text, error;
+        choreo::models::readTextFile(defaultScenario().toStdString(), text, error);
+        Json doc = Json::parse(text);
+        doc["cluster"]["pools"][0]["count"] = 8;
+        auto& w = doc["workload"];
+        w["model"] = Json{{"name", "wide"},     {"layers", 4},    {"hidden", 8192},
+                          {"heads", 64},        {"kv_heads", 64}, {"ffn_hidden", 32768},
+                          {"ffn_gated", false}, {"vocab", 32000}, {"seq_len", 128}};
+        w["global_batch"] = 8;
+        w["micro_batch"] = 1;
+        w["recompute"] = "full";
+        w["parallel"] = Json{{"tp", 1}, {"pp", 1}, {"dp", 8}, {"zero", 3}};
+        w["gradient_precision"] = "bf16";
+        QTemporaryDir dir;
+        auto stepTime = [&](const char* engine) {
+            w["zero3_engine"] = engine;
+            const QString file = dir.filePath(QStringLiteral("zero3.json"));
+            choreo::models::writeTextFileAtomically(file.toStdString(), doc.dump(), error);
+            const Run r = choreoSim({QStringLiteral("run"), file, QStringLiteral("--json")});
+            if (r.exitCode != 0)
+                qWarning("%s", r.err.constData());
+            return r.exitCode == 0 ? Json::parse(r.out.toStdString())["step_time_s"].get<double>() : -1.0;
+        };
+        const double deepSpeed = stepTime("deepspeed-2021"), layered = stepTime("layered");
+        const double layer = 805306368.0 * 2, down = 8192.0 * 32768 * 2;
+        const double hand = 4 * (layer + (2 * layer - down) + layer) / choreo::models::kDeepSpeed2021Zero3Bps;
+        QVERIFY2(deepSpeed >= hand && deepSpeed < 1.03 * hand,
+                 qPrintable(QStringLiteral("%1 s, by hand %2 s").arg(deepSpeed).arg(hand)));
+        QVERIFY2(layered > 0 && layered < 0.2 * deepSpeed, qPrintable(QString::number(layered)));
+    }
+
     void analyticalAgreesWithFlow() {
         if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
             QSKIP("shared/validation/published-runs.csv is not beside the checkout");
@@ -575,12 +615,12 @@ private slots:
         for (const char* key : {"n", "median_abs_error_pct", "p90_abs_error_pct", "max_abs_error_pct"})
             QVERIFY(j["summary"].contains(key));
         // Accuracy guard. Issue 3's target is a median |error| of 8 % and no case above 25 %; the model
-        // measures 4.5 % and 80.3 % today (docs/validation.md): fail when the median leaves the target or
-        // the worst case (DeepSpeed ZeRO-3, explained there) gets worse.
+        // measures 4.1 % and 29.7 % today (docs/validation.md): fail when the median leaves the target or
+        // the worst case (row 26, explained there) gets clearly worse.
         const double median = j["summary"]["median_abs_error_pct"].get<double>();
         const double worst = j["summary"]["max_abs_error_pct"].get<double>();
         QVERIFY2(median <= 8.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
-        QVERIFY2(worst <= 90.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
+        QVERIFY2(worst <= 35.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
     }
 
     void validateHeldOutRuns() {
