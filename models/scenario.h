@@ -131,13 +131,13 @@ std::string toString(GradientAccumulation accumulation);
 
 // How the framework runs ZeRO-3 (parallel.zero 3). Layered: one all-gather per layer, prefetched a layer
 // ahead and kept for the recomputed forward and the backward, each layer's gradients reduce-scattered
-// beside the gathers, every collective as fast as the network runs it (PyTorch FSDP; DeepSpeed since its
-// mid-2021 rework). DeepSpeed2021: DeepSpeed's ZeRO-3 as released in 2021 (v0.3.13 to v0.4.0), read in
+// beside the gathers, every collective as fast as the network runs it (PyTorch FSDP). DeepSpeed2021:
+// DeepSpeed's ZeRO-3 as released before its all-gather rework (v0.3.13 to v0.5.4, 2021), read in
 // its code: hooks on each module free the module's parameters after its forward, so a recomputed forward
 // gathers them all again and the backward again all but the module used last (its reuse-distance cache
-// keeps that one); gathers and gradient reduce-scatters go through one process group, hence one stream,
-// with the gradients in the training's 16-bit type; and the framework moved parameters at about
-// kDeepSpeed2021Zero3Bps a GPU however fast the links were.
+// keeps that one); gathers and gradient reduce-scatters run one after the other (each gather begins with
+// a device-wide torch.cuda.synchronize()), the gradients in the training's 16-bit type; and the
+// framework moved parameters at about kDeepSpeed2021Zero3Bps a GPU however fast the links were.
 enum class Zero3Engine { Layered, DeepSpeed2021 };
 std::string toString(Zero3Engine engine);
 
@@ -146,8 +146,8 @@ std::string toString(Zero3Engine engine);
 // forward of a 5.1-billion-parameter BERT (hidden 2,560, 64 layers) took 480 ms under ZeRO-3 against
 // 60 ms under ZeRO-2, the 10.2 GB of its fp16 parameters gathered meanwhile: 21.3 GB/s. Its backward,
 // 900 ms for as many bytes gathered and as many gradient bytes reduce-scattered, gives 22.8 GB/s. PR
-// #1188 (2021-06-25) found the cause in the gather path (a host synchronisation before each gather, a
-// copy after it) and cut that forward to 270 ms.
+// #1188 (opened 2021-06-25, merged 2021-10-31, first in v0.5.5) reworked the gather path (a host
+// synchronisation before each gather, a copy after it) and cut that forward to 270 ms.
 inline constexpr double kDeepSpeed2021Zero3Bps = 21.3e9;
 
 struct Workload {

@@ -228,9 +228,10 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
                 }
             }
             // ZeRO-3 before 2022 was DeepSpeed's (PyTorch's FSDP came with 1.11 in 2022; the SC'21 paper
-            // compares against DeepSpeed's), as released before its mid-2021 rework: parameters freed after
-            // every module's forward and gathered again for recomputation, one stream, gradients reduced in
-            // the 16-bit type, and the engine's own gather rate (models::Zero3Engine).
+            // compares against DeepSpeed's), as released before its late-2021 rework: parameters freed after
+            // every module's forward and gathered again for recomputation, gathers and reduce-scatters in
+            // turn, gradients reduced in the 16-bit type, and the engine's own gather rate
+            // (models::Zero3Engine).
             if (zero >= 3) {
                 w.zero3_engine = Zero3Engine::DeepSpeed2021;
                 w.gradient_precision = w.precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;

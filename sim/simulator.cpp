@@ -255,7 +255,7 @@ public:
     // ZeRO-3: one op per layer; each layer's parameters are all-gathered one layer ahead (prefetch) on the
     // gather stream, and after a backward layer its gradients are reduce-scattered on the reduce stream.
     // DeepSpeed's engine of 2021 (models::Zero3Engine) gathers more in a recomputing backward, runs both on
-    // one stream, and takes at least bytes / kDeepSpeed2021Zero3Bps for each.
+    // one stream (one after the other), and takes at least bytes / kDeepSpeed2021Zero3Bps for each.
     Op zero3Op(std::int64_t chunk, bool backward, std::vector<Id>& gathers, std::vector<Id>& reducesStream) {
         const bool deepSpeed = w_.zero3_engine == models::Zero3Engine::DeepSpeed2021;
         std::vector<Id>& reduces = deepSpeed ? gathers : reducesStream;
