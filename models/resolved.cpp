@@ -105,7 +105,7 @@ void checkModel(const Workload& w, Diagnostics& errors) {
              "2), got zero=" +
                  std::to_string(p.zero)});
     if (w.gradient_precision && *w.gradient_precision != Precision::Fp32) {
-        const Precision sixteen = w.precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;
+        const Precision sixteen = w.sixteenBitPrecision();
         if (*w.gradient_precision != sixteen)
             errors.push_back({"workload.gradient_precision",
                               "gradients of " + toString(w.precision) + " training are fp32 or " +

@@ -185,6 +185,11 @@ struct Workload {
         return gradient_precision.value_or(precision == Precision::Fp16 ? Precision::Fp16 : Precision::Fp32);
     }
 
+    // The training's 16-bit type: fp16 for fp16 training, else bf16 (fp8 training keeps bf16 copies).
+    [[nodiscard]] Precision sixteenBitPrecision() const {
+        return precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;
+    }
+
     // Micro-batches each pipeline processes per step: global / (dp * micro).
     [[nodiscard]] std::int64_t microBatchesPerStep() const {
         return global_batch / (parallel.dp * micro_batch);

@@ -63,6 +63,10 @@ struct StageCost {
     // Bytes a backward gathers beyond zero3_layer_param_bytes: with DeepSpeed's ZeRO-3 of 2021 and full
     // recomputation, the layer's parameters but the last module's (its FFN down projection) once more.
     double zero3_layer_regather_bytes = 0;
+    // Parameter bytes gathered for one layer's forward, or its backward.
+    [[nodiscard]] double zero3GatherBytes(bool backward) const {
+        return zero3_layer_param_bytes + (backward ? zero3_layer_regather_bytes : 0.0);
+    }
     int layers = 0;
     // Compute split for reports (forward + backward, s).
     double gemm_s = 0;
@@ -85,6 +89,12 @@ inline double tpExposedBytes(double bytes, bool overlapped) {
 
 // Costs of model chunk `chunk` (0 .. pp*vp-1; chunk c runs on pipeline device c % pp).
 StageCost stageCost(const ResolvedScenario& scenario, std::int64_t chunk);
+
+// The time the framework itself takes for a ZeRO-3 gather or reduce-scatter of `bytes`, however fast the
+// network: bytes / kDeepSpeed2021Zero3Bps under DeepSpeed's engine of 2021, else none (0).
+inline double zero3FrameworkSeconds(const Workload& workload, double bytes) {
+    return workload.zero3_engine == Zero3Engine::DeepSpeed2021 ? bytes / kDeepSpeed2021Zero3Bps : 0.0;
+}
 
 // Bytes per gradient element in the data-parallel reduction (fp32 main grads except in fp16 training).
 double gradientReduceBytes(const Workload& workload);

@@ -234,7 +234,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             // (models::Zero3Engine).
             if (zero >= 3) {
                 w.zero3_engine = Zero3Engine::DeepSpeed2021;
-                w.gradient_precision = w.precision == Precision::Fp16 ? Precision::Fp16 : Precision::Bf16;
+                w.gradient_precision = w.sixteenBitPrecision();
                 c.assumption += ", DeepSpeed's ZeRO-3 of 2021 (21.3 GB/s gathers, 16-bit gradients)";
             }
         }

@@ -273,19 +273,16 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             double t = base;
             if (p.zero >= 3) { // per layer, the next layer's gather (and the reduce-scatter) beside compute
                 const double n = static_cast<double>(dataGroup);
-                // DeepSpeed's engine of 2021 takes at least bytes / kDeepSpeed2021Zero3Bps for each.
-                const double framework = w.zero3_engine == models::Zero3Engine::DeepSpeed2021
-                                             ? 1.0 / models::kDeepSpeed2021Zero3Bps
-                                             : 0.0;
-                const double gathered =
-                    c.zero3_layer_param_bytes + (backward ? c.zero3_layer_regather_bytes : 0.0);
+                // Each no faster than the framework itself runs it (models::zero3FrameworkSeconds).
+                const double gathered = c.zero3GatherBytes(backward);
                 const double gather =
                     std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1, (n - 1) / n * gathered),
-                             gathered * framework);
-                const double reduce = backward ? std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1,
-                                                                     (n - 1) / n * c.zero3_layer_grad_bytes),
-                                                          c.zero3_layer_grad_bytes * framework)
-                                               : 0.0;
+                             models::zero3FrameworkSeconds(w, gathered));
+                const double reduce =
+                    backward ? std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1,
+                                                   (n - 1) / n * c.zero3_layer_grad_bytes),
+                                        models::zero3FrameworkSeconds(w, c.zero3_layer_grad_bytes))
+                             : 0.0;
                 // Gathers and reduce-scatters share the device's links.
                 const double perLayer = t / std::max(1, c.layers);
                 t = gather + std::max(1, c.layers) * std::max(perLayer, gather + reduce);

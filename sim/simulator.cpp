@@ -259,9 +259,7 @@ public:
     Op zero3Op(std::int64_t chunk, bool backward, std::vector<Id>& gathers, std::vector<Id>& reducesStream) {
         const bool deepSpeed = w_.zero3_engine == models::Zero3Engine::DeepSpeed2021;
         std::vector<Id>& reduces = deepSpeed ? gathers : reducesStream;
-        auto framework = [&](double bytes) {
-            return deepSpeed ? bytes / models::kDeepSpeed2021Zero3Bps : 0.0;
-        };
+        auto framework = [&](double bytes) { return models::zero3FrameworkSeconds(w_, bytes); };
         const auto& c = cost(chunk);
         const std::int64_t stage = chunk % pp_;
         const int layers = std::max(1, c.layers);
@@ -276,7 +274,7 @@ public:
             pieces.push_back(makeOp(chunk, computeS, coll / layers + (l < coll % layers ? 1 : 0), cpBytes,
                                     cpSteps, ep / layers + (l < ep % layers ? 1 : 0)));
         Op whole = chain(pieces);
-        const double gathered = c.zero3_layer_param_bytes + (backward ? c.zero3_layer_regather_bytes : 0.0);
+        const double gathered = c.zero3GatherBytes(backward);
         auto reduce = [&](int l) {
             dataCollective(stage, Collective::ReduceScatter, c.zero3_layer_grad_bytes,
                            pieces[static_cast<std::size_t>(l)].out, reduces,

@@ -322,7 +322,6 @@ private slots:
                  qPrintable(QStringLiteral("flow %1 s, packet %2 s").arg(times[0]).arg(times[1])));
     }
 
-    // The closed form against the simulation on every published run.
     // DeepSpeed's ZeRO-3 of 2021, by hand: 8 GPUs of one node, 4 layers of hidden 8,192 and FFN 32,768 (4 *
     // 8192^2 + 2 * 8192 * 32768 = 805,306,368 parameters, 1.6106 GB in bf16) at 128 tokens, so that
     // compute is negligible. Per layer on the one stream, at 21.3 GB/s: the forward's gather (1.6106 GB,
@@ -361,6 +360,7 @@ private slots:
         QVERIFY2(layered > 0 && layered < 0.2 * deepSpeed, qPrintable(QString::number(layered)));
     }
 
+    // The closed form against the simulation on every published run.
     void analyticalAgreesWithFlow() {
         if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
             QSKIP("shared/validation/published-runs.csv is not beside the checkout");
