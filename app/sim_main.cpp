@@ -40,11 +40,13 @@ Commands:
         Simulate one training step of SCENARIO (a choreo-scenario/1 JSON file) and print
         step time, throughput, MFU, time to train, energy, power, cost and memory.
   validate CSV [--json|--markdown] [--group-by source|accelerator|model] [--chart FILE]
-               [--fidelity analytical|flow|packet] [--jobs N]
+               [--fidelity analytical|flow|packet] [--jobs N] [--scenarios DIR]
         Simulate each published run of CSV (format: shared/validation/README.md) and compare
         the predicted with the measured step time. Cases using something not modelled yet are
         listed as skipped, with the reason. --group-by adds the error per group; --chart
         writes predicted vs measured (log-log, diagonal, +-10% band) as .svg, .png or .pdf.
+        --scenarios writes the scenario each row was simulated as to DIR/ID.json (DIR is created),
+        so that `run` can show where its time goes.
   report SCENARIO -o REPORT.pdf|REPORT.html [--sections LIST]
         Simulate SCENARIO and a scaling sweep of it (in worker processes) and write the report
         (PDF, or self-contained HTML when the name ends in .html) and the sweep as CSV next to it.
@@ -99,6 +101,7 @@ struct Options {
     int jobs = 0;
     sim::GroupBy groupBy = sim::GroupBy::None;
     std::optional<std::string> chart;
+    std::optional<std::string> scenariosDir; // validate: write each case's scenario here
     bool quick = false;
     std::optional<std::string> gpuExe;
     std::optional<std::string> gpuMeasurements; // calibrate: fit this raw GPU document
@@ -119,7 +122,8 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](const char* name) -> std::optional<std::string> {
-            if (i + 1 >= args.size())
+            // A missing value, or the next option where the value belongs ("--chart --json").
+            if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
                 return std::nullopt;
             (void)name;
             return args[++i];
@@ -160,6 +164,10 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
             o.chart = value("--chart");
             if (!o.chart)
                 return usageError("--chart needs a file name (.svg, .png or .pdf)");
+        } else if (a == "--scenarios") {
+            o.scenariosDir = value("--scenarios");
+            if (!o.scenariosDir)
+                return usageError("--scenarios needs a folder");
         } else if (a == "--assets") {
             o.assets = value("--assets");
             if (!o.assets)
@@ -251,8 +259,13 @@ void printText(const models::RunResult& r) {
               << "step time           " << fmt("%.3f s", r.step_time_s) << "  (compute "
               << fmt("%.3f", r.breakdown.compute_s) << ", exposed communication "
               << fmt("%.3f", r.breakdown.exposed_communication_s) << ", pipeline bubble "
-              << fmt("%.3f", r.breakdown.pipeline_bubble_s) << ")\n"
-              << "throughput          " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n"
+              << fmt("%.3f", r.breakdown.pipeline_bubble_s) << ")\n";
+    if (const auto& cs = r.compute_split; cs.total() > 0)
+        std::cout << "compute by kind     " << fmt("GEMM %.3f s", cs.gemm_s)
+                  << fmt(", attention %.3f", cs.attention_s) << fmt(", memory-bound %.3f", cs.memory_bound_s)
+                  << fmt(", optimizer %.3f", cs.optimizer_s) << "  (pipeline stage " << cs.stage
+                  << ", the busiest; from the step model)\n";
+    std::cout << "throughput          " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n"
               << "MFU                 " << fmt("%.1f %%", 100.0 * r.mfu) << "  ("
               << fmt("%.0f TFLOP/s per device", r.achieved_tflops_per_device) << ")\n"
               << "time to train       " << fmt("%.1f days", r.time_to_train_s / 86400.0) << "  ("
@@ -324,6 +337,24 @@ int commandValidate(int argc, char** argv, const Options& o, const fs::path& ass
     if (!errors.empty()) {
         printDiagnostics(o.positional[0], errors);
         return sim::kExitInvalidInput;
+    }
+    if (o.scenariosDir) {
+        std::error_code ec;
+        fs::create_directories(*o.scenariosDir, ec);
+        if (ec) {
+            std::cerr << "choreo-sim: --scenarios: cannot create " << *o.scenariosDir << ": " << ec.message()
+                      << "\n";
+            return sim::kExitIo;
+        }
+        for (const auto& c : cases) {
+            if (c.skip)
+                continue;
+            const fs::path file = fs::path(*o.scenariosDir) / (c.id + ".json");
+            if (!models::saveScenarioFile(file, c.scenario, error)) {
+                std::cerr << "choreo-sim: --scenarios: " << error << "\n";
+                return sim::kExitIo;
+            }
+        }
     }
     const auto report =
         sim::validateCases(cases, *catalog, o.fidelity, o.jobs > 0 ? o.jobs : sim::defaultJobs());

@@ -1,6 +1,10 @@
 #include "models/result.h"
 
+#include "models/stepcost.h"
 #include "models/transformer.h"
+
+#include <algorithm>
+#include <vector>
 
 namespace choreo::models {
 
@@ -22,6 +26,26 @@ std::string withAssumedEfficiencies(const ResolvedScenario& rs, std::string cali
 }
 
 } // namespace
+
+ComputeSplit computeSplit(const ResolvedScenario& rs) {
+    const Workload& w = rs.workload();
+    const std::int64_t pp = std::max<std::int64_t>(1, w.parallel.pp);
+    const std::int64_t chunks = pp * std::max<std::int64_t>(1, w.parallel.vp);
+    const auto microBatches = static_cast<double>(w.microBatchesPerStep());
+    std::vector<ComputeSplit> stages(static_cast<std::size_t>(pp));
+    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+        const StageCost c = stageCost(rs, chunk);
+        ComputeSplit& s = stages[static_cast<std::size_t>(chunk % pp)];
+        s.stage = chunk % pp;
+        s.gemm_s += microBatches * c.gemm_s;
+        s.attention_s += microBatches * c.attention_s;
+        s.memory_bound_s += microBatches * c.memory_bound_s;
+        s.optimizer_s += c.optimizer_s;
+    }
+    return *std::max_element(stages.begin(), stages.end(), [](const ComputeSplit& a, const ComputeSplit& b) {
+        return a.total() < b.total();
+    });
+}
 
 RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) {
     const auto& w = rs.workload();
@@ -71,6 +95,7 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.memory = rs.memory;
     r.memory_per_device_GB = rs.memory.total();
     r.breakdown = step.breakdown;
+    r.compute_split = computeSplit(rs);
     r.simulated_activities = step.simulated_activities;
     r.topology = rs.topology;
     // Power from the timeline as simulated; the reported timeline then keeps the size bound.
@@ -109,6 +134,12 @@ Json resultToJson(const RunResult& r) {
     j["breakdown_s"] = Json{{"compute", r.breakdown.compute_s},
                             {"exposed_communication", r.breakdown.exposed_communication_s},
                             {"pipeline_bubble", r.breakdown.pipeline_bubble_s}};
+    const auto& cs = r.compute_split;
+    j["compute_split_s"] = Json{{"gemm", cs.gemm_s},
+                                {"attention", cs.attention_s},
+                                {"memory_bound", cs.memory_bound_s},
+                                {"optimizer", cs.optimizer_s},
+                                {"stage", cs.stage}};
     j["simulated_activities"] = r.simulated_activities;
     const auto& t = r.topology;
     j["topology"] = Json{{"kind", t.kind},
@@ -178,6 +209,16 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         r.breakdown.compute_s = num(*it, p + ".breakdown_s", "compute");
         r.breakdown.exposed_communication_s = num(*it, p + ".breakdown_s", "exposed_communication");
         r.breakdown.pipeline_bubble_s = num(*it, p + ".breakdown_s", "pipeline_bubble");
+    }
+    // Results written before the compute split existed have none: zeros, not an error.
+    if (auto it = j.find("compute_split_s"); it != j.end() && rd.expectObject(*it, p + ".compute_split_s")) {
+        const std::string cp = p + ".compute_split_s";
+        auto& cs = r.compute_split;
+        cs.gemm_s = num(*it, cp, "gemm");
+        cs.attention_s = num(*it, cp, "attention");
+        cs.memory_bound_s = num(*it, cp, "memory_bound");
+        cs.optimizer_s = num(*it, cp, "optimizer");
+        cs.stage = rd.integer(*it, cp, "stage", 0).value_or(0);
     }
     if (auto it = j.find("topology"); it != j.end() && rd.expectObject(*it, p + ".topology")) {
         const std::string tp = p + ".topology";

@@ -19,6 +19,19 @@ struct StepBreakdown {
     double pipeline_bubble_s = 0;
 };
 
+// The arithmetic of one step on the busiest pipeline stage (the one with the most compute), by kind of
+// work: GEMMs, attention and memory-bound kernels over all its micro-batches (recomputation included),
+// and the optimizer. Computed from the step model, not timed by the simulator; it adds up to that
+// stage's compute, which can differ from StepBreakdown::compute_s (the device that finishes last).
+struct ComputeSplit {
+    double gemm_s = 0;
+    double attention_s = 0;
+    double memory_bound_s = 0;
+    double optimizer_s = 0;
+    std::int64_t stage = 0;
+    [[nodiscard]] double total() const { return gemm_s + attention_s + memory_bound_s + optimizer_s; }
+};
+
 // What the simulator measured for one step; the input of finishResult().
 struct StepMeasurement {
     double step_time_s = 0;
@@ -52,6 +65,7 @@ struct RunResult {
     double memory_per_device_GB = 0;
     MemoryBreakdown memory;
     StepBreakdown breakdown;
+    ComputeSplit compute_split; // absent from older results: zeros
     double model_flops_per_step = 0;
     double achieved_tflops_per_device = 0;
     std::int64_t simulated_activities = 0;
@@ -62,6 +76,9 @@ struct RunResult {
 
 // Turns a simulated step into time-to-train, throughput, MFU, energy and cost.
 RunResult finishResult(const ResolvedScenario& scenario, const StepMeasurement& step);
+
+// The step's arithmetic on its busiest pipeline stage, by kind of work.
+ComputeSplit computeSplit(const ResolvedScenario& scenario);
 
 Json resultToJson(const RunResult& result);
 // Reads what resultToJson wrote; nullopt (with diagnostics) when fields are missing or mistyped.

@@ -4,6 +4,7 @@
 #include "models/profilefit.h"
 #include "models/scenarioio.h"
 
+#include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -637,6 +638,46 @@ private slots:
         const double worst = j["summary"]["max_abs_error_pct"].get<double>();
         QVERIFY2(median <= 30.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
         QVERIFY2(worst <= 45.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
+    }
+
+    void validateWritesTheScenariosItSimulates() {
+        // --scenarios writes each row as the scenario validate simulates: `run` on the file predicts the
+        // same step time, and says where the compute of its busiest stage goes.
+        QTemporaryDir dir;
+        const QString folder = dir.filePath(QStringLiteral("cases"));
+        const Run v = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_HOLDOUT_CSV),
+                                 QStringLiteral("--json"), QStringLiteral("--fidelity"),
+                                 QStringLiteral("analytical"), QStringLiteral("--scenarios"), folder});
+        QCOMPARE(v.exitCode, 0);
+        const Json cases = Json::parse(v.out.toStdString())["cases"];
+        QCOMPARE(QDir(folder).entryList({QStringLiteral("*.json")}).size(), static_cast<int>(cases.size()));
+        for (const auto& c : cases) {
+            const auto id = c["id"].get<std::string>();
+            if (id != "H4" && id != "H9" && id != "H11")
+                continue;
+            const Run r = choreoSim(
+                {QStringLiteral("run"), folder + "/" + QString::fromStdString(id) + ".json",
+                 QStringLiteral("--json"), QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+            QCOMPARE(r.exitCode, 0);
+            const Json j = Json::parse(r.out.toStdString());
+            QCOMPARE(j["step_time_s"].get<double>(), c["predicted_step_time_s"].get<double>());
+            const auto& split = j["compute_split_s"];
+            const double parts = split["gemm"].get<double>() + split["attention"].get<double>() +
+                                 split["memory_bound"].get<double>() + split["optimizer"].get<double>();
+            QVERIFY(split["gemm"].get<double>() > 0 && split["attention"].get<double>() > 0 &&
+                    split["memory_bound"].get<double>() > 0 && split["optimizer"].get<double>() > 0);
+            if (id == "H9") // one stage, no pipeline: the split is the device's whole compute
+                QVERIFY2(std::fabs(parts - j["breakdown_s"]["compute"].get<double>()) < 1e-3 * parts,
+                         qPrintable(QStringLiteral("%1 against %2")
+                                        .arg(parts)
+                                        .arg(j["breakdown_s"]["compute"].get<double>())));
+            if (id == "H11") // pp 8: the busiest of the eight stages
+                QVERIFY(split["stage"].get<int>() >= 0 && split["stage"].get<int>() < 8);
+        }
+        const Run bad = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_HOLDOUT_CSV),
+                                   QStringLiteral("--scenarios")});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY(bad.err.contains("--scenarios needs a folder"));
     }
 
     void validateGroupsAndChart() {
