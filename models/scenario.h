@@ -150,6 +150,15 @@ std::string toString(Zero3Engine engine);
 // synchronisation before each gather, a copy after it) and cut that forward to 270 ms.
 inline constexpr double kDeepSpeed2021Zero3Bps = 21.3e9;
 
+// How fp8 training scales its tensors (Transformer Engine recipes; ignored outside fp8). Delayed: each cast
+// takes the scale from the amaxes of earlier steps and records this one's in the same kernel. Current
+// (per-tensor current scaling, TE's Float8CurrentScaling): the amax of the tensor being cast is computed
+// first, in a kernel of its own that reads the whole 16-bit tensor (nvte_compute_amax), then the scale
+// (nvte_compute_scale_from_amax), then the cast: one more read of every cast input and two more kernels
+// per cast (transformer_engine/common/recipe/current_scaling.cu).
+enum class Fp8Recipe { Delayed, Current };
+std::string toString(Fp8Recipe recipe);
+
 struct Workload {
     ModelShape model;
     std::int64_t global_batch = 0; // sequences per optimizer step
@@ -161,6 +170,7 @@ struct Workload {
     AttentionKernel attention = AttentionKernel::Fused;
     GradientAccumulation gradient_accumulation = GradientAccumulation::Fused;
     Zero3Engine zero3_engine = Zero3Engine::Layered;
+    Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;
     // Communication the framework overlaps with computation: tensor-parallel collectives pipelined with the
     // GEMMs they feed (Megatron-Core --tp-comm-overlap, NeMo ub_tp_comm_overlap); the distributed
     // optimizer's parameter all-gather hidden behind the next step's first forward (--overlap-param-gather,

@@ -46,6 +46,10 @@ std::string toString(Zero3Engine engine) {
     return engine == Zero3Engine::DeepSpeed2021 ? "deepspeed-2021" : "layered";
 }
 
+std::string toString(Fp8Recipe recipe) {
+    return recipe == Fp8Recipe::Current ? "current" : "delayed";
+}
+
 std::string toString(Recompute recompute) {
     switch (recompute) {
     case Recompute::None:
@@ -243,8 +247,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         return w;
     r.rejectUnknownKeys(j, path,
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
-                         "recompute", "attention", "gradient_accumulation", "zero3_engine", "overlap",
-                         "gradient_precision", "pool"});
+                         "recompute", "attention", "gradient_accumulation", "zero3_engine", "fp8_recipe",
+                         "overlap", "gradient_precision", "pool"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -270,6 +274,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
                w.gradient_accumulation);
     readChoice(r, j, path, "zero3_engine", false, {Zero3Engine::Layered, Zero3Engine::DeepSpeed2021},
                "ZeRO-3 engine", w.zero3_engine);
+    readChoice(r, j, path, "fp8_recipe", false, {Fp8Recipe::Delayed, Fp8Recipe::Current},
+               "fp8 scaling recipe", w.fp8_recipe);
     if (auto it = j.find("overlap"); it != j.end()) {
         const std::string op = JsonReader::join(path, "overlap");
         if (r.expectObject(*it, op)) {
@@ -461,6 +467,8 @@ std::string serializeScenario(const Scenario& s) {
         workload["gradient_accumulation"] = toString(w.gradient_accumulation);
     if (w.zero3_engine != Zero3Engine::Layered) // omitted: layered, the default
         workload["zero3_engine"] = toString(w.zero3_engine);
+    if (w.fp8_recipe != Fp8Recipe::Delayed) // omitted: delayed, the default
+        workload["fp8_recipe"] = toString(w.fp8_recipe);
     if (w.overlap != Workload::Overlap{}) // omitted when it is the default
         workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm},
                                    {"param_gather", w.overlap.param_gather},

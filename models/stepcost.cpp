@@ -158,9 +158,13 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double activation = (m.ffn_gated ? 3.0 : 2.0) * tokens * f / t * act;
     // fp8 GEMMs take fp8 inputs: each of the four GEMM inputs is cast (read 16-bit, write 8-bit) in its own
     // kernel; backward casts the output gradients and transposes, about twice as much (below, 2 x memFwd).
+    // Under current scaling every cast first reads its input once more for the amax, and launches an amax
+    // and a scale kernel of its own (Fp8Recipe).
     const bool fp8 = prec == Precision::Fp8;
-    const double castBytes = fp8 ? tokens * (2.0 * h + h / t + f / t) * (act + 1.0) : 0.0;
-    const double elementwiseKernels = 7.0 + (fp8 ? 4.0 : 0.0);
+    const bool currentScaling = fp8 && w.fp8_recipe == Fp8Recipe::Current;
+    const double castBytes =
+        fp8 ? tokens * (2.0 * h + h / t + f / t) * (act + 1.0 + (currentScaling ? act : 0.0)) : 0.0;
+    const double elementwiseKernels = 7.0 + (fp8 ? 4.0 : 0.0) + (currentScaling ? 8.0 : 0.0);
     const double memFwd = mem.time(0.0, replicated + rotary + (1.0 - moeShare) * activation +
                                             moeShare * moeActivationBytes + castBytes) +
                           (elementwiseKernels - 1.0 + (moeShare > 0 ? 3.0 * moeShare : 0.0)) * mem.overhead_s;

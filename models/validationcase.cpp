@@ -108,6 +108,15 @@ std::optional<int> publicationYear(const std::string& source) {
     return std::nullopt;
 }
 
+std::optional<int> containerRelease(const std::string& source) {
+    auto digit = [&](std::size_t i) { return i < source.size() && source[i] >= '0' && source[i] <= '9'; };
+    for (std::size_t i = 0; i + 6 < source.size(); ++i)
+        if (source[i] == '(' && digit(i + 1) && digit(i + 2) && source[i + 3] == '.' && digit(i + 4) &&
+            digit(i + 5) && source[i + 6] == ')')
+            return std::stoi(source.substr(i + 1, 2)) * 100 + std::stoi(source.substr(i + 4, 2));
+    return std::nullopt;
+}
+
 std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors) {
     std::vector<ValidationCase> cases;
     std::istringstream in(text);
@@ -257,6 +266,14 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
                 w.gradient_precision = Precision::Bf16;
                 c.assumption += ", bf16 gradients";
             }
+        }
+        // NeMo's performance summaries from the 25.04 container on state their fp8 recipe: "per-tensor FP8
+        // quantization, leveraging scaling factors computed in the current step" (Megatron-Bridge's, which
+        // follow them, "FP8-CS"); earlier ones ran Transformer Engine's default, delayed scaling.
+        if (const auto release = containerRelease(c.source);
+            (nemo || megatron) && release && *release >= 2504 && w.precision == Precision::Fp8) {
+            w.fp8_recipe = Fp8Recipe::Current;
+            c.assumption += std::string(c.assumption.empty() ? "" : ", ") + "fp8 current scaling";
         }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);

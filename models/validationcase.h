@@ -27,6 +27,9 @@ struct ValidationCase {
 // The year a source was published, from "2024", "SC'21" or "(24.07)"-style text; nullopt if none.
 std::optional<int> publicationYear(const std::string& source);
 
+// The NGC container release a source names, "(25.04)" as 2504; nullopt if none.
+std::optional<int> containerRelease(const std::string& source);
+
 // Parses the CSV (header row required). Malformed rows become diagnostics naming the line and column.
 std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors);
 

@@ -92,20 +92,31 @@ private slots:
         QVERIFY(!catalog->find("a100-sxm-80gb")->peakFlops(Precision::Fp8));
     }
 
-    // Blackwell's GEMM figures are OpenXLA's measurement, with a size curve per precision; attention is
-    // still an assumption, and the result's calibration line must keep saying so.
-    void blackwellGemmIsMeasuredWithASizeCurve() {
+    // Blackwell's GEMM rates are the H200's sustained rates scaled by the B200/H200 ratio of maximum
+    // achievable matmul FLOPS measured with one tool on both (MAMF-B200), with a size curve per precision;
+    // attention is still an assumption, and the result's calibration line must keep saying so.
+    void blackwellGemmIsDerivedFromTheH200WithASizeCurve() {
         Diagnostics errors;
         auto catalog = Catalog::load(kCatalog, errors);
+        const Device* h200 = catalog->find("h200-sxm");
+        const double h200Bf16 =
+            h200->efficiency.gemmAt(Precision::Bf16).value * *h200->peakFlops(Precision::Bf16);
+        const double h200Fp8 =
+            h200->efficiency.gemmAt(Precision::Fp8).value * *h200->peakFlops(Precision::Fp8);
         for (const char* id : {"b200", "gb200"}) {
-            const DeviceEfficiency& e = catalog->find(id)->efficiency;
-            QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string("XLA-PERF-SM100"));
-            QCOMPARE(e.gemmAt(Precision::Fp8).source, std::string("XLA-PERF-SM100"));
+            const Device* d = catalog->find(id);
+            const DeviceEfficiency& e = d->efficiency;
+            QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string("MAMF-B200"));
+            QCOMPARE(e.gemmAt(Precision::Fp8).source, std::string("MAMF-B200"));
             QCOMPARE(e.attention.source, std::string(kAssumedSource));
-            // At its half-rate size a GEMM runs at half the large-GEMM fraction: 8.9 GFLOP bf16, 20 fp8.
-            QVERIFY(std::fabs(e.gemmFraction(Precision::Bf16, 8.9e9) - 0.657 / 2) < 1e-9);
-            QVERIFY(std::fabs(e.gemmFraction(Precision::Fp8, 20e9) - 0.691 / 2) < 1e-9);
-            QVERIFY(e.gemmFraction(Precision::Fp8, 1e15) > 0.69);
+            // The fraction of the device's own peak that the B200 reaches: 691 x 1,745.0 / 794.5 of 2,250
+            // bf16, 1,168 x 3,432.5 / 1,453.4 of 4,500 fp8 (rounded to three digits in the catalog).
+            QVERIFY(std::fabs(e.gemmAt(Precision::Bf16).value - h200Bf16 * 1745.0 / 794.5 / 2250e12) < 1e-3);
+            QVERIFY(std::fabs(e.gemmAt(Precision::Fp8).value - h200Fp8 * 3432.5 / 1453.4 / 4500e12) < 1e-3);
+            // At its half-rate size a GEMM runs at half the large-GEMM fraction: 8.9 GFLOP bf16, 18.2 fp8.
+            QVERIFY(std::fabs(e.gemmFraction(Precision::Bf16, 8.9e9) - 0.675 / 2) < 1e-9);
+            QVERIFY(std::fabs(e.gemmFraction(Precision::Fp8, 18.2e9) - 0.613 / 2) < 1e-9);
+            QVERIFY(e.gemmFraction(Precision::Fp8, 1e15) > 0.61);
         }
     }
 

@@ -72,6 +72,7 @@ private slots:
         doc["workload"]["attention"] = "unfused";
         doc["workload"]["gradient_accumulation"] = "separate";
         doc["workload"]["zero3_engine"] = "deepspeed-2021";
+        doc["workload"]["fp8_recipe"] = "current";
         doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}, {"grad_reduce", false}};
         doc["workload"]["gradient_precision"] = "bf16";
         doc["workload"]["model"]["moe"] = Json{{"experts", 8},
@@ -185,6 +186,9 @@ private slots:
         row("bad ZeRO-3 engine",
             "workload.zero3_engine: unknown ZeRO-3 engine \"fsdp\" (known: layered, deepspeed-2021)",
             [](Json& d) { d["workload"]["zero3_engine"] = "fsdp"; });
+        row("bad fp8 recipe",
+            "workload.fp8_recipe: unknown fp8 scaling recipe \"mx\" (known: delayed, current)",
+            [](Json& d) { d["workload"]["fp8_recipe"] = "mx"; });
         // Unfused attention keeps 5 a s^2 b / t = 5 * 64 * 8192^2 / 4 B = 5.37 GB per layer: 429.5 GB for the
         // 20 layers x 4 micro-batches stage 0 holds, on top of the 47.65 GB of recompute "none".
         row("unfused attention needs memory", "activations 477.1 GB", [](Json& d) {

@@ -87,6 +87,8 @@ private slots:
             moe += c.scenario.workload.model.moe.has_value();
             if (c.id == "H1") // MT-NLG ran the Megatron-LM code of 2021
                 QVERIFY(c.assumption.find("unfused attention, 2021") != std::string::npos);
+            // NeMo 25.04's GB200 runs state per-tensor current scaling; the 2026 H100 runs are bf16.
+            QCOMPARE(c.scenario.workload.fp8_recipe == Fp8Recipe::Current, c.accelerator == "gb200");
             if (c.id == "H5") {
                 QCOMPARE(c.scenario.workload.model.moe->experts, std::int64_t(256));
                 QCOMPARE(c.scenario.workload.model.moe->dense_layers, std::int64_t(3));
@@ -106,6 +108,35 @@ private slots:
                  std::optional<int>(2024));
         QCOMPARE(publicationYear("a blog post on 4096 H100"), std::optional<int>());
         QCOMPARE(publicationYear("run 120245"), std::optional<int>());
+        QCOMPARE(containerRelease("NVIDIA NeMo performance summary (25.04) / Pre-training"),
+                 std::optional<int>(2504));
+        QCOMPARE(containerRelease("NVIDIA Megatron-LM README (H100 weak scaling, 2024)"),
+                 std::optional<int>());
+    }
+
+    void fp8RecipeFollowsTheContainer() {
+        // Delayed scaling before NeMo 25.04, current scaling from it on; never for bf16 rows.
+        const std::string header =
+            "id,source,reliability,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,"
+            "accelerator,n_accel,accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,"
+            "precision,finetune,step_time_s,basis\n";
+        auto row = [](const char* id, const char* container, const char* precision) {
+            return std::string(id) + ",\"NVIDIA NeMo performance summary (" + container +
+                   ") / "
+                   "Pre-training\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,b200,8,8,1,1,1,8,1,1,0,0,2,"
+                   "128,none," +
+                   precision + ",,4.0,measured\n";
+        };
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(
+            header + row("a", "25.02", "fp8") + row("b", "25.04", "fp8") + row("c", "25.07", "bf16"), errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(3));
+        QVERIFY(cases[0].scenario.workload.fp8_recipe == Fp8Recipe::Delayed);
+        QVERIFY(cases[1].scenario.workload.fp8_recipe == Fp8Recipe::Current);
+        QVERIFY(cases[1].assumption.find("fp8 current scaling") != std::string::npos);
+        QVERIFY(cases[2].scenario.workload.fp8_recipe == Fp8Recipe::Delayed);
+        QVERIFY(cases[0].assumption.find("current scaling") == std::string::npos);
     }
 
     void skipReasons() {

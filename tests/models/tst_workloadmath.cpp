@@ -274,6 +274,30 @@ private slots:
                      (231745536.0 * 6 / 1.8e12 + 15 * 4e-6)) < 1e-10);
     }
 
+    // fp8 current scaling, by hand: every cast first reads its 16-bit input once more for the amax, and
+    // launches an amax and a scale kernel of its own. The two-layer model (4096 tokens, hidden 2048, FFN
+    // 8192, tp 1) casts the inputs of QKV (h), the projection (h), the FFN up (h) and down (f) projections:
+    // 4096 x 14,336 x 2 B = 117,440,512 B more a layer forward, at 0.9 * 2 TB/s = 6.5244729e-5 s, plus
+    // 8 x 4 us of kernels: 9.7244729e-5 s a layer forward, twice that backward (2 x memFwd), over two
+    // layers 5.8346837e-4 s of memory-bound time, a third of it in forward. bf16 training is unchanged.
+    void fp8CurrentScalingByHand() {
+        Device d = handDevice();
+        d.efficiency.attention.value = 0.5;
+        d.peak_tflops[Precision::Fp8].value = 2000;
+        ResolvedScenario delayed = layerScenario(d);
+        delayed.scenario.workload.precision = Precision::Fp8;
+        ResolvedScenario current = delayed;
+        current.scenario.workload.fp8_recipe = Fp8Recipe::Current;
+        const StageCost a = stageCost(delayed, 0), b = stageCost(current, 0);
+        QVERIFY2(qAbs(b.memory_bound_s - a.memory_bound_s - 5.8346837e-4) < 1e-10,
+                 std::to_string(b.memory_bound_s - a.memory_bound_s).c_str());
+        QVERIFY(qAbs(b.forward_s - a.forward_s - 5.8346837e-4 / 3) < 1e-10);
+        QCOMPARE(b.gemm_s, a.gemm_s);
+        ResolvedScenario bf16 = layerScenario(d), bf16Current = bf16;
+        bf16Current.scenario.workload.fp8_recipe = Fp8Recipe::Current;
+        QCOMPARE(stageCost(bf16Current, 0).memory_bound_s, stageCost(bf16, 0).memory_bound_s);
+    }
+
     // The fp32 cross-entropy over the vocabulary, by hand: 38 bytes a logit forward (cast, max, subtract,
     // exp, sum, divide) and 14 backward (scale, cast back). Doubling the vocabulary of the two-layer model
     // from 32,000 to 64,000 adds 4096 tokens x 32,000 logits x 52 B = 6,815,744,000 B at 0.9 * 2 TB/s =
