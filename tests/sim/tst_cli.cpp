@@ -5,6 +5,7 @@
 #include "models/scenarioio.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -637,6 +638,27 @@ private slots:
         const double median = j["summary"]["median_abs_error_pct"].get<double>();
         const double worst = j["summary"]["max_abs_error_pct"].get<double>();
         QVERIFY2(median <= 30.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
+        QVERIFY2(worst <= 45.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
+    }
+
+    void validateSecondHeldOutRuns() {
+        // The second held-out set (validation/README.md), compiled after the first had been looked at:
+        // its first run measured a median |error| of 14.6 % and a worst case of 36.1 % (docs/validation.md).
+        // Fail when the model drifts clearly further; row N8 stays skipped, with its reason, until expert
+        // parallelism may span data- and context-parallel ranks.
+        const QString csv = QFileInfo(QStringLiteral(CHOREO_TEST_HOLDOUT_CSV))
+                                .dir()
+                                .filePath(QStringLiteral("holdout-2-runs.csv"));
+        const Run r = choreoSim({QStringLiteral("validate"), csv, QStringLiteral("--json"),
+                                 QStringLiteral("--jobs"), QStringLiteral("2")});
+        QCOMPARE(r.exitCode, 0);
+        const Json j = Json::parse(r.out.toStdString());
+        QCOMPARE(j["cases"].size() + j["skipped"].size(), std::size_t(21));
+        QCOMPARE(j["skipped"].size(), std::size_t(1));
+        QVERIFY(j["skipped"][0]["reason"].get<std::string>().find("ep") != std::string::npos);
+        const double median = j["summary"]["median_abs_error_pct"].get<double>();
+        const double worst = j["summary"]["max_abs_error_pct"].get<double>();
+        QVERIFY2(median <= 20.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
         QVERIFY2(worst <= 45.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
     }
 
