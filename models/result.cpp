@@ -1,6 +1,5 @@
 #include "models/result.h"
 
-#include "models/stepcost.h"
 #include "models/transformer.h"
 
 #include <algorithm>
@@ -27,16 +26,14 @@ std::string withAssumedEfficiencies(const ResolvedScenario& rs, std::string cali
 
 } // namespace
 
-ComputeSplit computeSplit(const ResolvedScenario& rs) {
-    const Workload& w = rs.workload();
+ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs) {
     const std::int64_t pp = std::max<std::int64_t>(1, w.parallel.pp);
-    const std::int64_t chunks = pp * std::max<std::int64_t>(1, w.parallel.vp);
     const auto microBatches = static_cast<double>(w.microBatchesPerStep());
     std::vector<ComputeSplit> stages(static_cast<std::size_t>(pp));
-    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-        const StageCost c = stageCost(rs, chunk);
-        ComputeSplit& s = stages[static_cast<std::size_t>(chunk % pp)];
-        s.stage = chunk % pp;
+    for (std::size_t chunk = 0; chunk < costs.size(); ++chunk) {
+        const StageCost& c = costs[chunk];
+        ComputeSplit& s = stages[chunk % stages.size()];
+        s.stage = static_cast<std::int64_t>(chunk % stages.size());
         s.gemm_s += microBatches * c.gemm_s;
         s.attention_s += microBatches * c.attention_s;
         s.memory_bound_s += microBatches * c.memory_bound_s;
@@ -95,7 +92,7 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.memory = rs.memory;
     r.memory_per_device_GB = rs.memory.total();
     r.breakdown = step.breakdown;
-    r.compute_split = computeSplit(rs);
+    r.compute_split = step.compute_split;
     r.simulated_activities = step.simulated_activities;
     r.topology = rs.topology;
     // Power from the timeline as simulated; the reported timeline then keeps the size bound.

@@ -5,10 +5,12 @@
 #include "models/memory.h"
 #include "models/powertrace.h"
 #include "models/resolved.h"
+#include "models/stepcost.h"
 #include "models/timeline.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace choreo::models {
 
@@ -37,8 +39,9 @@ struct StepMeasurement {
     double step_time_s = 0;
     double it_energy_per_step_J = 0; // all devices of the cluster, one step
     StepBreakdown breakdown;
-    std::string fidelity;    // "flow", "packet", "analytical"
-    std::string calibration; // "none (catalog spec sheet)" or a profile name
+    ComputeSplit compute_split; // from the chunk costs the engine simulated (computeSplit)
+    std::string fidelity;       // "flow", "packet", "analytical"
+    std::string calibration;    // "none (catalog spec sheet)" or a profile name
     std::int64_t simulated_activities = 0;
     StepTimeline timeline; // per pipeline stage, uncapped; empty when the fidelity gives none
 };
@@ -77,8 +80,9 @@ struct RunResult {
 // Turns a simulated step into time-to-train, throughput, MFU, energy and cost.
 RunResult finishResult(const ResolvedScenario& scenario, const StepMeasurement& step);
 
-// The step's arithmetic on its busiest pipeline stage, by kind of work.
-ComputeSplit computeSplit(const ResolvedScenario& scenario);
+// The step's arithmetic on its busiest pipeline stage, by kind of work, from the costs of its model chunks
+// (costs[c] of chunk c, 0 .. pp*vp-1, as stageCost gives them).
+ComputeSplit computeSplit(const Workload& workload, const std::vector<StageCost>& costs);
 
 Json resultToJson(const RunResult& result);
 // Reads what resultToJson wrote; nullopt (with diagnostics) when fields are missing or mistyped.

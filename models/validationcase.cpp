@@ -101,10 +101,8 @@ std::optional<int> publicationYear(const std::string& source) {
             return 2000 + std::stoi(source.substr(i + 1, 2));
     }
     // "(24.07)": a container release, year.month
-    for (std::size_t i = 0; i + 6 < source.size(); ++i)
-        if (source[i] == '(' && digit(i + 1) && digit(i + 2) && source[i + 3] == '.' && digit(i + 4) &&
-            digit(i + 5) && source[i + 6] == ')')
-            return 2000 + std::stoi(source.substr(i + 1, 2));
+    if (const auto release = containerRelease(source))
+        return 2000 + *release / 100;
     return std::nullopt;
 }
 

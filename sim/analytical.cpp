@@ -232,8 +232,10 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
         optimizer(fwd), blocked(fwd), firstForward(fwd);
     double p2p = 0.0;
     std::vector<ChunkTimes> chunkTimes;
+    std::vector<models::StageCost> costs;
+    costs.reserve(static_cast<std::size_t>(chunks));
     for (std::int64_t j = 0; j < chunks; ++j) {
-        const auto c = models::stageCost(rs, j);
+        const auto& c = costs.emplace_back(models::stageCost(rs, j));
         const std::int64_t s = j % p.pp;
         const auto si = static_cast<std::size_t>(s);
         const auto tensor = group(s, true, false, false), context = group(s, false, true, false);
@@ -380,6 +382,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
         std::min(step - m.breakdown.compute_s, M * blocked[critical] + criticalTail);
     m.breakdown.pipeline_bubble_s =
         std::max(0.0, step - m.breakdown.compute_s - m.breakdown.exposed_communication_s);
+    m.compute_split = models::computeSplit(w, costs);
     // Energy: every device busy for its compute at TDP, idle otherwise; pools that do not train idle.
     double energy = 0.0;
     const double perStage = static_cast<double>(p.tp * p.cp * p.dp);

@@ -124,6 +124,7 @@ public:
     const models::StageCost& cost(std::int64_t chunk) const {
         return costs_[static_cast<std::size_t>(chunk)];
     }
+    const std::vector<models::StageCost>& costs() const { return costs_; }
 
     // A computation on every simulated device of a stage's tensor and context group, then the tensor
     // collectives; context-parallel ring traffic runs beside the computation.
@@ -595,6 +596,7 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
             m.it_energy_per_step_J +=
                 rs.pools[i].device->idle_W.value * static_cast<double>(rs.pools[i].pool.count) * stepTime;
     m.breakdown = builder.breakdown(start, stepTime);
+    m.compute_split = models::computeSplit(rs.workload(), builder.costs());
     m.timeline = builder.timeline(start, stepTime);
     m.fidelity = toString(options.fidelity);
     m.calibration = kSpecSheetCalibration;
