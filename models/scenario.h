@@ -135,9 +135,12 @@ std::string toString(GradientAccumulation accumulation);
 // DeepSpeed's ZeRO-3 as released before its all-gather rework (v0.3.13 to v0.5.4, 2021), read in
 // its code: hooks on each module free the module's parameters after its forward, so a recomputed forward
 // gathers them all again and the backward again all but the module used last (its reuse-distance cache
-// keeps that one); gathers and gradient reduce-scatters run one after the other (each gather begins with
-// a device-wide torch.cuda.synchronize()), the gradients in the training's 16-bit type; and the
-// framework moved parameters at about kDeepSpeed2021Zero3Bps a GPU however fast the links were.
+// keeps that one); it fetches module by module, prefetching only the next module's weight (its default
+// 50-million-element prefetch bucket is filled by one matrix of these models), and a module whose
+// parameters were in flight waits for all the device's work, gradient reduce-scatters included
+// (stage3.py's _synchronize_communication ends in torch.cuda.synchronize()); the gradients are in the
+// training's 16-bit type; and the framework moved parameters at about kDeepSpeed2021Zero3Bps a GPU
+// however fast the links were (models::zero3LayerSteps).
 enum class Zero3Engine { Layered, DeepSpeed2021 };
 std::string toString(Zero3Engine engine);
 

@@ -273,21 +273,40 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             const double base = std::max(local, tpBeside) + tpTail +
                                 allToAll(backward ? c.ep_collectives_backward : c.ep_collectives_forward);
             double t = base;
-            if (p.zero >= 3) { // per layer, the next layer's gather (and the reduce-scatter) beside compute
+            if (p.zero >= 3) { // the layers' steps (models::zero3LayerSteps) and their collectives
                 const double n = static_cast<double>(dataGroup);
                 // Each no faster than the framework itself runs it (models::zero3FrameworkSeconds).
-                const double gathered = c.zero3GatherBytes(backward);
-                const double gather =
-                    std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1, (n - 1) / n * gathered),
-                             models::zero3FrameworkSeconds(w, gathered));
-                const double reduce =
-                    backward ? std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1,
-                                                   (n - 1) / n * c.zero3_layer_grad_bytes),
-                                        models::zero3FrameworkSeconds(w, c.zero3_layer_grad_bytes))
-                             : 0.0;
-                // Gathers and reduce-scatters share the device's links.
-                const double perLayer = t / std::max(1, c.layers);
-                t = gather + std::max(1, c.layers) * std::max(perLayer, gather + reduce);
+                auto collective = [&](double bytes) {
+                    return bytes > 0.0 ? std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1,
+                                                             (n - 1) / n * bytes),
+                                                  models::zero3FrameworkSeconds(w, bytes))
+                                       : 0.0;
+                };
+                const auto steps = models::zero3LayerSteps(w, c, backward);
+                const int layers = std::max(1, c.layers);
+                const double perLayer = t / layers;
+                if (w.zero3_engine == models::Zero3Engine::Layered) {
+                    // Per layer, the next layer's gather (and the reduce-scatter) beside compute; gathers
+                    // and reduce-scatters share the device's links.
+                    const double gather = collective(steps.front().gather_bytes);
+                    const double reduce = collective(steps.front().reduce_bytes);
+                    t = gather + layers * std::max(perLayer, gather + reduce);
+                } else {
+                    // One stream, a module ahead: from one gathering step to the next, the larger of the
+                    // compute between them and the next gather, then the reduce-scatters issued meanwhile.
+                    double total = -1.0, computed = 0.0, reduced = 0.0;
+                    for (int l = 0; l < layers; ++l)
+                        for (const auto& step : steps) {
+                            if (step.gather_bytes > 0.0) {
+                                const double gather = collective(step.gather_bytes);
+                                total = total < 0.0 ? gather : total + std::max(computed, gather) + reduced;
+                                computed = reduced = 0.0;
+                            }
+                            computed += perLayer * step.compute_share;
+                            reduced += collective(step.reduce_bytes);
+                        }
+                    t = std::max(0.0, total) + computed + reduced;
+                }
             }
             return OpTime{compute, base - compute, t - base};
         };

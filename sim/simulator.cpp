@@ -253,10 +253,13 @@ public:
         }
     }
 
-    // ZeRO-3: one op per layer; each layer's parameters are all-gathered one layer ahead (prefetch) on the
-    // gather stream, and after a backward layer its gradients are reduce-scattered on the reduce stream.
-    // DeepSpeed's engine of 2021 (models::Zero3Engine) gathers more in a recomputing backward, runs both on
-    // one stream (one after the other), and takes at least bytes / kDeepSpeed2021Zero3Bps for each.
+    // ZeRO-3: each layer's steps (models::zero3LayerSteps) as ops, each step that gathers waiting for its
+    // parameters, whose gather is issued as the step that gathered before it starts (prefetch of the next
+    // parameters not held: a layer ahead under the layered engine, a module ahead under DeepSpeed's of 2021);
+    // a step's gradients are reduce-scattered after it. The layered engine runs gathers and reduce-scatters
+    // on streams of their own; DeepSpeed's engine of 2021 on one, where a step that gathers waits for all
+    // issued before it (its fetch ends in torch.cuda.synchronize()), and each takes at least
+    // bytes / kDeepSpeed2021Zero3Bps (models::zero3FrameworkSeconds).
     Op zero3Op(std::int64_t chunk, bool backward, std::vector<Id>& gathers, std::vector<Id>& reducesStream) {
         const bool deepSpeed = w_.zero3_engine == models::Zero3Engine::DeepSpeed2021;
         std::vector<Id>& reduces = deepSpeed ? gathers : reducesStream;
@@ -264,35 +267,47 @@ public:
         const auto& c = cost(chunk);
         const std::int64_t stage = chunk % pp_;
         const int layers = std::max(1, c.layers);
-        const double computeS = (backward ? c.backward_s : c.forward_s) / layers;
+        const double layerS = (backward ? c.backward_s : c.forward_s) / layers;
         const int coll = backward ? c.tp_collectives_backward : c.tp_collectives_forward;
         const double cpBytes = (backward ? c.cp_bytes_backward : c.cp_bytes_forward) / layers;
         const int cpSteps = (backward ? c.cp_steps_backward : c.cp_steps_forward) / layers;
         const int ep = backward ? c.ep_collectives_backward : c.ep_collectives_forward;
+        const auto layerSteps = models::zero3LayerSteps(w_, c, backward);
         std::vector<Op> pieces;
-        pieces.reserve(static_cast<std::size_t>(layers));
+        std::vector<models::Zero3Step> steps;
+        pieces.reserve(static_cast<std::size_t>(layers) * layerSteps.size());
         for (int l = 0; l < layers; ++l)
-            pieces.push_back(makeOp(chunk, computeS, coll / layers + (l < coll % layers ? 1 : 0), cpBytes,
-                                    cpSteps, ep / layers + (l < ep % layers ? 1 : 0)));
+            for (std::size_t k = 0; k < layerSteps.size(); ++k) {
+                // A layer's tensor, context and expert collectives go with its first step.
+                const bool head = k == 0;
+                pieces.push_back(makeOp(chunk, layerS * layerSteps[k].compute_share,
+                                        head ? coll / layers + (l < coll % layers ? 1 : 0) : 0,
+                                        head ? cpBytes : 0.0, head ? cpSteps : 0,
+                                        head ? ep / layers + (l < ep % layers ? 1 : 0) : 0));
+                steps.push_back(layerSteps[k]);
+            }
         Op whole = chain(pieces);
-        const double gathered = c.zero3GatherBytes(backward);
-        auto reduce = [&](int l) {
-            dataCollective(stage, Collective::ReduceScatter, c.zero3_layer_grad_bytes,
-                           pieces[static_cast<std::size_t>(l)].out, reduces,
-                           framework(c.zero3_layer_grad_bytes));
+        std::vector<std::size_t> gathering;
+        for (std::size_t i = 0; i < steps.size(); ++i)
+            if (steps[i].gather_bytes > 0.0)
+                gathering.push_back(i);
+        auto gather = [&](std::size_t i, Id issue) {
+            dataCollective(stage, Collective::AllGather, steps[i].gather_bytes, issue, gathers,
+                           framework(steps[i].gather_bytes));
         };
-        for (int l = 0; l < layers; ++l) {
-            // Gather layer l once the previous layer has started (or the op may start, for the first); the
-            // previous layer's reduce-scatter is issued after it, once that layer's backward is done (the
-            // order in which they reach a shared stream).
-            const Id issue = l == 0 ? whole.in : pieces[static_cast<std::size_t>(l - 1)].in;
-            dataCollective(stage, Collective::AllGather, gathered, issue, gathers, framework(gathered));
-            graph_.depend(gathers, pieces[static_cast<std::size_t>(l)].ready);
-            if (backward && l > 0)
-                reduce(l - 1);
+        std::size_t next = 0; // the next entry of `gathering` to wait for
+        if (!gathering.empty())
+            gather(gathering.front(), whole.in);
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            if (next < gathering.size() && gathering[next] == i) {
+                graph_.depend(gathers, pieces[i].ready);
+                if (++next < gathering.size())
+                    gather(gathering[next], pieces[i].in);
+            }
+            if (steps[i].reduce_bytes > 0.0)
+                dataCollective(stage, Collective::ReduceScatter, steps[i].reduce_bytes, pieces[i].out,
+                               reduces, framework(steps[i].reduce_bytes));
         }
-        if (backward)
-            reduce(layers - 1);
         return whole;
     }
 

@@ -141,24 +141,71 @@ private slots:
         QCOMPARE(m.optimizer_GB, params * 12 / 4 / 1e9);
     }
 
-    // DeepSpeed's ZeRO-3 of 2021 with full recomputation gathers a layer in the recomputed forward and
-    // again, but for its FFN down projection, for the backward: for hidden 2048, FFN 8192 (plain), 4 *
-    // 2048^2 + 2048 * 8192 = 33,554,432 parameters, 67,108,864 bf16 bytes more. The layered engine, or no
-    // recomputation, gathers nothing more.
-    void deepSpeed2021RegathersByHand() {
-        const Device d = handDevice();
+    // DeepSpeed's ZeRO-3 of 2021 fetches module by module: for hidden 2048, FFN 8192 (plain), QKV 3 * 2048^2,
+    // the projection 2048^2, up and down 2048 * 8192 parameters each (bf16: 25,165,824, 8,388,608,
+    // 33,554,432, 33,554,432 bytes). With full recomputation the backward gathers all four for the
+    // recomputed forward, then all but the down projection (kept) for the backward, and reduce-scatters
+    // each module's gradients after its backward; without, it gathers all four once. The layered engine
+    // is one step per layer: its gather, and in backward its reduce-scatter.
+    void deepSpeed2021StepsByHand() {
+        Device d = handDevice();
+        d.efficiency.attention.value = 0.5;
         ResolvedScenario rs = layerScenario(d);
         Workload& w = rs.scenario.workload;
         w.parallel.dp = 2;
         w.parallel.zero = 3;
         w.recompute = Recompute::Full;
-        QCOMPARE(stageCost(rs, 0).zero3_layer_regather_bytes, 0.0);
+        const double layer = (4.0 * 2048 * 2048 + 2 * 2048 * 8192 + 2 * 2048) * 2;
+        QCOMPARE(stageCost(rs, 0).zero3_layer_param_bytes, layer);
+        auto layered = zero3LayerSteps(w, stageCost(rs, 0), true);
+        QCOMPARE(layered.size(), std::size_t{1});
+        QCOMPARE(layered[0].gather_bytes, layer);
+        QCOMPARE(layered[0].reduce_bytes, stageCost(rs, 0).zero3_layer_grad_bytes);
+
         w.zero3_engine = Zero3Engine::DeepSpeed2021;
-        QCOMPARE(stageCost(rs, 0).zero3_layer_regather_bytes, 67108864.0);
-        QCOMPARE(stageCost(rs, 0).zero3_layer_param_bytes,
-                 (4.0 * 2048 * 2048 + 2 * 2048 * 8192 + 2 * 2048) * 2);
+        const StageCost c = stageCost(rs, 0);
+        const std::array<double, 4> bytes = {25165824.0, 8388608.0, 33554432.0, 33554432.0};
+        const auto forward = zero3LayerSteps(w, c, false);
+        QCOMPARE(forward.size(), std::size_t{4});
+        double shares = 0.0;
+        for (std::size_t k = 0; k < 4; ++k) {
+            QCOMPARE(forward[k].gather_bytes, bytes[k]);
+            QCOMPARE(forward[k].reduce_bytes, 0.0);
+            shares += forward[k].compute_share;
+        }
+        QVERIFY2(std::fabs(shares - 1.0) < 1e-12, qPrintable(QString::number(shares, 'g', 17)));
+        // QKV carries the attention core: more time per parameter than the projection.
+        QVERIFY(forward[0].compute_share / 3.0 > forward[1].compute_share);
+        const auto backward = zero3LayerSteps(w, c, true);
+        QCOMPARE(backward.size(), std::size_t{8});
+        const double gradient = gradientReduceBytes(w) / 2.0; // per bf16 byte
+        const std::array<double, 8> gathered = {bytes[0], bytes[1], bytes[2], bytes[3],
+                                                0.0,      bytes[2], bytes[1], bytes[0]};
+        const std::array<double, 8> reduced = {0.0,
+                                               0.0,
+                                               0.0,
+                                               0.0,
+                                               bytes[3] * gradient,
+                                               bytes[2] * gradient,
+                                               bytes[1] * gradient,
+                                               bytes[0] * gradient};
+        shares = 0.0;
+        for (std::size_t i = 0; i < 8; ++i) {
+            QCOMPARE(backward[i].gather_bytes, gathered[i]);
+            QCOMPARE(backward[i].reduce_bytes, reduced[i]);
+            shares += backward[i].compute_share;
+        }
+        QVERIFY(std::fabs(shares - 1.0) < 1e-12);
+        // The recomputed forward's steps take the recomputation's share of the backward.
+        const double recomputed = backward[0].compute_share + backward[1].compute_share +
+                                  backward[2].compute_share + backward[3].compute_share;
+        QVERIFY(std::fabs(recomputed - c.recompute_s / c.backward_s) < 1e-12);
+
         w.recompute = Recompute::None;
-        QCOMPARE(stageCost(rs, 0).zero3_layer_regather_bytes, 0.0);
+        const auto plain = zero3LayerSteps(w, stageCost(rs, 0), true);
+        QCOMPARE(plain.size(), std::size_t{4});
+        QCOMPARE(plain[0].gather_bytes, bytes[3]);
+        QCOMPARE(plain[3].gather_bytes, bytes[0]);
     }
 
     void unevenPipelineStages() {
