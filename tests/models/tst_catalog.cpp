@@ -92,10 +92,11 @@ private slots:
         QVERIFY(!catalog->find("a100-sxm-80gb")->peakFlops(Precision::Fp8));
     }
 
-    // Blackwell's GEMM rates are the H200's sustained rates scaled by the B200/H200 ratio of maximum
-    // achievable matmul FLOPS measured with one tool on both (MAMF-B200), with a size curve per precision;
-    // attention is still an assumption, and the result's calibration line must keep saying so.
-    void blackwellGemmIsDerivedFromTheH200WithASizeCurve() {
+    // Blackwell's GEMM rates are the H200's sustained rates scaled by each chip's ratio to the H200 of
+    // maximum achievable matmul FLOPS measured with one tool on all (MAMF-B200, MAMF-TABLE), with a size
+    // curve per precision. Fused attention: GB200 is the H200's sustained curve scaled by NVIDIA's GB200/H200
+    // kernel times with the same cuDNN (CUDNN-SDPA-919), B200 the GB200 rate scaled by their matmul ratio.
+    void blackwellIsDerivedFromTheH200() {
         Diagnostics errors;
         auto catalog = Catalog::load(kCatalog, errors);
         const Device* h200 = catalog->find("h200-sxm");
@@ -103,21 +104,42 @@ private slots:
             h200->efficiency.gemmAt(Precision::Bf16).value * *h200->peakFlops(Precision::Bf16);
         const double h200Fp8 =
             h200->efficiency.gemmAt(Precision::Fp8).value * *h200->peakFlops(Precision::Fp8);
-        for (const char* id : {"b200", "gb200"}) {
-            const Device* d = catalog->find(id);
+        struct Chip {
+            const char* id;
+            const char* source;
+            double bf16Mamf, fp8Mamf;
+        };
+        for (const Chip& chip :
+             {Chip{"b200", "MAMF-B200", 1745.0, 3432.5}, Chip{"gb200", "MAMF-TABLE", 1822.0, 3615.6}}) {
+            const Device* d = catalog->find(chip.id);
             const DeviceEfficiency& e = d->efficiency;
-            QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string("MAMF-B200"));
-            QCOMPARE(e.gemmAt(Precision::Fp8).source, std::string("MAMF-B200"));
-            QCOMPARE(e.attention.source, std::string(kAssumedSource));
-            // The fraction of the device's own peak that the B200 reaches: 691 x 1,745.0 / 794.5 of 2,250
-            // bf16, 1,168 x 3,432.5 / 1,453.4 of 4,500 fp8 (rounded to three digits in the catalog).
-            QVERIFY(std::fabs(e.gemmAt(Precision::Bf16).value - h200Bf16 * 1745.0 / 794.5 / 2250e12) < 1e-3);
-            QVERIFY(std::fabs(e.gemmAt(Precision::Fp8).value - h200Fp8 * 3432.5 / 1453.4 / 4500e12) < 1e-3);
+            QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string(chip.source));
+            QCOMPARE(e.gemmAt(Precision::Fp8).source, std::string(chip.source));
+            QCOMPARE(e.attention.source, std::string("CUDNN-SDPA-919"));
+            // The fraction of the device's own peak: 691 x MAMF / 794.5 bf16, 1,168 x MAMF / 1,453.4 fp8
+            // (rounded to three digits in the catalog).
+            const double bf16Peak = *d->peakFlops(Precision::Bf16), fp8Peak = *d->peakFlops(Precision::Fp8);
+            QVERIFY(std::fabs(e.gemmAt(Precision::Bf16).value - h200Bf16 * chip.bf16Mamf / 794.5 / bf16Peak) <
+                    1e-3);
+            QVERIFY(std::fabs(e.gemmAt(Precision::Fp8).value - h200Fp8 * chip.fp8Mamf / 1453.4 / fp8Peak) <
+                    1e-3);
             // At its half-rate size a GEMM runs at half the large-GEMM fraction: 8.9 GFLOP bf16, 18.2 fp8.
-            QVERIFY(std::fabs(e.gemmFraction(Precision::Bf16, 8.9e9) - 0.675 / 2) < 1e-9);
-            QVERIFY(std::fabs(e.gemmFraction(Precision::Fp8, 18.2e9) - 0.613 / 2) < 1e-9);
-            QVERIFY(e.gemmFraction(Precision::Fp8, 1e15) > 0.61);
+            QVERIFY(std::fabs(e.gemmFraction(Precision::Bf16, 8.9e9) - e.gemmAt(Precision::Bf16).value / 2) <
+                    1e-9);
+            QVERIFY(std::fabs(e.gemmFraction(Precision::Fp8, 18.2e9) - e.gemmAt(Precision::Fp8).value / 2) <
+                    1e-9);
+            QCOMPARE(e.attention_half_gflop.value, 55.5);
         }
+        // Attention in TFLOP/s: B200 = GB200 x 1,745.0 / 1,822.0; GB200 at 32,768 tokens (17,592 GFLOP a
+        // call) = the H200's curve there x 2.526, NVIDIA's kernel-time ratio at that size, within the fit's 5
+        // %.
+        const auto attention = [&](const char* id, double gflop) {
+            const Device* d = catalog->find(id);
+            return d->efficiency.attentionFraction(gflop * 1e9) * *d->peakFlops(Precision::Bf16);
+        };
+        QVERIFY(std::fabs(attention("b200", 1e6) / attention("gb200", 1e6) - 1745.0 / 1822.0) < 2e-3);
+        const double ratio = attention("gb200", 17592.2) / attention("h200-sxm", 17592.2);
+        QVERIFY2(std::fabs(ratio / 2.526 - 1.0) < 0.05, qPrintable(QString::number(ratio)));
     }
 
     void numberWithoutSourceIsRejected() {
