@@ -90,9 +90,10 @@ void checkModel(const Workload& w, Diagnostics& errors) {
             errors.push_back({"workload.parallel.ep", "must be at least 1, got " + std::to_string(p.ep)});
         else if (e.experts >= 1 && e.experts % p.ep != 0)
             errors.push_back({"workload.parallel.ep", divides(p.ep, "experts", e.experts)});
-        else if (p.dp % p.ep != 0)
+        else if ((p.dp * p.cp) % p.ep != 0)
             errors.push_back({"workload.parallel.ep",
-                              divides(p.ep, "dp", p.dp) + " (experts are split over data-parallel ranks)"});
+                              divides(p.ep, "dp*cp", p.dp * p.cp) +
+                                  " (experts are split over the data- and context-parallel ranks)"});
     } else if (p.ep != 1) {
         errors.push_back({"workload.parallel.ep", "expert parallelism needs a Mixture-of-Experts model "
                                                   "(workload.model.moe), got ep=" +

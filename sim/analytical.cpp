@@ -248,8 +248,10 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             const double share = c.ep_bytes / static_cast<double>(p.ep);
             const std::int64_t self = device(0, 0, 0, s);
             double scaleUp = 0.0, nic = 0.0, hop = 0.0, nicBps = 1e300;
-            for (std::int64_t d = 1; d < p.ep; ++d) {
-                const std::int64_t peer = device(0, 0, d, s);
+            // The peers: ep consecutive ranks of the data- and context-parallel ranks together, context
+            // innermost (index c + cp * d), as the simulation's expert groups.
+            for (std::int64_t rank = 1; rank < p.ep; ++rank) {
+                const std::int64_t peer = device(0, rank % p.cp, rank / p.cp, s);
                 hop = std::max(hop, links.spec.latency(self, peer));
                 if (links.spec.sameNode(self, peer)) {
                     scaleUp += share;

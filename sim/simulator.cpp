@@ -128,11 +128,14 @@ public:
 
     // A computation on every simulated device of a stage's tensor and context group, then the tensor
     // collectives; context-parallel ring traffic runs beside the computation.
-    // The devices that exchange tokens with one another's experts: ep consecutive data-parallel ranks.
+    // The devices that exchange tokens with one another's experts, as Megatron-Core lays expert layers
+    // out: ep consecutive ranks of the data- and context-parallel ranks taken together, context
+    // innermost (index c + cp * d); the group of the device at (t, c, d = 0).
     std::vector<std::int64_t> expertGroup(std::int64_t t, std::int64_t c, std::int64_t stage) const {
         std::vector<std::int64_t> g;
-        for (std::int64_t d = 0; d < ep_; ++d)
-            g.push_back(device(t, c, d, stage));
+        const std::int64_t first = c / ep_ * ep_;
+        for (std::int64_t j = first; j < first + ep_; ++j)
+            g.push_back(device(t, j % cp_, j / cp_, stage));
         return g;
     }
 
@@ -171,9 +174,10 @@ public:
             done = c == 0 ? tensor : join(done, tensor);
         }
         if (ep_ > 1 && epCollectives > 0) {
-            // Expert-parallel all-to-alls after the tensor collectives (no overlap, as Megatron's default).
+            // Expert-parallel all-to-alls after the tensor collectives (no overlap, as Megatron's default),
+            // one per expert group (expertGroup): the context ranks c with the same c / ep share one.
             const Id tensorDone = done;
-            for (std::int64_t c = 0; c < activeCp_; ++c)
+            for (std::int64_t c = 0; c < activeCp_; c += std::min(ep_, cp_))
                 for (std::int64_t t = 0; t < activeTp_; ++t)
                     done = join(done, allToAll(graph_, platform_, fidelity_, expertGroup(t, c, stage),
                                                cost(chunk).ep_bytes, epCollectives, tensorDone,

@@ -208,6 +208,11 @@ private slots:
             d["workload"]["model"]["moe"] = Json{{"experts", 6}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
             d["workload"]["parallel"]["ep"] = 8;
         });
+        // Expert groups are carved from the data- and context-parallel ranks together (dp 8 x cp 1 here).
+        row("ep does not divide dp*cp", "workload.parallel.ep: 16 does not divide dp*cp=8", [](Json& d) {
+            d["workload"]["model"]["moe"] = Json{{"experts", 16}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+            d["workload"]["parallel"]["ep"] = 16;
+        });
         row("unknown moe field", "workload.model.moe.capacity: unknown field", [](Json& d) {
             d["workload"]["model"]["moe"] =
                 Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}, {"capacity", 1.25}};
