@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include <map>
+#include <set>
 
 using choreo::models::Json;
 
@@ -668,6 +669,31 @@ private slots:
         const double worst = j["summary"]["max_abs_error_pct"].get<double>();
         QVERIFY2(median <= 20.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
         QVERIFY2(worst <= 45.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
+    }
+
+    void validateThirdHeldOutRuns() {
+        // The third held-out set, compiled blind after the second had been studied: its first run (commit
+        // 3302b0a) measured a median |error| of 25.8 % and a worst case of 55.5 %, three rows skipped for
+        // layouts Choreo cannot express (docs/validation.md; the closed form: 25.9 % and 55.5 %). Fail when
+        // the model drifts clearly further, or when another row becomes unsimulable. At the closed-form
+        // level: at flow level row P13 (DeepSeek-V3, 256 GPUs, expert parallelism 32) alone takes 100 s,
+        // too long for the sanitizer build.
+        const QString csv = QFileInfo(QStringLiteral(CHOREO_TEST_HOLDOUT_CSV))
+                                .dir()
+                                .filePath(QStringLiteral("holdout-3-runs.csv"));
+        const Run r = choreoSim({QStringLiteral("validate"), csv, QStringLiteral("--json"),
+                                 QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QCOMPARE(r.exitCode, 0);
+        const Json j = Json::parse(r.out.toStdString());
+        QCOMPARE(j["cases"].size() + j["skipped"].size(), std::size_t(30));
+        std::set<std::string> skipped;
+        for (const auto& s : j["skipped"])
+            skipped.insert(s["id"].get<std::string>());
+        QVERIFY2(skipped == (std::set<std::string>{"P11", "P12", "P19"}), r.out.left(2000).constData());
+        const double median = j["summary"]["median_abs_error_pct"].get<double>();
+        const double worst = j["summary"]["max_abs_error_pct"].get<double>();
+        QVERIFY2(median <= 35.0, qPrintable(QStringLiteral("median |error| %1 %").arg(median)));
+        QVERIFY2(worst <= 70.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
     }
 
     void validateWritesTheScenariosItSimulates() {
