@@ -140,7 +140,7 @@ std::string toString(GradientAccumulation accumulation);
 // parameters were in flight waits for all the device's work, gradient reduce-scatters included
 // (stage3.py's _synchronize_communication ends in torch.cuda.synchronize()); the gradients are in the
 // training's 16-bit type; and the framework moved parameters at about kDeepSpeed2021Zero3Bps a GPU
-// however fast the links were (models::zero3LayerSteps).
+// however fast the links were (StageCost::zero3Steps).
 enum class Zero3Engine { Layered, DeepSpeed2021 };
 std::string toString(Zero3Engine engine);
 

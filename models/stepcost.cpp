@@ -3,6 +3,7 @@
 #include "models/transformer.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace choreo::models {
@@ -270,53 +271,48 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         const auto counts = countParameters(m);
         const double layerParams =
             (counts.attention_per_layer + counts.ffn_per_layer) / t + counts.norms_per_layer;
-        c.zero3_layer_param_bytes = layerParams * activationBytes(prec);
-        c.zero3_layer_grad_bytes = layerParams * gradientReduceBytes(w);
-        // Modules as DeepSpeed's hooks see them: QKV and the output projection split the attention's
-        // parameters as their widths, the FFN's up (and gate) and down projections as gate : 1.
-        const double gate = m.ffn_gated ? 2.0 : 1.0;
-        const double qkvShare = (h + 2.0 * kvWidth) / (2.0 * h + 2.0 * kvWidth);
-        const double ffnParams = counts.ffn_per_layer;
-        c.module_params = {counts.attention_per_layer * qkvShare / t,
-                           counts.attention_per_layer * (1.0 - qkvShare) / t,
-                           ffnParams * gate / (gate + 1.0) / t, ffnParams / (gate + 1.0) / t};
-        const double ffnFwd = (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
-        const double upFwd = ffnFwd * gate / (gate + 1.0), downFwd = ffnFwd / (gate + 1.0);
-        const std::array<double, 4> fwd = {qkv + attnFwd + 0.5 * memFwd, proj, upFwd + 0.5 * memFwd, downFwd};
-        const std::array<double, 4> bwd = {2.0 * qkv + attnBwd + memFwd, 2.0 * proj, 2.0 * upFwd + memFwd,
-                                           2.0 * downFwd};
-        const double fwdSum = fwd[0] + fwd[1] + fwd[2] + fwd[3], bwdSum = bwd[0] + bwd[1] + bwd[2] + bwd[3];
-        for (std::size_t k = 0; k < 4; ++k) {
-            c.module_forward_share[k] = fwdSum > 0.0 ? fwd[k] / fwdSum : 0.25;
-            c.module_backward_share[k] = bwdSum > 0.0 ? bwd[k] / bwdSum : 0.25;
+        const double paramBytes = activationBytes(prec), gradBytes = gradientReduceBytes(w);
+        c.zero3_layer_param_bytes = layerParams * paramBytes;
+        c.zero3_layer_grad_bytes = layerParams * gradBytes;
+        if (w.zero3_engine == Zero3Engine::DeepSpeed2021) {
+            // Modules as DeepSpeed's hooks see them: QKV and the output projection split the attention's
+            // parameters as their widths, the FFN's up (and gate) and down projections as gate : 1.
+            const double gate = m.ffn_gated ? 2.0 : 1.0;
+            const double qkvShare = (h + 2.0 * kvWidth) / (2.0 * h + 2.0 * kvWidth);
+            const double ffnParams = counts.ffn_per_layer;
+            const std::array<double, 4> moduleParams = {
+                counts.attention_per_layer * qkvShare / t, counts.attention_per_layer * (1.0 - qkvShare) / t,
+                ffnParams * gate / (gate + 1.0) / t, ffnParams / (gate + 1.0) / t};
+            const double ffnFwd = (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
+            const double upFwd = ffnFwd * gate / (gate + 1.0), downFwd = ffnFwd / (gate + 1.0);
+            const std::array<double, 4> fwd = {qkv + attnFwd + 0.5 * memFwd, proj, upFwd + 0.5 * memFwd,
+                                               downFwd};
+            const std::array<double, 4> bwd = {2.0 * qkv + attnBwd + memFwd, 2.0 * proj, 2.0 * upFwd + memFwd,
+                                               2.0 * downFwd};
+            const double fwdSum = fwd[0] + fwd[1] + fwd[2] + fwd[3];
+            const double bwdSum = bwd[0] + bwd[1] + bwd[2] + bwd[3];
+            auto share = [](double part, double sum) { return sum > 0.0 ? part / sum : 0.25; };
+            // The recomputed forward's share of the layer's backward time.
+            const double recomputed = c.backward_s > 0.0 ? c.recompute_s / c.backward_s : 0.0;
+            const bool full = w.recompute == Recompute::Full && recomputed > 0.0;
+            for (std::size_t k = 0; k < 4; ++k)
+                c.zero3_forward_steps.push_back({share(fwd[k], fwdSum), moduleParams[k] * paramBytes, 0.0});
+            if (full)
+                for (std::size_t k = 0; k < 4; ++k)
+                    c.zero3_backward_steps.push_back(
+                        {recomputed * share(fwd[k], fwdSum), moduleParams[k] * paramBytes, 0.0});
+            for (std::size_t k = 4; k-- > 0;) {
+                const bool cached = full && k == 3; // used last by the recomputed forward
+                c.zero3_backward_steps.push_back({(full ? 1.0 - recomputed : 1.0) * share(bwd[k], bwdSum),
+                                                  cached ? 0.0 : moduleParams[k] * paramBytes,
+                                                  moduleParams[k] * gradBytes});
+            }
+        } else {
+            c.zero3_forward_steps = {{1.0, c.zero3_layer_param_bytes, 0.0}};
+            c.zero3_backward_steps = {{1.0, c.zero3_layer_param_bytes, c.zero3_layer_grad_bytes}};
         }
     }
     return c;
-}
-
-std::vector<Zero3Step> zero3LayerSteps(const Workload& w, const StageCost& c, bool backward) {
-    if (w.zero3_engine != Zero3Engine::DeepSpeed2021)
-        return {{1.0, c.zero3_layer_param_bytes, backward ? c.zero3_layer_grad_bytes : 0.0}};
-    const double paramBytes = activationBytes(w.precision);
-    const double gradBytes = gradientReduceBytes(w);
-    std::vector<Zero3Step> steps;
-    if (!backward) {
-        for (std::size_t k = 0; k < 4; ++k)
-            steps.push_back({c.module_forward_share[k], c.module_params[k] * paramBytes, 0.0});
-        return steps;
-    }
-    // The recomputed forward's share of the layer's backward time.
-    const double recompute =
-        w.recompute == Recompute::Full && c.backward_s > 0.0 ? c.recompute_s / c.backward_s : 0.0;
-    if (recompute > 0.0)
-        for (std::size_t k = 0; k < 4; ++k)
-            steps.push_back({recompute * c.module_forward_share[k], c.module_params[k] * paramBytes, 0.0});
-    for (std::size_t k = 4; k-- > 0;) {
-        const bool cached = recompute > 0.0 && k == 3; // used last by the recomputed forward
-        steps.push_back({(1.0 - recompute) * c.module_backward_share[k],
-                         cached ? 0.0 : c.module_params[k] * paramBytes, c.module_params[k] * gradBytes});
-    }
-    return steps;
 }
 
 } // namespace choreo::models

@@ -2,7 +2,6 @@
 
 #include "models/resolved.h"
 
-#include <array>
 #include <vector>
 
 namespace choreo::models {
@@ -29,6 +28,14 @@ double gemmWaveUtilization(double units, double m, double n);
 // Time of C = A(m x k) * B(k x n) in `precision` on `device` (operand bytes included in the roofline):
 // compute at the device's GEMM efficiency for its size times its wave utilization.
 double gemmTime(const Device& device, Precision precision, double m, double n, double k);
+
+// One step of a layer's forward or backward under ZeRO-3: a share of the layer's compute, the parameter
+// bytes gathered before it may start and the gradient bytes reduce-scattered after it.
+struct Zero3Step {
+    double compute_share = 1.0;
+    double gather_bytes = 0.0;
+    double reduce_bytes = 0.0;
+};
 
 // The work of one model chunk (a pipeline stage, or with interleaving one of its vp chunks) on one
 // device for one micro-batch, and what it sends.
@@ -63,14 +70,20 @@ struct StageCost {
     // reduce-scattered after its backward; the number of layers in the chunk.
     double zero3_layer_param_bytes = 0;
     double zero3_layer_grad_bytes = 0;
-    // The four modules of a layer that DeepSpeed's ZeRO-3 of 2021 fetches one at a time (QKV, output
-    // projection, FFN up (and gate), FFN down): parameter elements per tensor rank (norms are persistent,
-    // never gathered), and each one's share of the layer's forward and of its backward (without
-    // recomputation) compute. The attention core and half the element-wise work go with QKV, the other half
-    // with the FFN up projection.
-    std::array<double, 4> module_params{};
-    std::array<double, 4> module_forward_share{};
-    std::array<double, 4> module_backward_share{};
+    // The steps of one layer's forward and backward (Zero3Step). The layered engine: one, the layer's
+    // gather (prefetched a layer ahead) and, in backward, its reduce-scatter. DeepSpeed's engine of 2021
+    // fetches module by module (QKV, output projection, FFN up (and gate), FFN down; norms are persistent,
+    // never gathered): the forward is four steps, each gathering its module; with full recomputation the
+    // backward is the recomputed forward (four gathers again) then the four modules' backward in reverse
+    // order, each gathering its module but the FFN down projection (kept by the reuse-distance cache) and
+    // reduce-scattering its gradients; without recomputation the four backward steps gather every module.
+    // A module's compute share: its GEMMs, with the attention core and half the element-wise work on QKV and
+    // the other half on the FFN up projection.
+    std::vector<Zero3Step> zero3_forward_steps;
+    std::vector<Zero3Step> zero3_backward_steps;
+    [[nodiscard]] const std::vector<Zero3Step>& zero3Steps(bool backward) const {
+        return backward ? zero3_backward_steps : zero3_forward_steps;
+    }
     int layers = 0;
     // Compute split for reports (forward + backward, s).
     double gemm_s = 0;
@@ -102,22 +115,5 @@ inline double zero3FrameworkSeconds(const Workload& workload, double bytes) {
 
 // Bytes per gradient element in the data-parallel reduction (fp32 main grads except in fp16 training).
 double gradientReduceBytes(const Workload& workload);
-
-// One step of a layer's forward or backward under ZeRO-3: a share of the layer's compute, the parameter
-// bytes gathered before it may start and the gradient bytes reduce-scattered after it.
-struct Zero3Step {
-    double compute_share = 1.0;
-    double gather_bytes = 0.0;
-    double reduce_bytes = 0.0;
-};
-
-// The steps of one layer of `chunk` (its cost `cost`). The layered engine: one, the layer's gather
-// (prefetched a layer ahead) and, in backward, its reduce-scatter. DeepSpeed's engine of 2021 fetches module
-// by module (StageCost::module_params): the forward is four steps, each gathering its module; with full
-// recomputation the backward is the recomputed forward (four gathers again) then the four modules' backward
-// in reverse order, each gathering its module but the FFN down projection (kept by the reuse-distance
-// cache) and reduce-scattering its gradients; without recomputation the four backward steps gather every
-// module.
-std::vector<Zero3Step> zero3LayerSteps(const Workload& workload, const StageCost& cost, bool backward);
 
 } // namespace choreo::models

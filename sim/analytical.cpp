@@ -275,7 +275,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             const double base = std::max(local, tpBeside) + tpTail +
                                 allToAll(backward ? c.ep_collectives_backward : c.ep_collectives_forward);
             double t = base;
-            if (p.zero >= 3) { // the layers' steps (models::zero3LayerSteps) and their collectives
+            if (p.zero >= 3) { // the layers' steps (StageCost::zero3Steps) and their collectives
                 const double n = static_cast<double>(dataGroup);
                 // Each no faster than the framework itself runs it (models::zero3FrameworkSeconds).
                 auto collective = [&](double bytes) {
@@ -284,28 +284,31 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
                                                   models::zero3FrameworkSeconds(w, bytes))
                                        : 0.0;
                 };
-                const auto steps = models::zero3LayerSteps(w, c, backward);
+                const auto& steps = c.zero3Steps(backward);
+                std::vector<double> gathers, reduces; // per step of a layer, s
+                for (const auto& step : steps) {
+                    gathers.push_back(collective(step.gather_bytes));
+                    reduces.push_back(collective(step.reduce_bytes));
+                }
                 const int layers = std::max(1, c.layers);
                 const double perLayer = t / layers;
                 if (w.zero3_engine == models::Zero3Engine::Layered) {
                     // Per layer, the next layer's gather (and the reduce-scatter) beside compute; gathers
                     // and reduce-scatters share the device's links.
-                    const double gather = collective(steps.front().gather_bytes);
-                    const double reduce = collective(steps.front().reduce_bytes);
-                    t = gather + layers * std::max(perLayer, gather + reduce);
+                    t = gathers.front() + layers * std::max(perLayer, gathers.front() + reduces.front());
                 } else {
                     // One stream, a module ahead: from one gathering step to the next, the larger of the
                     // compute between them and the next gather, then the reduce-scatters issued meanwhile.
                     double total = -1.0, computed = 0.0, reduced = 0.0;
                     for (int l = 0; l < layers; ++l)
-                        for (const auto& step : steps) {
-                            if (step.gather_bytes > 0.0) {
-                                const double gather = collective(step.gather_bytes);
-                                total = total < 0.0 ? gather : total + std::max(computed, gather) + reduced;
+                        for (std::size_t k = 0; k < steps.size(); ++k) {
+                            if (steps[k].gather_bytes > 0.0) {
+                                total = total < 0.0 ? gathers[k]
+                                                    : total + std::max(computed, gathers[k]) + reduced;
                                 computed = reduced = 0.0;
                             }
-                            computed += perLayer * step.compute_share;
-                            reduced += collective(step.reduce_bytes);
+                            computed += perLayer * steps[k].compute_share;
+                            reduced += reduces[k];
                         }
                     t = std::max(0.0, total) + computed + reduced;
                 }

@@ -257,7 +257,7 @@ public:
         }
     }
 
-    // ZeRO-3: each layer's steps (models::zero3LayerSteps) as ops, each step that gathers waiting for its
+    // ZeRO-3: each layer's steps (StageCost::zero3Steps) as ops, each step that gathers waiting for its
     // parameters, whose gather is issued as the step that gathered before it starts (prefetch of the next
     // parameters not held: a layer ahead under the layered engine, a module ahead under DeepSpeed's of 2021);
     // a step's gradients are reduce-scattered after it. The layered engine runs gathers and reduce-scatters
@@ -276,9 +276,12 @@ public:
         const double cpBytes = (backward ? c.cp_bytes_backward : c.cp_bytes_forward) / layers;
         const int cpSteps = (backward ? c.cp_steps_backward : c.cp_steps_forward) / layers;
         const int ep = backward ? c.ep_collectives_backward : c.ep_collectives_forward;
-        const auto layerSteps = models::zero3LayerSteps(w_, c, backward);
+        const auto& layerSteps = c.zero3Steps(backward);
+        // Piece i is step i % layerSteps.size() of layer i / layerSteps.size().
+        auto step = [&](std::size_t i) -> const models::Zero3Step& {
+            return layerSteps[i % layerSteps.size()];
+        };
         std::vector<Op> pieces;
-        std::vector<models::Zero3Step> steps;
         pieces.reserve(static_cast<std::size_t>(layers) * layerSteps.size());
         for (int l = 0; l < layers; ++l)
             for (std::size_t k = 0; k < layerSteps.size(); ++k) {
@@ -288,29 +291,28 @@ public:
                                         head ? coll / layers + (l < coll % layers ? 1 : 0) : 0,
                                         head ? cpBytes : 0.0, head ? cpSteps : 0,
                                         head ? ep / layers + (l < ep % layers ? 1 : 0) : 0));
-                steps.push_back(layerSteps[k]);
             }
         Op whole = chain(pieces);
         std::vector<std::size_t> gathering;
-        for (std::size_t i = 0; i < steps.size(); ++i)
-            if (steps[i].gather_bytes > 0.0)
+        for (std::size_t i = 0; i < pieces.size(); ++i)
+            if (step(i).gather_bytes > 0.0)
                 gathering.push_back(i);
         auto gather = [&](std::size_t i, Id issue) {
-            dataCollective(stage, Collective::AllGather, steps[i].gather_bytes, issue, gathers,
-                           framework(steps[i].gather_bytes));
+            dataCollective(stage, Collective::AllGather, step(i).gather_bytes, issue, gathers,
+                           framework(step(i).gather_bytes));
         };
         std::size_t next = 0; // the next entry of `gathering` to wait for
         if (!gathering.empty())
             gather(gathering.front(), whole.in);
-        for (std::size_t i = 0; i < steps.size(); ++i) {
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
             if (next < gathering.size() && gathering[next] == i) {
                 graph_.depend(gathers, pieces[i].ready);
                 if (++next < gathering.size())
                     gather(gathering[next], pieces[i].in);
             }
-            if (steps[i].reduce_bytes > 0.0)
-                dataCollective(stage, Collective::ReduceScatter, steps[i].reduce_bytes, pieces[i].out,
-                               reduces, framework(steps[i].reduce_bytes));
+            if (step(i).reduce_bytes > 0.0)
+                dataCollective(stage, Collective::ReduceScatter, step(i).reduce_bytes, pieces[i].out, reduces,
+                               framework(step(i).reduce_bytes));
         }
         return whole;
     }

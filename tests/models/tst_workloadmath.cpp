@@ -157,7 +157,7 @@ private slots:
         w.recompute = Recompute::Full;
         const double layer = (4.0 * 2048 * 2048 + 2 * 2048 * 8192 + 2 * 2048) * 2;
         QCOMPARE(stageCost(rs, 0).zero3_layer_param_bytes, layer);
-        auto layered = zero3LayerSteps(w, stageCost(rs, 0), true);
+        const auto layered = stageCost(rs, 0).zero3Steps(true);
         QCOMPARE(layered.size(), std::size_t{1});
         QCOMPARE(layered[0].gather_bytes, layer);
         QCOMPARE(layered[0].reduce_bytes, stageCost(rs, 0).zero3_layer_grad_bytes);
@@ -165,7 +165,7 @@ private slots:
         w.zero3_engine = Zero3Engine::DeepSpeed2021;
         const StageCost c = stageCost(rs, 0);
         const std::array<double, 4> bytes = {25165824.0, 8388608.0, 33554432.0, 33554432.0};
-        const auto forward = zero3LayerSteps(w, c, false);
+        const auto& forward = c.zero3Steps(false);
         QCOMPARE(forward.size(), std::size_t{4});
         double shares = 0.0;
         for (std::size_t k = 0; k < 4; ++k) {
@@ -176,7 +176,7 @@ private slots:
         QVERIFY2(std::fabs(shares - 1.0) < 1e-12, qPrintable(QString::number(shares, 'g', 17)));
         // QKV carries the attention core: more time per parameter than the projection.
         QVERIFY(forward[0].compute_share / 3.0 > forward[1].compute_share);
-        const auto backward = zero3LayerSteps(w, c, true);
+        const auto& backward = c.zero3Steps(true);
         QCOMPARE(backward.size(), std::size_t{8});
         const double gradient = gradientReduceBytes(w) / 2.0; // per bf16 byte
         const std::array<double, 8> gathered = {bytes[0], bytes[1], bytes[2], bytes[3],
@@ -202,7 +202,7 @@ private slots:
         QVERIFY(std::fabs(recomputed - c.recompute_s / c.backward_s) < 1e-12);
 
         w.recompute = Recompute::None;
-        const auto plain = zero3LayerSteps(w, stageCost(rs, 0), true);
+        const auto plain = stageCost(rs, 0).zero3Steps(true);
         QCOMPARE(plain.size(), std::size_t{4});
         QCOMPARE(plain[0].gather_bytes, bytes[3]);
         QCOMPARE(plain[3].gather_bytes, bytes[0]);
