@@ -42,14 +42,26 @@ double sizeCurve(double top, double halfFlops, double flops) {
 
 } // namespace
 
+namespace {
+
+const Sourced& byPrecision(const std::map<Precision, Sourced>& entries, Precision precision,
+                           const Sourced& fallback) {
+    if (const auto own = entries.find(precision); own != entries.end())
+        return own->second;
+    if (precision == Precision::Fp4)
+        if (const auto fp8 = entries.find(Precision::Fp8); fp8 != entries.end())
+            return fp8->second;
+    return fallback;
+}
+
+} // namespace
+
 const Sourced& DeviceEfficiency::gemmAt(Precision precision) const {
-    const auto fraction = gemm_by_precision.find(precision);
-    return fraction != gemm_by_precision.end() ? fraction->second : gemm;
+    return byPrecision(gemm_by_precision, precision, gemm);
 }
 
 const Sourced& DeviceEfficiency::gemmHalfAt(Precision precision) const {
-    const auto half = gemm_half_gflop_by_precision.find(precision);
-    return half != gemm_half_gflop_by_precision.end() ? half->second : gemm_half_gflop;
+    return byPrecision(gemm_half_gflop_by_precision, precision, gemm_half_gflop);
 }
 
 double DeviceEfficiency::gemmFraction(Precision precision, double flops) const {

@@ -47,9 +47,12 @@ struct DeviceEfficiency {
     Sourced tree_step_network_us;
     Sourced tree_bandwidth_fraction;
 
-    // The large-GEMM fraction at `precision`: its own entry, else `gemm`.
+    // The large-GEMM fraction at `precision`: its own entry, else (fp4) the fp8 entry, else `gemm`. No
+    // catalog device has a measured fp4 rate; on the devices measured at both, the fraction of peak falls
+    // as the precision's peak rises (power-limited), so fp8's is the nearer, still optimistic, bound.
     [[nodiscard]] const Sourced& gemmAt(Precision precision) const;
-    // The half-rate GEMM size at `precision`: its own entry, else `gemm_half_gflop`.
+    // The half-rate GEMM size at `precision`: its own entry, else (fp4) the fp8 entry, else
+    // `gemm_half_gflop`.
     [[nodiscard]] const Sourced& gemmHalfAt(Precision precision) const;
     // Achieved fraction of dense peak for a matrix multiply of `flops` (2mnk) at `precision`.
     [[nodiscard]] double gemmFraction(Precision precision, double flops) const;

@@ -42,4 +42,8 @@ double activationBytes(Precision precision) {
     }
 }
 
+bool quantisedGemms(Precision precision) {
+    return precision == Precision::Fp8 || precision == Precision::Fp4;
+}
+
 } // namespace choreo::models

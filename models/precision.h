@@ -12,5 +12,8 @@ std::string toString(Precision precision);
 std::optional<Precision> precisionFromString(std::string_view text);
 // Bytes per element of weights and activations for training in this precision (fp8 keeps bf16 copies).
 double activationBytes(Precision precision);
+// fp8 and fp4 training: the GEMMs take quantised inputs; attention, element-wise work, the logits and
+// activations between layers stay in bf16.
+bool quantisedGemms(Precision precision);
 
 } // namespace choreo::models

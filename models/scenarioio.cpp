@@ -258,12 +258,12 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     w.tokens_to_train = r.number(j, path, "tokens_to_train").value_or(0.0);
     if (auto p = r.text(j, path, "precision")) {
         if (auto precision = precisionFromString(*p);
-            precision &&
-            (*precision == Precision::Bf16 || *precision == Precision::Fp16 || *precision == Precision::Fp8))
+            precision && (*precision == Precision::Bf16 || *precision == Precision::Fp16 ||
+                          *precision == Precision::Fp8 || *precision == Precision::Fp4))
             w.precision = *precision;
         else
             r.error(JsonReader::join(path, "precision"),
-                    "unsupported training precision \"" + *p + "\" (known: bf16, fp16, fp8)");
+                    "unsupported training precision \"" + *p + "\" (known: bf16, fp16, fp8, fp4)");
     }
     readChoice(r, j, path, "recompute", true, {Recompute::None, Recompute::Selective, Recompute::Full},
                "policy", w.recompute);

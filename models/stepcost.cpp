@@ -74,8 +74,8 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const Workload& w = rs.workload();
     const ModelShape& m = w.model;
     const Precision prec = w.precision;
-    // Attention and element-wise work stay in 16-bit even in fp8 training.
-    const Precision attnPrec = prec == Precision::Fp8 ? Precision::Bf16 : prec;
+    // Attention and element-wise work stay in 16-bit in fp8 and fp4 training.
+    const Precision attnPrec = quantisedGemms(prec) ? Precision::Bf16 : prec;
     const double t = static_cast<double>(w.parallel.tp);
     const double cp = static_cast<double>(w.parallel.cp);
     // Tokens each device works on: context parallelism splits the sequence.
@@ -160,12 +160,19 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // fp8 GEMMs take fp8 inputs: each of the four GEMM inputs is cast (read 16-bit, write 8-bit) in its own
     // kernel; backward casts the output gradients and transposes, about twice as much (below, 2 x memFwd).
     // Under current scaling every cast first reads its input once more for the amax, and launches an amax
-    // and a scale kernel of its own (Fp8Recipe).
+    // and a scale kernel of its own (Fp8Recipe). fp4 training is Transformer Engine's NVFP4 recipe
+    // (NVFP4BlockScaling, the one Megatron-Bridge's nvfp4 runs use): 4-bit values with an 8-bit scale per
+    // 16 (0.5625 bytes an element) under a per-tensor scale from the tensor's amax, so every cast also reads
+    // its input twice and launches the amax and scale kernels; the Hadamard transform of the weight-gradient
+    // inputs and stochastic rounding happen inside the cast kernels.
     const bool fp8 = prec == Precision::Fp8;
-    const bool currentScaling = fp8 && w.fp8_recipe == Fp8Recipe::Current;
-    const double castBytes =
-        fp8 ? tokens * (2.0 * h + h / t + f / t) * (act + 1.0 + (currentScaling ? act : 0.0)) : 0.0;
-    const double elementwiseKernels = 7.0 + (fp8 ? 4.0 : 0.0) + (currentScaling ? 8.0 : 0.0);
+    const bool fp4 = prec == Precision::Fp4;
+    const bool amaxPass = (fp8 && w.fp8_recipe == Fp8Recipe::Current) || fp4;
+    const double castOutBytes = fp4 ? 0.5 + 1.0 / 16.0 : 1.0;
+    const double castBytes = quantisedGemms(prec) ? tokens * (2.0 * h + h / t + f / t) *
+                                                        (act + castOutBytes + (amaxPass ? act : 0.0))
+                                                  : 0.0;
+    const double elementwiseKernels = 7.0 + (quantisedGemms(prec) ? 4.0 : 0.0) + (amaxPass ? 8.0 : 0.0);
     const double memFwd = mem.time(0.0, replicated + rotary + (1.0 - moeShare) * activation +
                                             moeShare * moeActivationBytes + castBytes) +
                           (elementwiseKernels - 1.0 + (moeShare > 0 ? 3.0 * moeShare : 0.0)) * mem.overhead_s;
@@ -201,8 +208,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     }
     if (last) { // final norm, logits GEMM (vocabulary split over tensor ranks), fp32 cross-entropy
         const double V = static_cast<double>(m.vocab);
-        const double logits =
-            gemmTime(dev, prec == Precision::Fp8 ? Precision::Bf16 : prec, tokens, V / t, h);
+        const double logits = gemmTime(dev, attnPrec, tokens, V / t, h);
         // Vocabulary-parallel cross-entropy as Megatron-LM's unfused code runs it, in fp32, in place, bytes
         // per logit: forward casts the bf16 logits (2 read + 4 written), takes the max (4), subtracts it (8),
         // exponentiates (8), sums (4) and divides by the sum (8), six kernels; backward scales the softmax

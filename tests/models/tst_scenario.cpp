@@ -142,6 +142,11 @@ private slots:
                 d["workload"]["precision"] = "fp8";
                 d["cluster"]["pools"][0]["device"] = "a100-sxm-80gb";
             });
+        row("fp4 without fp4 tensor cores", "workload.precision: fp4 is not supported by h100-sxm",
+            [](Json& d) {
+                d["workload"]["precision"] = "fp4";
+                d["cluster"]["pools"][0]["device"] = "h100-sxm";
+            });
         row("wrong format", "format: unsupported format \"choreo-scenario/9\"",
             [](Json& d) { d["format"] = "choreo-scenario/9"; });
         row("more stages than layers",

@@ -345,6 +345,39 @@ private slots:
         QCOMPARE(stageCost(bf16Current, 0).memory_bound_s, stageCost(bf16, 0).memory_bound_s);
     }
 
+    // NVFP4 (fp4 training), by hand, against fp8 under current scaling on the two-layer model: attention, the
+    // logits and the element-wise work stay in bf16 in both (the same attention time); every cast writes
+    // 4-bit values with an 8-bit scale per 16 elements, 0.5625 B instead of fp8's 1 B, after the same amax
+    // pass: 4096 x 14,336 x 0.4375 B = 25,690,112 B less a layer forward, at 0.9 * 2 TB/s = 1.4272284e-5 s,
+    // three times that a layer (forward and twice in backward), 8.5633707e-5 s over two layers. With no fp4
+    // entry of its own, an fp4 GEMM runs at the fp8 fraction of the fp4 peak.
+    void nvfp4ByHand() {
+        Device d = handDevice();
+        d.efficiency.attention.value = 0.5;
+        d.peak_tflops[Precision::Fp8].value = 2000;
+        d.peak_tflops[Precision::Fp4].value = 4000;
+        d.efficiency.gemm_by_precision[Precision::Fp8].value = 0.6;
+        QCOMPARE(d.efficiency.gemmAt(Precision::Fp4).value, 0.6);
+        QCOMPARE(d.efficiency.gemmAt(Precision::Bf16).value, 0.8);
+        ResolvedScenario fp8 = layerScenario(d);
+        fp8.scenario.workload.recompute = Recompute::None;
+        fp8.scenario.workload.precision = Precision::Fp8;
+        fp8.scenario.workload.fp8_recipe = Fp8Recipe::Current;
+        ResolvedScenario fp4 = fp8;
+        fp4.scenario.workload.precision = Precision::Fp4;
+        const StageCost a = stageCost(fp8, 0), b = stageCost(fp4, 0);
+        QCOMPARE(b.attention_s, a.attention_s);
+        QVERIFY2(qAbs(a.memory_bound_s - b.memory_bound_s - 8.5633707e-5) < 1e-10,
+                 std::to_string(a.memory_bound_s - b.memory_bound_s).c_str());
+        // The fp8 recipe setting does not change fp4's costs.
+        ResolvedScenario fp4Delayed = fp4;
+        fp4Delayed.scenario.workload.fp8_recipe = Fp8Recipe::Delayed;
+        QCOMPARE(stageCost(fp4Delayed, 0).memory_bound_s, b.memory_bound_s);
+        // Layer GEMMs at twice the peak and the same fraction, compute-bound: half the time; the bf16 logits
+        // GEMM is the same in both.
+        QVERIFY(b.gemm_s < a.gemm_s);
+    }
+
     // The fp32 cross-entropy over the vocabulary, by hand: 38 bytes a logit forward (cast, max, subtract,
     // exp, sum, divide) and 14 backward (scale, cast back). Doubling the vocabulary of the two-layer model
     // from 32,000 to 64,000 adds 4096 tokens x 32,000 logits x 52 B = 6,815,744,000 B at 0.9 * 2 TB/s =

@@ -87,7 +87,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     recompute_->setObjectName(u"recomputeCombo"_s);
     sequenceParallel_->setObjectName(u"sequenceParallelCheck"_s);
     zero_->setObjectName(u"zeroCombo"_s);
-    for (auto p : {models::Precision::Bf16, models::Precision::Fp16, models::Precision::Fp8})
+    for (auto p :
+         {models::Precision::Bf16, models::Precision::Fp16, models::Precision::Fp8, models::Precision::Fp4})
         precision_->addItem(QString::fromStdString(models::toString(p)), static_cast<int>(p));
     gradients_->setObjectName(u"gradientPrecisionCombo"_s);
     for (auto p : {models::Precision::Fp32, models::Precision::Bf16, models::Precision::Fp16})
