@@ -140,6 +140,27 @@ private slots:
         QVERIFY(std::fabs(attention("b200", 1e6) / attention("gb200", 1e6) - 1745.0 / 1822.0) < 2e-3);
         const double ratio = attention("gb200", 17592.2) / attention("h200-sxm", 17592.2);
         QVERIFY2(std::fabs(ratio / 2.526 - 1.0) < 0.05, qPrintable(QString::number(ratio)));
+
+        // Blackwell Ultra: B300 from its own maximum achievable matmul FLOPS (1,769.0 bf16, 3,353.3 fp8) as
+        // the B200; GB300, which the table lacks, is to GB200 as B300 is to B200. Rates in TFLOP/s.
+        const auto rate = [&](const char* id, Precision p) {
+            const Device* d = catalog->find(id);
+            return d->efficiency.gemmAt(p).value * *d->peakFlops(p);
+        };
+        QVERIFY(std::fabs(rate("b300", Precision::Bf16) / (h200Bf16 * 1769.0 / 794.5) - 1.0) < 1e-3);
+        QVERIFY(std::fabs(rate("b300", Precision::Fp8) / (h200Fp8 * 3353.3 / 1453.4) - 1.0) < 1e-3);
+        QVERIFY(
+            std::fabs(rate("gb300", Precision::Bf16) / (rate("gb200", Precision::Bf16) * 1769.0 / 1745.0) -
+                      1.0) < 1e-3);
+        QVERIFY(std::fabs(rate("gb300", Precision::Fp8) / (rate("gb200", Precision::Fp8) * 3353.3 / 3432.5) -
+                          1.0) < 1e-3);
+        for (const char* id : {"b300", "gb300"}) {
+            const DeviceEfficiency& e = catalog->find(id)->efficiency;
+            QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string("MAMF-TABLE"));
+            QCOMPARE(e.memory.value, 0.84);
+            // No measured fp4 rate: fp4 GEMMs take the fp8 fraction.
+            QCOMPARE(e.gemmAt(Precision::Fp4).value, e.gemmAt(Precision::Fp8).value);
+        }
     }
 
     void numberWithoutSourceIsRejected() {
