@@ -39,6 +39,8 @@ double layerActivationBytes(const Workload& w) {
     const double sbf = sbh / static_cast<double>(m.hidden) * ffnWidth;
     const double kvRatio = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
     const double t = static_cast<double>(w.parallel.tp);
+    // Recompute::SelectiveOps (torchtitan's op-level policy) is charged what Megatron's selective keeps, an
+    // upper bound: it keeps fewer tensors (the norms' outputs and the FFN's activation are recomputed).
     if (w.recompute == Recompute::Full) // only the layer input is kept
         return 2.0 * sbh / (w.parallel.sequence_parallel ? t : 1.0);
     // Replicated across tensor ranks unless sequence parallel: the two norms' inputs (4sbh), the dropout
@@ -51,7 +53,8 @@ double layerActivationBytes(const Workload& w) {
         split += 2.0 * sbh * static_cast<double>(m.moe->top_k) * t; // routed tokens, not split by tensor rank
     // Unfused attention keeps the softmax output, its dropout mask and the dropped-out scores: 5 a s^2 b
     // bytes (Korthikanti et al.), unless selective recomputation recomputes them.
-    if (w.attention == AttentionKernel::Unfused && w.recompute != Recompute::Selective)
+    if (w.attention == AttentionKernel::Unfused && w.recompute != Recompute::Selective &&
+        w.recompute != Recompute::SelectiveOps)
         split += 5.0 * static_cast<double>(m.heads) * sbh / static_cast<double>(m.hidden) *
                  static_cast<double>(m.seq_len);
     return (w.parallel.sequence_parallel ? replicated / t : replicated) + split / t;

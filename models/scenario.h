@@ -112,7 +112,10 @@ struct ParallelLayout {
     [[nodiscard]] std::int64_t devices() const { return tp * pp * dp * cp; }
 };
 
-enum class Recompute { None, Selective, Full };
+// Activation recomputation: none; selective (Megatron-LM's: the attention core); full (the whole layer
+// from its input); selective-ops (torchtitan's op-level policy: every matmul output is kept except every
+// second one in the layer's order, attention's output is kept, every other operation is recomputed).
+enum class Recompute { None, Selective, Full, SelectiveOps };
 std::string toString(Recompute recompute);
 
 // How attention runs: fused (FlashAttention-style, scores never leave the chip) or unfused (the

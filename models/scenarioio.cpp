@@ -58,6 +58,8 @@ std::string toString(Recompute recompute) {
         return "selective";
     case Recompute::Full:
         return "full";
+    case Recompute::SelectiveOps:
+        return "selective-ops";
     }
     return "none";
 }
@@ -265,8 +267,9 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
             r.error(JsonReader::join(path, "precision"),
                     "unsupported training precision \"" + *p + "\" (known: bf16, fp16, fp8, fp4)");
     }
-    readChoice(r, j, path, "recompute", true, {Recompute::None, Recompute::Selective, Recompute::Full},
-               "policy", w.recompute);
+    readChoice(r, j, path, "recompute", true,
+               {Recompute::None, Recompute::Selective, Recompute::Full, Recompute::SelectiveOps}, "policy",
+               w.recompute);
     readChoice(r, j, path, "attention", false, {AttentionKernel::Fused, AttentionKernel::Unfused},
                "attention kernel", w.attention);
     readChoice(r, j, path, "gradient_accumulation", false,

@@ -180,10 +180,18 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double layerFwd = gemmFwd + attnFwd + memFwd;
     const double layerBwd = 2.0 * gemmFwd + attnBwd + 2.0 * memFwd;
     double recompute = 0.0;
+    // torchtitan's op-level policy recomputes the second, fourth and sixth matmul of a dense layer (K, the
+    // output projection, the FFN's up or, ungated, down projection), the routed experts' grouped GEMMs
+    // (not in its list of saved ops), and every element-wise kernel; attention's output is kept.
+    const double everySecondMatmul =
+        gemmTime(dev, prec, tokens, kvWidth / t, h) + proj +
+        (1.0 - moeShare) * (m.ffn_gated ? gemmTime(dev, prec, tokens, f / t, h) : down) + moeShare * moeFfn;
     if (w.recompute == Recompute::Full)
         recompute = layerFwd;
     else if (w.recompute == Recompute::Selective)
         recompute = attnFwd;
+    else if (w.recompute == Recompute::SelectiveOps)
+        recompute = everySecondMatmul + memFwd;
 
     StageCost c;
     c.forward_s = layers * layerFwd;
@@ -198,6 +206,9 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         c.memory_bound_s += layers * memFwd;
     } else if (w.recompute == Recompute::Selective) {
         c.attention_s += layers * attnFwd;
+    } else if (w.recompute == Recompute::SelectiveOps) {
+        c.gemm_s += layers * everySecondMatmul;
+        c.memory_bound_s += layers * memFwd;
     }
 
     if (first) { // embedding gather

@@ -86,6 +86,15 @@ LayerFlops layerForwardFlops(const ModelShape& m, double tokens) {
     return f;
 }
 
+double everySecondMatmulForwardFlops(const ModelShape& m, double tokens) {
+    // The layer's matmuls in order: Q, K, V, output projection, then gate, up, down (gated) or up, down:
+    // the second, fourth and sixth are K, the output projection and up (gated) or down.
+    const double h = static_cast<double>(m.hidden);
+    const double kvWidth =
+        m.heads > 0 ? static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads) : 0.0;
+    return 2.0 * tokens * (h * kvWidth + h * h + h * static_cast<double>(m.ffn_hidden));
+}
+
 LayerFlops moeLayerForwardFlops(const ModelShape& m, double tokens) {
     const auto p = countParameters(m);
     LayerFlops f = layerForwardFlops(m, tokens);
@@ -114,6 +123,12 @@ StepFlops stepFlops(const Workload& w) {
         break;
     case Recompute::Selective:
         f.recompute = static_cast<double>(w.model.layers) * dense.attention;
+        break;
+    case Recompute::SelectiveOps:
+        f.recompute = denseLayers * everySecondMatmulForwardFlops(w.model, tokens) +
+                      moeLayers * (moe.gemm - dense.gemm + everySecondMatmulForwardFlops(w.model, tokens) -
+                                   2.0 * tokens * static_cast<double>(w.model.hidden) *
+                                       static_cast<double>(w.model.ffn_hidden));
         break;
     case Recompute::None:
         break;

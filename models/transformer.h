@@ -67,6 +67,10 @@ struct LayerFlops {
 LayerFlops layerForwardFlops(const ModelShape& model, double tokens);
 // The same for a layer with routed experts: the top_k experts, the shared ones and the router per token.
 LayerFlops moeLayerForwardFlops(const ModelShape& model, double tokens);
+// Forward FLOPs of the matmuls that torchtitan's op-level selective recomputation (Recompute::SelectiveOps)
+// recomputes in a dense layer: every second one in the layer's order (K, the output projection, and the
+// FFN's up (gated) or down projection).
+double everySecondMatmulForwardFlops(const ModelShape& model, double tokens);
 // Forward FLOPs of the logits layer for `tokens` tokens.
 double logitsForwardFlops(const ModelShape& model, double tokens);
 

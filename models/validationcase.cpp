@@ -273,6 +273,15 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             w.fp8_recipe = Fp8Recipe::Current;
             c.assumption += std::string(c.assumption.empty() ? "" : ", ") + "fp8 current scaling";
         }
+        // torchtitan's "selective" is its op-level policy (selective_ac_option = "op" in every Llama
+        // configuration it publishes runs of, 2024-2026): every matmul output kept except every second one,
+        // attention's output kept, everything else recomputed
+        // (torchtitan/distributed/activation_checkpoint.py).
+        if (c.source.find("torchtitan") != std::string::npos && w.recompute == Recompute::Selective) {
+            w.recompute = Recompute::SelectiveOps;
+            c.assumption += std::string(c.assumption.empty() ? "" : ", ") +
+                            "torchtitan's op-level selective recompute (every second matmul)";
+        }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);
         else if (!row.text("finetune").empty())

@@ -139,6 +139,31 @@ private slots:
         QVERIFY(cases[0].assumption.find("current scaling") == std::string::npos);
     }
 
+    void torchtitanSelectiveIsItsOpLevelPolicy() {
+        // torchtitan's "selective" is its op-level policy; another source's stays Megatron's.
+        const std::string header =
+            "id,source,reliability,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,"
+            "accelerator,n_accel,accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,"
+            "precision,finetune,step_time_s,basis\n";
+        auto row = [](const char* id, const char* source, const char* recompute) {
+            return std::string(id) + ",\"" + source +
+                   "\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,h100-sxm,64,8,1,1,1,64,1,1,0,3,1,64," +
+                   recompute + ",bf16,,2.0,measured\n";
+        };
+        Diagnostics errors;
+        const auto cases =
+            parseValidationCsv(header + row("a", "PyTorch torchtitan docs (2024-04)", "selective") +
+                                   row("b", "PyTorch torchtitan docs (2024-04)", "full") +
+                                   row("c", "NVIDIA NeMo performance summary (24.07)", "selective"),
+                               errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(3));
+        QVERIFY(cases[0].scenario.workload.recompute == Recompute::SelectiveOps);
+        QVERIFY(cases[0].assumption.find("op-level selective recompute") != std::string::npos);
+        QVERIFY(cases[1].scenario.workload.recompute == Recompute::Full);
+        QVERIFY(cases[2].scenario.workload.recompute == Recompute::Selective);
+    }
+
     void skipReasons() {
         const std::string csv =
             "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,moe_experts,"

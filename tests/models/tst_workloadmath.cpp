@@ -378,6 +378,34 @@ private slots:
         QVERIFY(b.gemm_s < a.gemm_s);
     }
 
+    // torchtitan's op-level selective recomputation, by hand, on the two-layer model (4096 tokens, hidden
+    // 2048, 16 query and 16 KV heads, FFN 8192 ungated, tp 1): its matmuls in order are Q, K, V, the output
+    // projection, up, down; the second, fourth and sixth are recomputed: K and the projection (2 x 4096 x
+    // 2048 x 2048 = 3.4359738e10 FLOP each, at 0.8 x 1000 TFLOP/s 4.2949673e-5 s, + 4 us) and down
+    // (1.3743895e11 FLOP, 1.7179869e-4 s + 4 us): 2.6969804e-4 s a layer, 5.3939608e-4 s over two, as GEMM
+    // time in the backward; every element-wise kernel is recomputed too, attention is not.
+    void torchtitanOpLevelRecomputeByHand() {
+        Device d = handDevice();
+        d.efficiency.attention.value = 0.5;
+        const ResolvedScenario none = layerScenario(d);
+        ResolvedScenario ops = none;
+        ops.scenario.workload.recompute = Recompute::SelectiveOps;
+        const StageCost a = stageCost(none, 0), b = stageCost(ops, 0);
+        QCOMPARE(b.forward_s, a.forward_s);
+        QCOMPARE(b.attention_s, a.attention_s);
+        QVERIFY2(qAbs(b.gemm_s - a.gemm_s - 5.3939608e-4) < 1e-10,
+                 std::to_string(b.gemm_s - a.gemm_s).c_str());
+        const double elementWise = b.memory_bound_s - a.memory_bound_s; // one forward's, per layer, x 2
+        QVERIFY(elementWise > 0.0);
+        // The rest of the backward's growth is the recomputed element-wise forward.
+        QVERIFY(qAbs(b.backward_s - a.backward_s - (b.gemm_s - a.gemm_s) - elementWise) < 1e-12);
+        QVERIFY(qAbs(b.recompute_s - (b.backward_s - a.backward_s)) < 1e-12);
+        // The same matmuls in the step's FLOPs: 2 layers x 2 x 32,768 tokens x (2 x 2048^2 + 2048 x 8192).
+        const auto flops = choreo::models::stepFlops(ops.workload());
+        QCOMPARE(flops.recompute, 2.0 * 2.0 * 32768.0 * (2.0 * 2048.0 * 2048.0 + 2048.0 * 8192.0));
+        QCOMPARE(toString(Recompute::SelectiveOps), std::string("selective-ops"));
+    }
+
     // The fp32 cross-entropy over the vocabulary, by hand: 38 bytes a logit forward (cast, max, subtract,
     // exp, sum, divide) and 14 backward (scale, cast back). Doubling the vocabulary of the two-layer model
     // from 32,000 to 64,000 adds 4096 tokens x 32,000 logits x 52 B = 6,815,744,000 B at 0.9 * 2 TB/s =

@@ -96,7 +96,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     gradients_->setToolTip(tr("Precision of the gradient buffer and its data-parallel reduction: fp32 as "
                               "Megatron-LM (fp16 training: fp16), bf16 as NeMo's distributed Adam with "
                               "grad_sync_dtype bf16"));
-    for (auto r : {models::Recompute::None, models::Recompute::Selective, models::Recompute::Full})
+    for (auto r : {models::Recompute::None, models::Recompute::Selective, models::Recompute::Full,
+                   models::Recompute::SelectiveOps})
         recompute_->addItem(QString::fromStdString(models::toString(r)), static_cast<int>(r));
     // As narrow as the other fields: the form must keep its 440-pixel column.
     for (QComboBox* box : {attention_, accumulation_}) {
