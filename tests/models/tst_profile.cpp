@@ -312,18 +312,19 @@ private slots:
         QCOMPARE(finishResult(calibrated, step).calibration, std::string("h100-test"));
         QCOMPARE(finishResult(plain, step).calibration, step.calibration); // the H100's figures are measured
         // Without a profile, a device whose efficiencies are assumptions says so.
+        // (The catalog's A100 has a GEMM figure derived from measurements and an assumed attention figure.)
         ResolvedScenario a100 = plain;
-        const Device assumed = *catalog().find("a100-sxm-80gb");
+        const Device catalogA100 = *catalog().find("a100-sxm-80gb");
+        a100.pools[a100.training_pool].device = &catalogA100;
+        QCOMPARE(finishResult(a100, step).calibration,
+                 step.calibration +
+                     "; a100-sxm-80gb's attention efficiency is assumed (CHOREO-DEFAULT), not measured");
+        Device assumed = catalogA100;
+        assumed.efficiency.gemm.source = "CHOREO-DEFAULT";
         a100.pools[a100.training_pool].device = &assumed;
         QCOMPARE(finishResult(a100, step).calibration,
                  step.calibration + "; a100-sxm-80gb's GEMM and attention efficiencies are assumed "
                                     "(CHOREO-DEFAULT), not measured");
-        Device measuredGemm = assumed;
-        measuredGemm.efficiency.gemm.source = "PROFILE:x";
-        a100.pools[a100.training_pool].device = &measuredGemm;
-        QCOMPARE(finishResult(a100, step).calibration,
-                 step.calibration +
-                     "; a100-sxm-80gb's attention efficiency is assumed (CHOREO-DEFAULT), not measured");
         // Copies of a calibrated scenario keep pointing at a live calibrated device.
         const ResolvedScenario copy = calibrated;
         QCOMPARE(copy.device().efficiency.kernel_overhead_us.value, 2.5);
