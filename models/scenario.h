@@ -88,6 +88,9 @@ struct ModelShape {
     std::int64_t vocab = 0;
     std::int64_t seq_len = 0;
     std::optional<MoeShape> moe; // absent: every layer has the dense feed-forward
+    // Hidden and attention dropout in training (GPT-3, Megatron-LM's default 0.1): its masks are kept for
+    // the backward. Models trained without (Llama, Mixtral, DeepSeek-V3 and most since) keep none.
+    bool dropout = true;
     bool operator==(const ModelShape&) const = default;
 
     // Layers with routed experts (0 for a dense model).

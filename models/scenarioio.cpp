@@ -216,7 +216,7 @@ ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
         return m;
     r.rejectUnknownKeys(j, path,
                         {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab",
-                         "seq_len", "moe"});
+                         "seq_len", "moe", "dropout"});
     if (auto it = j.find("moe"); it != j.end()) {
         const std::string mp = JsonReader::join(path, "moe");
         if (r.expectObject(*it, mp)) {
@@ -240,6 +240,7 @@ ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
     m.ffn_gated = r.boolean(j, path, "ffn_gated").value_or(false);
     m.vocab = r.integer(j, path, "vocab").value_or(0);
     m.seq_len = r.integer(j, path, "seq_len").value_or(0);
+    m.dropout = r.boolean(j, path, "dropout", false).value_or(true);
     return m;
 }
 
@@ -447,6 +448,8 @@ std::string serializeScenario(const Scenario& s) {
         Json{{"name", m.name},           {"layers", m.layers},     {"hidden", m.hidden},
              {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden},
              {"ffn_gated", m.ffn_gated}, {"vocab", m.vocab},       {"seq_len", m.seq_len}};
+    if (!m.dropout) // omitted when on, the default
+        workload["model"]["dropout"] = false;
     if (m.moe) // omitted for a dense model
         workload["model"]["moe"] = Json{{"experts", m.moe->experts},
                                         {"top_k", m.moe->top_k},

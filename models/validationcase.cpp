@@ -198,6 +198,9 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             moe.dense_layers = row.integer("moe_dense_layers", 0, false);
             w.model.moe = moe;
         }
+        // Gated-FFN models (Llama, Mixtral, Qwen, DeepSeek, GPT-OSS) train without dropout, as their
+        // released configurations say; ungated ones (GPT-3 shapes, Nemotron-4) are given Megatron's default.
+        w.model.dropout = !w.model.ffn_gated;
         const std::string recompute = row.text("recompute");
         w.recompute = recompute == "full"        ? Recompute::Full
                       : recompute == "selective" ? Recompute::Selective

@@ -117,10 +117,15 @@ private slots:
             [](Json& d) { d["workload"]["parallel"]["dp"] = 6; });
         row("memory",
             "memory: 84.71 GB per device needed, h100-sxm has 80 GB (weights 9.082 GB, gradients 18.16 GB,",
-            [](Json& d) { d["workload"]["recompute"] = "selective"; });
+            [](Json& d) {
+                d["workload"]["recompute"] = "selective";
+                d["workload"]["model"]["dropout"] = true;
+            });
         row("unknown field", "workload.model.experts: unknown field",
             [](Json& d) { d["workload"]["model"]["experts"] = 8; });
         row("unknown top-level field", "colour: unknown field", [](Json& d) { d["colour"] = "blue"; });
+        row("dropout not a boolean", "workload.model.dropout: expected true or false, got a number",
+            [](Json& d) { d["workload"]["model"]["dropout"] = 0.1; });
         row("wrong type", "workload.model.layers: expected an integer, got a string",
             [](Json& d) { d["workload"]["model"]["layers"] = "80"; });
         row("fractional integer", "workload.global_batch: expected an integer, got 128.5",
@@ -199,6 +204,7 @@ private slots:
         row("unfused attention needs memory", "activations 477.1 GB", [](Json& d) {
             d["workload"]["attention"] = "unfused";
             d["workload"]["recompute"] = "none";
+            d["workload"]["model"]["dropout"] = true;
         });
         row("ep without experts",
             "workload.parallel.ep: expert parallelism needs a Mixture-of-Experts model (workload.model.moe), "

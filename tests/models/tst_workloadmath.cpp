@@ -101,6 +101,25 @@ private slots:
         QCOMPARE(choreo::models::gradientReduceBytes(bf16), 2.0);
     }
 
+    // Per layer, by hand, for the GPT shape of small() (h 1024, 16 heads and KV heads, FFN 4096 = 4h, tp 1):
+    // 34 sbh with dropout in 16-bit training (norm inputs 4, dropout masks 2, QKV and FC1 inputs 4; Q, K, V
+    // 6, attention output 2, FC1 output 2 x 4 and FC2 input 2 x 4). Without dropout: 32. fp8 keeps the
+    // GEMM inputs' 1-byte copies: QKV and FC1 inputs 2, FC2 input 4, plus the projection's own 1: 29 sbh.
+    // NVFP4 (0.5625 B) without dropout: 4 + 1.125 + 6 + 2 + 0.5625 + 8 + 2.25 = 23.9375 sbh.
+    void dropoutAndQuantisedInputs() {
+        Workload w = small();
+        const double sbh = 2048.0 * 1024.0;
+        QCOMPARE(layerActivationBytes(w), 34.0 * sbh);
+        w.model.dropout = false;
+        QCOMPARE(layerActivationBytes(w), 32.0 * sbh);
+        w.model.dropout = true;
+        w.precision = Precision::Fp8;
+        QCOMPARE(layerActivationBytes(w), 29.0 * sbh);
+        w.model.dropout = false;
+        w.precision = Precision::Fp4;
+        QCOMPARE(layerActivationBytes(w), 23.9375 * sbh);
+    }
+
     void parallelismSplitsMemory() {
         Workload w = small();
         w.parallel = {.tp = 2, .pp = 2, .dp = 4, .sequence_parallel = true, .zero = 1};

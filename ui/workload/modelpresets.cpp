@@ -18,7 +18,7 @@ std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, c
         return std::nullopt;
     r.rejectUnknownKeys(
         object, path,
-        {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab", "seq_len"});
+        {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab", "seq_len", "dropout"});
     models::ModelShape s;
     const auto layers = r.integer(object, path, "layers");
     const auto hidden = r.integer(object, path, "hidden");
@@ -47,6 +47,7 @@ std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, c
     s.ffn_gated = *gated;
     s.vocab = *vocab;
     s.seq_len = *seq;
+    s.dropout = r.boolean(object, path, "dropout", false).value_or(true);
     return s;
 }
 

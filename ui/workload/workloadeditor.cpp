@@ -47,6 +47,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     , suggest_(new QPushButton(tr("Suggest…")))
     , modelName_(new QLineEdit)
     , gated_(new QCheckBox(tr("gated (SwiGLU)")))
+    , dropout_(new QCheckBox(tr("dropout")))
     , pool_(new QComboBox)
     , tokens_(formfields::numberSpin(0.1, 1e7, 1, u" B"_s))
     , precision_(new QComboBox)
@@ -80,6 +81,9 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                             "analytical model (Ctrl+Shift+L)"));
     modelName_->setObjectName(u"modelNameEdit"_s);
     gated_->setObjectName(u"gatedCheck"_s);
+    dropout_->setObjectName(u"dropoutCheck"_s);
+    dropout_->setToolTip(tr("Hidden and attention dropout in training: its masks are kept for the backward "
+                            "(GPT-3; off for Llama, Mixtral, DeepSeek-V3)"));
     pool_->setObjectName(u"trainingPoolCombo"_s);
     tokens_->setObjectName(u"tokensSpin"_s);
     tokens_->setToolTip(tr("Tokens to train, in billions"));
@@ -148,6 +152,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                         tr("Change FFN size"),
                         [](models::Scenario& s) -> std::int64_t& { return s.workload.model.ffn_hidden; }));
     model.add(QString(), gated_);
+    model.add(QString(), dropout_);
     model.add(tr("Vocabulary"), bindCount(u"vocabSpin"_s, u"workload.model.vocab"_s, 100000000, EditVocab,
                                           tr("Change vocabulary"), [](models::Scenario& s) -> std::int64_t& {
                                               return s.workload.model.vocab;
@@ -179,6 +184,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     model.addWide(QString(), moe_);
     mark(u"workload.model.name"_s, modelName_);
     mark(u"workload.model.ffn_gated"_s, gated_);
+    mark(u"workload.model.dropout"_s, dropout_);
 
     // Training run.
     auto* trainingBox = new QGroupBox(tr("Training"));
@@ -285,6 +291,9 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     connect(gated_, &QCheckBox::toggled, this, [this](bool on) {
         change(NoMerge, tr("Toggle gated FFN"),
                [on](models::Scenario& s) { s.workload.model.ffn_gated = on; });
+    });
+    connect(dropout_, &QCheckBox::toggled, this, [this](bool on) {
+        change(NoMerge, tr("Toggle dropout"), [on](models::Scenario& s) { s.workload.model.dropout = on; });
     });
     connect(pool_, &QComboBox::activated, this, [this] {
         const QString name = pool_->currentData().toString();
@@ -448,6 +457,7 @@ void WorkloadEditor::refresh() {
     const auto& w = s.workload;
     formfields::show(modelName_, QString::fromStdString(w.model.name));
     formfields::show(gated_, w.model.ffn_gated);
+    formfields::show(dropout_, w.model.dropout);
     formfields::show(tokens_, w.tokens_to_train / kTokensUnit);
     formfields::show(precision_, static_cast<int>(w.precision));
     formfields::show(gradients_, static_cast<int>(w.gradientPrecision()));

@@ -72,6 +72,7 @@ private:
     QPushButton* suggest_;
     QLineEdit* modelName_;
     QCheckBox* gated_;
+    QCheckBox* dropout_;
     QComboBox* pool_;
     QDoubleSpinBox* tokens_;
     QComboBox* precision_;
