@@ -685,8 +685,10 @@ private slots:
     void validateThirdHeldOutRuns() {
         // The third held-out set, compiled blind after the second had been studied: its first run (commit
         // 3302b0a) measured a median |error| of 25.8 % and a worst case of 55.5 %, three rows skipped for
-        // layouts Choreo cannot express (docs/validation.md; the closed form: 25.9 % and 55.5 %). Fail when
-        // the model drifts clearly further, or when another row becomes unsimulable. At the closed-form
+        // layouts Choreo cannot express (docs/validation.md; the closed form: 25.9 % and 55.5 %). Studied
+        // since (NVFP4, Blackwell Ultra and A100 GEMMs, torchtitan's recompute policy): 20.5 % and 55.5 % in
+        // the closed form, so it no longer measures unseen runs. Fail when the model drifts clearly back, or
+        // when another row becomes unsimulable. At the closed-form
         // level: at flow level row P13 (DeepSeek-V3, 256 GPUs, expert parallelism 32) alone takes 100 s,
         // too long for the sanitizer build.
         const Json j = validateHeldOut(QStringLiteral("holdout-3-runs.csv"),
@@ -697,7 +699,7 @@ private slots:
         for (const auto& s : j["skipped"])
             skipped.insert(s["id"].get<std::string>());
         QVERIFY(skipped == (std::set<std::string>{"P11", "P12", "P19"}));
-        const QString beyond = summaryBeyond(j, 35.0, 70.0);
+        const QString beyond = summaryBeyond(j, 25.0, 60.0);
         QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
 
