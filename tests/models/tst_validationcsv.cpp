@@ -5,6 +5,14 @@
 
 using namespace choreo::models;
 
+namespace {
+// The columns of a dense row (no MoE columns), for CSV text written in a test.
+const std::string kDenseHeader =
+    "id,source,reliability,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,"
+    "accelerator,n_accel,accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,"
+    "precision,finetune,step_time_s,basis\n";
+} // namespace
+
 class TestValidationCsv : public QObject {
     Q_OBJECT
 private slots:
@@ -116,10 +124,6 @@ private slots:
 
     void fp8RecipeFollowsTheContainer() {
         // Delayed scaling before NeMo 25.04, current scaling from it on; never for bf16 rows.
-        const std::string header =
-            "id,source,reliability,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,"
-            "accelerator,n_accel,accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,"
-            "precision,finetune,step_time_s,basis\n";
         auto row = [](const char* id, const char* container, const char* precision) {
             return std::string(id) + ",\"NVIDIA NeMo performance summary (" + container +
                    ") / "
@@ -128,8 +132,9 @@ private slots:
                    precision + ",,4.0,measured\n";
         };
         Diagnostics errors;
-        const auto cases = parseValidationCsv(
-            header + row("a", "25.02", "fp8") + row("b", "25.04", "fp8") + row("c", "25.07", "bf16"), errors);
+        const auto cases = parseValidationCsv(kDenseHeader + row("a", "25.02", "fp8") +
+                                                  row("b", "25.04", "fp8") + row("c", "25.07", "bf16"),
+                                              errors);
         QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
         QCOMPARE(cases.size(), std::size_t(3));
         QVERIFY(cases[0].scenario.workload.fp8_recipe == Fp8Recipe::Delayed);
@@ -141,10 +146,6 @@ private slots:
 
     void torchtitanSelectiveIsItsOpLevelPolicy() {
         // torchtitan's "selective" is its op-level policy; another source's stays Megatron's.
-        const std::string header =
-            "id,source,reliability,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,"
-            "accelerator,n_accel,accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,"
-            "precision,finetune,step_time_s,basis\n";
         auto row = [](const char* id, const char* source, const char* recompute) {
             return std::string(id) + ",\"" + source +
                    "\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,h100-sxm,64,8,1,1,1,64,1,1,0,3,1,64," +
@@ -152,7 +153,7 @@ private slots:
         };
         Diagnostics errors;
         const auto cases =
-            parseValidationCsv(header + row("a", "PyTorch torchtitan docs (2024-04)", "selective") +
+            parseValidationCsv(kDenseHeader + row("a", "PyTorch torchtitan docs (2024-04)", "selective") +
                                    row("b", "PyTorch torchtitan docs (2024-04)", "full") +
                                    row("c", "NVIDIA NeMo performance summary (24.07)", "selective"),
                                errors);

@@ -7,6 +7,10 @@
 
 #include <QTest>
 
+// Fails, printing the actual value, unless `actual` is within `tolerance` of `expected`.
+#define CHOREO_VERIFY_NEAR(actual, expected, tolerance)                                                      \
+    QVERIFY2(qAbs((actual) - (expected)) < (tolerance), std::to_string(actual).c_str())
+
 using namespace choreo::models;
 
 namespace {
@@ -329,8 +333,7 @@ private slots:
         separate.scenario.workload.gradient_accumulation = GradientAccumulation::Separate;
         const StageCost a = stageCost(fused, 0), b = stageCost(separate, 0);
         QCOMPARE(b.forward_s, a.forward_s);
-        QVERIFY2(qAbs(b.backward_s - a.backward_s - 1.3474752e-3) < 1e-10,
-                 std::to_string(b.backward_s - a.backward_s).c_str());
+        CHOREO_VERIFY_NEAR(b.backward_s - a.backward_s, 1.3474752e-3, 1e-10);
         QVERIFY(qAbs(b.memory_bound_s - a.memory_bound_s - 1.3474752e-3) < 1e-10);
         // fp16 training keeps fp16 gradients: 2 + 2 + 2 B per parameter.
         separate.scenario.workload.precision = Precision::Fp16;
@@ -355,8 +358,7 @@ private slots:
         ResolvedScenario current = delayed;
         current.scenario.workload.fp8_recipe = Fp8Recipe::Current;
         const StageCost a = stageCost(delayed, 0), b = stageCost(current, 0);
-        QVERIFY2(qAbs(b.memory_bound_s - a.memory_bound_s - 5.8346837e-4) < 1e-10,
-                 std::to_string(b.memory_bound_s - a.memory_bound_s).c_str());
+        CHOREO_VERIFY_NEAR(b.memory_bound_s - a.memory_bound_s, 5.8346837e-4, 1e-10);
         QVERIFY(qAbs(b.forward_s - a.forward_s - 5.8346837e-4 / 3) < 1e-10);
         QCOMPARE(b.gemm_s, a.gemm_s);
         ResolvedScenario bf16 = layerScenario(d), bf16Current = bf16;
@@ -386,8 +388,7 @@ private slots:
         fp4.scenario.workload.precision = Precision::Fp4;
         const StageCost a = stageCost(fp8, 0), b = stageCost(fp4, 0);
         QCOMPARE(b.attention_s, a.attention_s);
-        QVERIFY2(qAbs(a.memory_bound_s - b.memory_bound_s - 8.5633707e-5) < 1e-10,
-                 std::to_string(a.memory_bound_s - b.memory_bound_s).c_str());
+        CHOREO_VERIFY_NEAR(a.memory_bound_s - b.memory_bound_s, 8.5633707e-5, 1e-10);
         // The fp8 recipe setting does not change fp4's costs.
         ResolvedScenario fp4Delayed = fp4;
         fp4Delayed.scenario.workload.fp8_recipe = Fp8Recipe::Delayed;
@@ -412,8 +413,7 @@ private slots:
         const StageCost a = stageCost(none, 0), b = stageCost(ops, 0);
         QCOMPARE(b.forward_s, a.forward_s);
         QCOMPARE(b.attention_s, a.attention_s);
-        QVERIFY2(qAbs(b.gemm_s - a.gemm_s - 5.3939608e-4) < 1e-10,
-                 std::to_string(b.gemm_s - a.gemm_s).c_str());
+        CHOREO_VERIFY_NEAR(b.gemm_s - a.gemm_s, 5.3939608e-4, 1e-10);
         const double elementWise = b.memory_bound_s - a.memory_bound_s; // one forward's, per layer, x 2
         QVERIFY(elementWise > 0.0);
         // The rest of the backward's growth is the recomputed element-wise forward.
@@ -436,8 +436,7 @@ private slots:
         ResolvedScenario wide = base;
         wide.scenario.workload.model.vocab = 64000;
         const StageCost a = stageCost(base, 0), b = stageCost(wide, 0);
-        QVERIFY2(qAbs(b.memory_bound_s - a.memory_bound_s - 3.786524e-3) < 1e-9,
-                 std::to_string(b.memory_bound_s - a.memory_bound_s).c_str());
+        CHOREO_VERIFY_NEAR(b.memory_bound_s - a.memory_bound_s, 3.786524e-3, 1e-9);
         const double logitsGemm = b.gemm_s / 3.0 - a.gemm_s / 3.0; // forward logits GEMM, the rest cancels
         QVERIFY(qAbs(b.forward_s - a.forward_s - logitsGemm - 3.786524e-3 * 38 / 52) < 1e-9);
     }
