@@ -45,9 +45,7 @@ double layerActivationBytes(const Workload& w) {
         return 2.0 * sbh / (w.parallel.sequence_parallel ? t : 1.0);
     // fp8 and fp4 training (Transformer Engine) keep the quantised copy of a GEMM's input for its weight
     // gradient instead of the 16-bit one: 1 byte an element in fp8, 0.5625 in NVFP4.
-    const double gemmInput = w.precision == Precision::Fp8   ? 1.0
-                             : w.precision == Precision::Fp4 ? 0.5 + 1.0 / 16.0
-                                                             : 2.0;
+    const double gemmInput = quantisedInputBytes(w.precision);
     // Replicated across tensor ranks unless sequence parallel: the two norms' inputs (4sbh), the dropout
     // masks (2sbh, 1 byte each, none without dropout) and the inputs of the QKV and first FFN matrices
     // (2 x 2sbh in 16-bit).
@@ -55,7 +53,8 @@ double layerActivationBytes(const Workload& w) {
     // Split across tensor ranks: Q, K, V (GQA shrinks K and V), attention output and softmax statistics
     // (and, quantised, the output projection's own copy of its input), feed-forward intermediates (the
     // first matrix's output, gated: gate and up, and the second matrix's input).
-    double split = 2.0 * sbh * (1.0 + 2.0 * kvRatio) + 2.0 * sbh + (gemmInput < 2.0 ? gemmInput * sbh : 0.0) +
+    double split = 2.0 * sbh * (1.0 + 2.0 * kvRatio) + 2.0 * sbh +
+                   (quantisedGemms(w.precision) ? gemmInput * sbh : 0.0) +
                    ((m.ffn_gated ? 4.0 : 2.0) + gemmInput) * sbf;
     if (m.moe)
         split += 2.0 * sbh * static_cast<double>(m.moe->top_k) * t; // routed tokens, not split by tensor rank

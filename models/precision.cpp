@@ -42,6 +42,17 @@ double activationBytes(Precision precision) {
     }
 }
 
+double quantisedInputBytes(Precision precision) {
+    switch (precision) {
+    case Precision::Fp8:
+        return 1.0;
+    case Precision::Fp4:
+        return 0.5 + 1.0 / 16.0;
+    default:
+        return activationBytes(precision);
+    }
+}
+
 bool quantisedGemms(Precision precision) {
     return precision == Precision::Fp8 || precision == Precision::Fp4;
 }

@@ -168,10 +168,10 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const bool fp8 = prec == Precision::Fp8;
     const bool fp4 = prec == Precision::Fp4;
     const bool amaxPass = (fp8 && w.fp8_recipe == Fp8Recipe::Current) || fp4;
-    const double castOutBytes = fp4 ? 0.5 + 1.0 / 16.0 : 1.0;
-    const double castBytes = quantisedGemms(prec) ? tokens * (2.0 * h + h / t + f / t) *
-                                                        (act + castOutBytes + (amaxPass ? act : 0.0))
-                                                  : 0.0;
+    const double castBytes =
+        quantisedGemms(prec)
+            ? tokens * (2.0 * h + h / t + f / t) * (act + quantisedInputBytes(prec) + (amaxPass ? act : 0.0))
+            : 0.0;
     const double elementwiseKernels = 7.0 + (quantisedGemms(prec) ? 4.0 : 0.0) + (amaxPass ? 8.0 : 0.0);
     const double memFwd = mem.time(0.0, replicated + rotary + (1.0 - moeShare) * activation +
                                             moeShare * moeActivationBytes + castBytes) +
@@ -184,8 +184,11 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // output projection, the FFN's up or, ungated, down projection), the routed experts' grouped GEMMs
     // (not in its list of saved ops), and every element-wise kernel; attention's output is kept.
     const double everySecondMatmul =
-        gemmTime(dev, prec, tokens, kvWidth / t, h) + proj +
-        (1.0 - moeShare) * (m.ffn_gated ? gemmTime(dev, prec, tokens, f / t, h) : down) + moeShare * moeFfn;
+        w.recompute != Recompute::SelectiveOps
+            ? 0.0
+            : gemmTime(dev, prec, tokens, kvWidth / t, h) + proj +
+                  (1.0 - moeShare) * (m.ffn_gated ? gemmTime(dev, prec, tokens, f / t, h) : down) +
+                  moeShare * moeFfn;
     if (w.recompute == Recompute::Full)
         recompute = layerFwd;
     else if (w.recompute == Recompute::Selective)

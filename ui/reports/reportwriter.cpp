@@ -196,17 +196,17 @@ std::vector<std::pair<QString, QString>> scenarioRows(const ReportInput& in) {
                             u" µs"_s, fabric)));
     rows.emplace_back(QObject::tr("Model"),
                       QObject::tr("%1: %2 layers, hidden %3, %4 heads (%5 KV), FFN %6%7, vocabulary %8, "
-                                  "sequence %9")
-                              .arg(q(m.name))
-                              .arg(m.layers)
-                              .arg(m.hidden)
-                              .arg(m.heads)
-                              .arg(m.kv_heads)
-                              .arg(m.ffn_hidden)
-                              .arg(m.ffn_gated ? QObject::tr(" gated") : QString())
-                              .arg(m.vocab)
-                              .arg(m.seq_len) +
-                          (m.dropout ? QString() : QObject::tr(", no dropout")));
+                                  "sequence %9%10")
+                          .arg(q(m.name))
+                          .arg(m.layers)
+                          .arg(m.hidden)
+                          .arg(m.heads)
+                          .arg(m.kv_heads)
+                          .arg(m.ffn_hidden)
+                          .arg(m.ffn_gated ? QObject::tr(" gated") : QString())
+                          .arg(m.vocab)
+                          .arg(m.seq_len)
+                          .arg(m.dropout ? QString() : QObject::tr(", no dropout")));
     rows.emplace_back(
         QObject::tr("Batch"),
         QObject::tr("global %1 sequences, micro-batch %2").arg(w.global_batch).arg(w.micro_batch));
