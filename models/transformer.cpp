@@ -86,13 +86,17 @@ LayerFlops layerForwardFlops(const ModelShape& m, double tokens) {
     return f;
 }
 
-double everySecondMatmulForwardFlops(const ModelShape& m, double tokens) {
+double selectiveOpsRecomputeFlops(const ModelShape& m, double tokens, bool moeLayer) {
     // The layer's matmuls in order: Q, K, V, output projection, then gate, up, down (gated) or up, down:
-    // the second, fourth and sixth are K, the output projection and up (gated) or down.
+    // the second, fourth and sixth are K, the output projection and up (gated) or down. A layer with routed
+    // experts recomputes its whole expert FFN and router instead (grouped GEMMs are not in the saved ops).
+    const auto p = countParameters(m);
     const double h = static_cast<double>(m.hidden);
     const double kvWidth =
         m.heads > 0 ? static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads) : 0.0;
-    return 2.0 * tokens * (h * kvWidth + h * h + h * static_cast<double>(m.ffn_hidden));
+    const double ffn = moeLayer ? p.active_experts_per_layer + p.shared_per_layer + p.router_per_layer
+                                : h * static_cast<double>(m.ffn_hidden);
+    return 2.0 * tokens * (h * kvWidth + h * h + ffn);
 }
 
 LayerFlops moeLayerForwardFlops(const ModelShape& m, double tokens) {
@@ -125,10 +129,8 @@ StepFlops stepFlops(const Workload& w) {
         f.recompute = static_cast<double>(w.model.layers) * dense.attention;
         break;
     case Recompute::SelectiveOps:
-        f.recompute = denseLayers * everySecondMatmulForwardFlops(w.model, tokens) +
-                      moeLayers * (moe.gemm - dense.gemm + everySecondMatmulForwardFlops(w.model, tokens) -
-                                   2.0 * tokens * static_cast<double>(w.model.hidden) *
-                                       static_cast<double>(w.model.ffn_hidden));
+        f.recompute = denseLayers * selectiveOpsRecomputeFlops(w.model, tokens, false) +
+                      moeLayers * selectiveOpsRecomputeFlops(w.model, tokens, true);
         break;
     case Recompute::None:
         break;

@@ -68,9 +68,10 @@ LayerFlops layerForwardFlops(const ModelShape& model, double tokens);
 // The same for a layer with routed experts: the top_k experts, the shared ones and the router per token.
 LayerFlops moeLayerForwardFlops(const ModelShape& model, double tokens);
 // Forward FLOPs of the matmuls that torchtitan's op-level selective recomputation (Recompute::SelectiveOps)
-// recomputes in a dense layer: every second one in the layer's order (K, the output projection, and the
-// FFN's up (gated) or down projection).
-double everySecondMatmulForwardFlops(const ModelShape& model, double tokens);
+// recomputes in a layer: every second one in the layer's order (K, the output projection, and the FFN's
+// up (gated) or down projection); in a layer with routed experts, K, the projection and the whole expert
+// FFN with its router.
+double selectiveOpsRecomputeFlops(const ModelShape& model, double tokens, bool moeLayer);
 // Forward FLOPs of the logits layer for `tokens` tokens.
 double logitsForwardFlops(const ModelShape& model, double tokens);
 

@@ -423,6 +423,13 @@ private slots:
         const auto flops = choreo::models::stepFlops(ops.workload());
         QCOMPARE(flops.recompute, 2.0 * 2.0 * 32768.0 * (2.0 * 2048.0 * 2048.0 + 2048.0 * 8192.0));
         QCOMPARE(toString(Recompute::SelectiveOps), std::string("selective-ops"));
+        // With routed experts (8 of FFN 1024, top 2, the first layer dense): the MoE layer recomputes K, the
+        // projection, its two experts (2 x 2 x 2048 x 1024, ungated) and the router (2048 x 8).
+        Workload moe = ops.workload();
+        moe.model.moe = MoeShape{8, 2, 1024, 0, 1};
+        QCOMPARE(choreo::models::stepFlops(moe).recompute,
+                 2.0 * 32768.0 * (2.0 * 2048.0 * 2048.0 + 2048.0 * 8192.0) +
+                     2.0 * 32768.0 * (2.0 * 2048.0 * 2048.0 + 2.0 * 2.0 * 2048.0 * 1024.0 + 2048.0 * 8.0));
     }
 
     // The fp32 cross-entropy over the vocabulary, by hand: 38 bytes a logit forward (cast, max, subtract,
