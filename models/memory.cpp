@@ -37,7 +37,10 @@ double layerActivationBytes(const Workload& w) {
                                         static_cast<double>(m.moe->expert_ffn_hidden)
                                   : static_cast<double>(m.ffn_hidden);
     const double sbf = sbh / static_cast<double>(m.hidden) * ffnWidth;
-    const double kvRatio = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
+    // Q and the attention output are heads x head width wide, K and V kv_heads x head width: as shares of
+    // the hidden size (1 and the GQA share unless the model sets head_dim).
+    const double qRatio = m.queryWidth() / static_cast<double>(m.hidden);
+    const double kvRatio = m.kvWidth() / static_cast<double>(m.hidden);
     const double t = static_cast<double>(w.parallel.tp);
     // Recompute::SelectiveOps (torchtitan's op-level policy) is charged what Megatron's selective keeps, an
     // upper bound: it keeps fewer tensors (the norms' outputs and the FFN's activation are recomputed).
@@ -53,8 +56,8 @@ double layerActivationBytes(const Workload& w) {
     // Split across tensor ranks: Q, K, V (GQA shrinks K and V), attention output and softmax statistics
     // (and, quantised, the output projection's own copy of its input), feed-forward intermediates (the
     // first matrix's output, gated: gate and up, and the second matrix's input).
-    double split = 2.0 * sbh * (1.0 + 2.0 * kvRatio) + 2.0 * sbh +
-                   (quantisedGemms(w.precision) ? gemmInput * sbh : 0.0) +
+    double split = 2.0 * sbh * (qRatio + 2.0 * kvRatio) + 2.0 * sbh * qRatio +
+                   (quantisedGemms(w.precision) ? gemmInput * sbh * qRatio : 0.0) +
                    ((m.ffn_gated ? 4.0 : 2.0) + gemmInput) * sbf;
     if (m.moe)
         split += 2.0 * sbh * static_cast<double>(m.moe->top_k) * t; // routed tokens, not split by tensor rank

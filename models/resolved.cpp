@@ -15,8 +15,13 @@ std::string divides(std::int64_t a, const char* what, std::int64_t b) {
 void checkModel(const Workload& w, Diagnostics& errors) {
     const auto& m = w.model;
     const auto& p = w.parallel;
-    if (m.hidden % m.heads != 0)
-        errors.push_back({"workload.model.heads", divides(m.heads, "hidden", m.hidden)});
+    if (m.head_dim < 0)
+        errors.push_back({"workload.model.head_dim",
+                          "must be positive (or 0: hidden / heads), got " + std::to_string(m.head_dim)});
+    else if (m.head_dim == 0 && m.hidden % m.heads != 0)
+        errors.push_back(
+            {"workload.model.heads",
+             divides(m.heads, "hidden", m.hidden) + " (set head_dim for heads narrower or wider than that)"});
     if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
         errors.push_back({"workload.model.kv_heads", "must divide heads=" + std::to_string(m.heads) +
                                                          ", got " + std::to_string(m.kv_heads)});

@@ -91,7 +91,21 @@ struct ModelShape {
     // Hidden and attention dropout in training (GPT-3, Megatron-LM's default 0.1): its masks are kept for
     // the backward. Models trained without (Llama, Mixtral, DeepSeek-V3 and most since) keep none.
     bool dropout = true;
+    // Width of one attention head; 0 means hidden / heads. Some models set it apart from the hidden size
+    // (Qwen3: 128 on hidden 2,048 or 4,096; GPT-OSS: 64 on 2,880; Gemma), which changes the attention
+    // projections, the scores and K and V.
+    std::int64_t head_dim = 0;
     bool operator==(const ModelShape&) const = default;
+
+    // The width of one head, of all query heads together, and of K (or V): heads x headDim() and
+    // kv_heads x headDim(), equal to hidden and its GQA share unless head_dim is set.
+    [[nodiscard]] double headDim() const {
+        if (head_dim > 0)
+            return static_cast<double>(head_dim);
+        return heads > 0 ? static_cast<double>(hidden) / static_cast<double>(heads) : 0.0;
+    }
+    [[nodiscard]] double queryWidth() const { return static_cast<double>(heads) * headDim(); }
+    [[nodiscard]] double kvWidth() const { return static_cast<double>(kv_heads) * headDim(); }
 
     // Layers with routed experts (0 for a dense model).
     [[nodiscard]] std::int64_t moeLayers() const { return moe ? layers - moe->dense_layers : 0; }

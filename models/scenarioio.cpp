@@ -215,8 +215,8 @@ ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
     if (!r.expectObject(j, path))
         return m;
     r.rejectUnknownKeys(j, path,
-                        {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab",
-                         "seq_len", "moe", "dropout"});
+                        {"name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
+                         "ffn_gated", "vocab", "seq_len", "moe", "dropout"});
     if (auto it = j.find("moe"); it != j.end()) {
         const std::string mp = JsonReader::join(path, "moe");
         if (r.expectObject(*it, mp)) {
@@ -236,6 +236,7 @@ ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
     m.hidden = r.integer(j, path, "hidden").value_or(0);
     m.heads = r.integer(j, path, "heads").value_or(0);
     m.kv_heads = r.integer(j, path, "kv_heads").value_or(0);
+    m.head_dim = r.integer(j, path, "head_dim", 0, false).value_or(0);
     m.ffn_hidden = r.integer(j, path, "ffn_hidden").value_or(0);
     m.ffn_gated = r.boolean(j, path, "ffn_gated").value_or(false);
     m.vocab = r.integer(j, path, "vocab").value_or(0);
@@ -448,6 +449,8 @@ std::string serializeScenario(const Scenario& s) {
         Json{{"name", m.name},           {"layers", m.layers},     {"hidden", m.hidden},
              {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden},
              {"ffn_gated", m.ffn_gated}, {"vocab", m.vocab},       {"seq_len", m.seq_len}};
+    if (m.head_dim > 0) // omitted when hidden / heads
+        workload["model"]["head_dim"] = m.head_dim;
     if (!m.dropout) // omitted when on, the default
         workload["model"]["dropout"] = false;
     if (m.moe) // omitted for a dense model

@@ -82,8 +82,9 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double tokens = static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len) / cp;
     const double h = static_cast<double>(m.hidden);
     const double f = static_cast<double>(m.ffn_hidden);
-    const double headDim = h / static_cast<double>(m.heads);
-    const double kvWidth = static_cast<double>(m.kv_heads) * headDim;
+    // All query heads together, and K (or V): hidden and its GQA share unless the model sets head_dim.
+    const double q = m.queryWidth();
+    const double kvWidth = m.kvWidth();
     const double act = activationBytes(attnPrec);
     const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
     const auto layers = static_cast<double>(layersInChunk(w, chunk));
@@ -91,8 +92,8 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const bool last = chunk == chunks - 1;
 
     // GEMMs of one layer, forward, one tensor rank.
-    const double qkv = gemmTime(dev, prec, tokens, (h + 2.0 * kvWidth) / t, h);
-    const double proj = gemmTime(dev, prec, tokens, h, h / t);
+    const double qkv = gemmTime(dev, prec, tokens, (q + 2.0 * kvWidth) / t, h);
+    const double proj = gemmTime(dev, prec, tokens, h, q / t);
     const double up = gemmTime(dev, prec, tokens, (m.ffn_gated ? 2.0 : 1.0) * f / t, h);
     const double down = gemmTime(dev, prec, tokens, h, f / t);
     // Layers with routed experts (balanced load): each device's tokens go to top_k experts; the ep
@@ -124,16 +125,16 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     }
     const double gemmFwd = qkv + proj + (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
 
-    // Fused causal attention: half of the 4*tokens*seq*h FLOPs are computed (local queries against the
+    // Fused causal attention: half of the 4*tokens*seq*q FLOPs are computed (local queries against the
     // whole sequence's keys under context parallelism); backward does 2.5x forward. One call per layer,
     // or under context parallelism one per ring step (Transformer Engine's ring attention: the local
     // queries against one peer's keys and values, load-balanced so that every step does 1/cp of the
     // work), and the efficiency curve is a function of one call's FLOPs.
-    const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * h / t;
+    const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * q / t;
     const double attnCallFlops = attnFlops / cp;
     const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attentionFraction(attnCallFlops));
     const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
-    const double attnBytes = (2.0 * h + 2.0 * kvWidth) / t * tokens * act;
+    const double attnBytes = (2.0 * q + 2.0 * kvWidth) / t * tokens * act;
     double attnFwd = attn.time(attnFlops, attnBytes) + (cp - 1.0) * attn.overhead_s;
     double attnBwd = attn.time(2.5 * attnFlops, 2.5 * attnBytes) + (cp - 1.0) * attn.overhead_s;
     if (w.attention == AttentionKernel::Unfused) {
@@ -141,10 +142,10 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         // with the scores (heads/t x tokens x seq) written, softmaxed, dropped out and read back.
         const double seq = static_cast<double>(m.seq_len);
         const double scores = tokens * seq * static_cast<double>(m.heads) / t;
-        const double bmmFlops = 2.0 * tokens * seq * h / t;
+        const double bmmFlops = 2.0 * tokens * seq * q / t;
         const Roofline bmm = rooflineFor(dev, attnPrec, dev.efficiency.gemmFraction(attnPrec, bmmFlops));
-        const double qk = bmm.time(bmmFlops, (tokens * h / t + seq * kvWidth / t + scores) * act);
-        const double pv = bmm.time(bmmFlops, (scores + seq * kvWidth / t + tokens * h / t) * act);
+        const double qk = bmm.time(bmmFlops, (tokens * q / t + seq * kvWidth / t + scores) * act);
+        const double pv = bmm.time(bmmFlops, (scores + seq * kvWidth / t + tokens * q / t) * act);
         const double softmax = mem.time(0.0, 2.0 * scores * act);
         const double dropout = mem.time(0.0, scores * (2.0 * act + 1.0));
         attnFwd = qk + softmax + dropout + pv;
@@ -155,7 +156,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // Memory-bound kernels: 2 norms and 2 residual adds (10 passes over tokens x h, split by tensor
     // rank only with sequence parallelism), rotary embedding on Q and K, the FFN activation.
     const double replicated = 10.0 * tokens * h * act / (w.parallel.sequence_parallel ? t : 1.0);
-    const double rotary = 2.0 * tokens * (h + kvWidth) / t * act;
+    const double rotary = 2.0 * tokens * (q + kvWidth) / t * act;
     const double activation = (m.ffn_gated ? 3.0 : 2.0) * tokens * f / t * act;
     // fp8 GEMMs take fp8 inputs: each of the four GEMM inputs is cast (read 16-bit, write 8-bit) in its own
     // kernel; backward casts the output gradients and transposes, about twice as much (below, 2 x memFwd).
@@ -170,7 +171,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const bool amaxPass = (fp8 && w.fp8_recipe == Fp8Recipe::Current) || fp4;
     const double castBytes =
         quantisedGemms(prec)
-            ? tokens * (2.0 * h + h / t + f / t) * (act + quantisedInputBytes(prec) + (amaxPass ? act : 0.0))
+            ? tokens * (2.0 * h + q / t + f / t) * (act + quantisedInputBytes(prec) + (amaxPass ? act : 0.0))
             : 0.0;
     const double elementwiseKernels = 7.0 + (quantisedGemms(prec) ? 4.0 : 0.0) + (amaxPass ? 8.0 : 0.0);
     const double memFwd = mem.time(0.0, replicated + rotary + (1.0 - moeShare) * activation +
@@ -298,7 +299,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
             // Modules as DeepSpeed's hooks see them: QKV and the output projection split the attention's
             // parameters as their widths, the FFN's up (and gate) and down projections as gate : 1.
             const double gate = m.ffn_gated ? 2.0 : 1.0;
-            const double qkvShare = (h + 2.0 * kvWidth) / (2.0 * h + 2.0 * kvWidth);
+            const double qkvShare = (q + 2.0 * kvWidth) / (2.0 * q + 2.0 * kvWidth);
             const double ffnParams = counts.ffn_per_layer;
             const std::array<double, 4> moduleParams = {
                 counts.attention_per_layer * qkvShare / t, counts.attention_per_layer * (1.0 - qkvShare) / t,

@@ -6,10 +6,10 @@ namespace choreo::models {
 
 ParameterCount countParameters(const ModelShape& m) {
     const double h = static_cast<double>(m.hidden);
-    const double headDim = m.heads > 0 ? h / static_cast<double>(m.heads) : 0.0;
-    const double kvWidth = static_cast<double>(m.kv_heads) * headDim;
+    const double q = m.queryWidth();
     ParameterCount p;
-    p.attention_per_layer = h * (h + 2.0 * kvWidth) + h * h;
+    // Q, K and V from the hidden state, and the output projection back to it.
+    p.attention_per_layer = h * (q + 2.0 * m.kvWidth()) + q * h;
     p.ffn_per_layer = (m.ffn_gated ? 3.0 : 2.0) * h * static_cast<double>(m.ffn_hidden);
     p.norms_per_layer = 2.0 * h;
     p.embedding = static_cast<double>(m.vocab) * h;
@@ -81,8 +81,8 @@ LayerFlops layerForwardFlops(const ModelShape& m, double tokens) {
     LayerFlops f;
     // Every weight is used in one multiply-add per token.
     f.gemm = 2.0 * tokens * (p.attention_per_layer + p.ffn_per_layer);
-    // QK^T and AV: 2 * 2 * tokens * seq * hidden.
-    f.attention = 4.0 * tokens * static_cast<double>(m.seq_len) * static_cast<double>(m.hidden);
+    // QK^T and AV: 2 * 2 * tokens * seq * heads * head width (the hidden size unless head_dim is set).
+    f.attention = 4.0 * tokens * static_cast<double>(m.seq_len) * m.queryWidth();
     return f;
 }
 
@@ -92,11 +92,9 @@ double selectiveOpsRecomputeFlops(const ModelShape& m, double tokens, bool moeLa
     // experts recomputes its whole expert FFN and router instead (grouped GEMMs are not in the saved ops).
     const auto p = countParameters(m);
     const double h = static_cast<double>(m.hidden);
-    const double kvWidth =
-        m.heads > 0 ? static_cast<double>(m.kv_heads) * h / static_cast<double>(m.heads) : 0.0;
     const double ffn = moeLayer ? p.active_experts_per_layer + p.shared_per_layer + p.router_per_layer
                                 : h * static_cast<double>(m.ffn_hidden);
-    return 2.0 * tokens * (h * kvWidth + h * h + ffn);
+    return 2.0 * tokens * (h * m.kvWidth() + m.queryWidth() * h + ffn);
 }
 
 LayerFlops moeLayerForwardFlops(const ModelShape& m, double tokens) {

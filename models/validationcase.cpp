@@ -169,6 +169,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         w.model.hidden = row.integer("hidden", 0);
         w.model.heads = row.integer("heads", 0);
         w.model.kv_heads = row.integer("kv_heads", 0);
+        w.model.head_dim = row.integer("head_dim", 0, false);
         w.model.ffn_hidden = row.integer("ffn_hidden", 0);
         w.model.ffn_gated = row.integer("ffn_gated", 0) != 0;
         w.model.vocab = row.integer("vocab", 0);

@@ -14,6 +14,7 @@ enum EditId : int {
     EditHidden,
     EditHeads,
     EditKvHeads,
+    EditHeadDim,
     EditFfnHidden,
     EditVocab,
     EditSeqLen,

@@ -75,6 +75,7 @@ private slots:
         doc["workload"]["fp8_recipe"] = "current";
         doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}, {"grad_reduce", false}};
         doc["workload"]["gradient_precision"] = "bf16";
+        doc["workload"]["model"]["head_dim"] = 256;
         doc["workload"]["model"]["moe"] = Json{{"experts", 8},
                                                {"top_k", 2},
                                                {"expert_ffn_hidden", 7168},
@@ -126,6 +127,14 @@ private slots:
         row("unknown top-level field", "colour: unknown field", [](Json& d) { d["colour"] = "blue"; });
         row("dropout not a boolean", "workload.model.dropout: expected true or false, got a number",
             [](Json& d) { d["workload"]["model"]["dropout"] = 0.1; });
+        row("negative head width", "workload.model.head_dim: must be at least 0, got -64",
+            [](Json& d) { d["workload"]["model"]["head_dim"] = -64; });
+        row("heads do not divide hidden",
+            "workload.model.heads: 48 does not divide hidden=8192 (set head_dim", [](Json& d) {
+                d["workload"]["model"]["heads"] = 48;
+                d["workload"]["model"]["kv_heads"] = 8;
+                d["workload"]["parallel"]["tp"] = 4;
+            });
         row("wrong type", "workload.model.layers: expected an integer, got a string",
             [](Json& d) { d["workload"]["model"]["layers"] = "80"; });
         row("fractional integer", "workload.global_batch: expected an integer, got 128.5",

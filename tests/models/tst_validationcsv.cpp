@@ -186,6 +186,26 @@ private slots:
         QVERIFY(!cases[2].skip); // interleaving and ZeRO-3 are modelled
     }
 
+    // The optional head_dim column: empty keeps hidden / heads, a number sets the head width.
+    void headWidthColumn() {
+        const std::string csv =
+            "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
+            "n_accel,accel_per_node,tp,pp,dp,micro_batch,global_batch,recompute,precision,step_time_s,"
+            "head_dim\n"
+            "a,m,2,2880,64,8,2880,1,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,64\n"
+            "b,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,\n"
+            "c,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,wide\n";
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(csv, errors);
+        QCOMPARE(cases.size(), std::size_t(2));
+        QCOMPARE(cases[0].scenario.workload.model.head_dim, std::int64_t(64));
+        QCOMPARE(cases[0].scenario.workload.model.queryWidth(), 4096.0);
+        QCOMPARE(cases[1].scenario.workload.model.head_dim, std::int64_t(0));
+        const std::string all = joinDiagnostics(errors);
+        QVERIFY2(all.find("line 4.head_dim: expected an integer, got \"wide\"") != std::string::npos,
+                 all.c_str());
+    }
+
     void malformedRowsNameTheLine() {
         const std::string csv =
             "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"

@@ -74,6 +74,41 @@ private slots:
         QCOMPARE(p.ffn_per_layer, 3.0 * 8192 * 28672);
     }
 
+    // A head width set apart from hidden / heads (GPT-OSS: 64 heads of 64 and 8 KV heads on hidden 2,880):
+    // Q is 64 x 64 = 4,096 wide, K and V 8 x 64 = 512; the output projection maps 4,096 back to 2,880.
+    // Attention params: 2880 * (4096 + 2 * 512) + 4096 * 2880 = 26,542,080 (18,662,400 with heads of 45).
+    // Scores and outputs: 4 * T * s * 4096 FLOPs. Activations of small() (h 1024, 16 heads, FFN 4h) with
+    // heads of 128: Q, K, V and the attention output are 2048 wide, twice the hidden size: norm inputs 4,
+    // dropout 2, QKV and FC1 inputs 4 (replicated, 10), Q K V 2 x 6 = 12, attention output 4, FFN 16: 42 sbh
+    // against 34. And the attention time of the two-layer test model doubles with heads twice as wide.
+    void headWidthSetApartFromHidden() {
+        ModelShape oss{"oss", 1, 2880, 64, 8, 2880, true, 201088, 4096, std::nullopt};
+        QCOMPARE(countParameters(oss).attention_per_layer, 18662400.0);
+        oss.head_dim = 64;
+        QCOMPARE(oss.queryWidth(), 4096.0);
+        QCOMPARE(oss.kvWidth(), 512.0);
+        QCOMPARE(countParameters(oss).attention_per_layer, 26542080.0);
+        QCOMPARE(layerForwardFlops(oss, 4096).attention, 4.0 * 4096 * 4096 * 4096);
+        QCOMPARE(selectiveOpsRecomputeFlops(oss, 4096, false),
+                 2.0 * 4096 * (2880.0 * 512 + 4096.0 * 2880 + 2880.0 * 2880));
+
+        Workload w = small();
+        w.model.head_dim = 128;
+        QCOMPARE(layerActivationBytes(w), 42.0 * 2048 * 1024);
+
+        Device flat = handDevice();
+        flat.efficiency.attention.value = 0.52;
+        ResolvedScenario narrow = layerScenario(flat);
+        ResolvedScenario wide = layerScenario(flat);
+        wide.scenario.workload.model.head_dim = 256;
+        const double overheads = 4 * 4e-6;
+        const double a = stageCost(narrow, 0).attention_s - overheads;
+        const double b = stageCost(wide, 0).attention_s - overheads;
+        CHOREO_VERIFY_NEAR(b / a, 2.0, 1e-9);
+        // Its QKV and output projections grow from 4 h^2 to h (2h + 2 * 2h) + 2h * h = 8 h^2 parameters.
+        QCOMPARE(countParameters(wide.scenario.workload.model).attention_per_layer, 8.0 * 2048 * 2048);
+    }
+
     void stepFlops() {
         Workload w = small();
         const auto f = choreo::models::stepFlops(w);

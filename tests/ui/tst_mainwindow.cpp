@@ -136,6 +136,8 @@ void TestMainWindow::fieldsShowTheScenario() {
     QCOMPARE(child<QSpinBox>(w, u"hiddenSpin"_s)->value(), m.hidden);
     QCOMPARE(child<QSpinBox>(w, u"headsSpin"_s)->value(), m.heads);
     QCOMPARE(child<QSpinBox>(w, u"kvHeadsSpin"_s)->value(), m.kv_heads);
+    QCOMPARE(child<QSpinBox>(w, u"headDimSpin"_s)->value(), m.head_dim);
+    QCOMPARE(child<QSpinBox>(w, u"headDimSpin"_s)->text(), u"hidden / heads"_s); // 0: not set
     QCOMPARE(child<QSpinBox>(w, u"ffnHiddenSpin"_s)->value(), m.ffn_hidden);
     QCOMPARE(child<QCheckBox>(w, u"gatedCheck"_s)->isChecked(), m.ffn_gated);
     QCOMPARE(child<QSpinBox>(w, u"vocabSpin"_s)->value(), m.vocab);

@@ -188,6 +188,11 @@ void TestModelPresets::editedShapeIsCustom() {
     // Choosing Custom changes nothing.
     emit combo->activated(0);
     QCOMPARE(document.undoStack()->count(), 1);
+    // A head width set apart from hidden / heads is one more edit of the shape, and valid.
+    editor.findChild<QSpinBox*>(u"headDimSpin"_s)->setValue(256);
+    QCOMPARE(document.scenario().workload.model.head_dim, 256);
+    QCOMPARE(document.undoStack()->count(), 2);
+    QVERIFY(document.isValid());
 }
 
 void TestModelPresets::memoryBarFollowsTheLayout() {

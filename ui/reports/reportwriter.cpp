@@ -195,13 +195,14 @@ std::vector<std::pair<QString, QString>> scenarioRows(const ReportInput& in) {
                  withOrigin(net.scale_up.latency_us, fabric ? device->scale_up->latency_us.value : 0,
                             u" µs"_s, fabric)));
     rows.emplace_back(QObject::tr("Model"),
-                      QObject::tr("%1: %2 layers, hidden %3, %4 heads (%5 KV), FFN %6%7, vocabulary %8, "
-                                  "sequence %9%10")
+                      QObject::tr("%1: %2 layers, hidden %3, %4 heads (%5 KV)%6, FFN %7%8, vocabulary %9, "
+                                  "sequence %10%11")
                           .arg(q(m.name))
                           .arg(m.layers)
                           .arg(m.hidden)
                           .arg(m.heads)
                           .arg(m.kv_heads)
+                          .arg(m.head_dim > 0 ? QObject::tr(" of width %1").arg(m.head_dim) : QString())
                           .arg(m.ffn_hidden)
                           .arg(m.ffn_gated ? QObject::tr(" gated") : QString())
                           .arg(m.vocab)

@@ -16,9 +16,9 @@ using models::JsonReader;
 std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, const std::string& path) {
     if (!r.expectObject(object, path))
         return std::nullopt;
-    r.rejectUnknownKeys(
-        object, path,
-        {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "ffn_gated", "vocab", "seq_len", "dropout"});
+    r.rejectUnknownKeys(object, path,
+                        {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "ffn_gated",
+                         "vocab", "seq_len", "dropout"});
     models::ModelShape s;
     const auto layers = r.integer(object, path, "layers");
     const auto hidden = r.integer(object, path, "hidden");
@@ -30,8 +30,9 @@ std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, c
     const auto seq = r.integer(object, path, "seq_len");
     if (!layers || !hidden || !heads || !kvHeads || !ffn || !gated || !vocab || !seq)
         return std::nullopt;
+    const auto headDim = r.integer(object, path, "head_dim", 1, false);
     // The same rules a scenario's model obeys, so that a preset never makes an invalid scenario.
-    if (*hidden % *heads != 0) {
+    if (!headDim && *hidden % *heads != 0) {
         r.error(JsonReader::join(path, "heads"), "must divide hidden (" + std::to_string(*hidden) + ")");
         return std::nullopt;
     }
@@ -43,6 +44,7 @@ std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, c
     s.hidden = *hidden;
     s.heads = *heads;
     s.kv_heads = *kvHeads;
+    s.head_dim = headDim.value_or(0);
     s.ffn_hidden = *ffn;
     s.ffn_gated = *gated;
     s.vocab = *vocab;

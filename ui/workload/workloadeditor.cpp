@@ -147,6 +147,17 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                                         tr("Change KV heads"), [](models::Scenario& s) -> std::int64_t& {
                                             return s.workload.model.kv_heads;
                                         }));
+    {
+        QSpinBox* headDim = bindCount(
+            u"headDimSpin"_s, u"workload.model.head_dim"_s, 100000, EditHeadDim, tr("Change head width"),
+            [](models::Scenario& s) -> std::int64_t& { return s.workload.model.head_dim; });
+        headDim->setMinimum(0);
+        headDim->setSpecialValueText(tr("hidden / heads"));
+        headDim->setToolTip(
+            tr("Width of one attention head, where the model sets it apart from hidden / heads "
+               "(Qwen3: 128, GPT-OSS: 64)"));
+        model.add(tr("Head width"), headDim);
+    }
     model.add(tr("FFN hidden"),
               bindCount(u"ffnHiddenSpin"_s, u"workload.model.ffn_hidden"_s, 10000000, EditFfnHidden,
                         tr("Change FFN size"),
