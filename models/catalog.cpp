@@ -68,7 +68,9 @@ double DeviceEfficiency::gemmFraction(Precision precision, double flops) const {
     return sizeCurve(gemmAt(precision).value, gemmHalfAt(precision).value * 1e9, flops);
 }
 
-double DeviceEfficiency::attentionFraction(double flops) const {
+double DeviceEfficiency::attentionFraction(double flops, bool flash2) const {
+    if (flash2 && attention_flash2.present())
+        return sizeCurve(attention_flash2.value, attention_flash2_half_gflop.value * 1e9, flops);
     return sizeCurve(attention.value, attention_half_gflop.value * 1e9, flops);
 }
 
@@ -215,9 +217,10 @@ struct DeviceParser {
             reader.rejectUnknownKeys(
                 *it, effPath,
                 {"gemm", "gemm_half_gflop", "gemm_by_precision", "gemm_half_gflop_by_precision", "attention",
-                 "attention_half_gflop", "memory", "network", "nic", "kernel_overhead_us",
-                 "collective_base_us", "ring_step_scale_up_us", "ring_step_network_us",
-                 "tree_step_scale_up_us", "tree_step_network_us", "tree_bandwidth_fraction"});
+                 "attention_half_gflop", "attention_flash2", "attention_flash2_half_gflop", "memory",
+                 "network", "nic", "kernel_overhead_us", "collective_base_us", "ring_step_scale_up_us",
+                 "ring_step_network_us", "tree_step_scale_up_us", "tree_step_network_us",
+                 "tree_bandwidth_fraction"});
             take(dev.efficiency.gemm, *it, effPath, "gemm", true);
             take(dev.efficiency.gemm_half_gflop, *it, effPath, "gemm_half_gflop", false);
             perPrecision(dev.efficiency.gemm_by_precision, *it, effPath, "gemm_by_precision");
@@ -231,6 +234,9 @@ struct DeviceParser {
                                      formatNumber(f.value));
             take(dev.efficiency.attention, *it, effPath, "attention", true);
             take(dev.efficiency.attention_half_gflop, *it, effPath, "attention_half_gflop", false);
+            take(dev.efficiency.attention_flash2, *it, effPath, "attention_flash2", false);
+            take(dev.efficiency.attention_flash2_half_gflop, *it, effPath, "attention_flash2_half_gflop",
+                 false);
             take(dev.efficiency.memory, *it, effPath, "memory", true);
             take(dev.efficiency.network, *it, effPath, "network", true);
             take(dev.efficiency.nic, *it, effPath, "nic", false);
@@ -242,8 +248,9 @@ struct DeviceParser {
             take(dev.efficiency.tree_step_network_us, *it, effPath, "tree_step_network_us", false);
             take(dev.efficiency.tree_bandwidth_fraction, *it, effPath, "tree_bandwidth_fraction", false);
             for (const auto* f :
-                 {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.memory,
-                  &dev.efficiency.network, &dev.efficiency.nic, &dev.efficiency.tree_bandwidth_fraction})
+                 {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.attention_flash2,
+                  &dev.efficiency.memory, &dev.efficiency.network, &dev.efficiency.nic,
+                  &dev.efficiency.tree_bandwidth_fraction})
                 if (f->present() && f->value > 1.0)
                     reader.error(effPath, "efficiencies are fractions of peak and must not exceed 1, got " +
                                               formatNumber(f->value));

@@ -29,6 +29,11 @@ struct DeviceEfficiency {
     // Forward FLOPs of one fused attention call (2 b h s^2 d over the causal half, in GFLOP) at which it runs
     // at half that rate: achieved fraction = attention * F / (F + half). Absent = no size dependence.
     Sourced attention_half_gflop;
+    // FlashAttention-2's kernels, where the device runs them apart from its best fused attention: on Hopper
+    // they are Ampere's design without its asynchronous tensor-core instructions, and PyTorch's SDPA picks
+    // them first by default. Asymptote and half-rate size as above; absent: `attention`'s curve.
+    Sourced attention_flash2;
+    Sourced attention_flash2_half_gflop;
     Sourced memory;  // fraction of peak DRAM bandwidth
     Sourced network; // fraction of NIC / fabric line rate on large transfers
     // Fraction of a NIC's line rate (and of the switched network's links) on large transfers, where it is
@@ -57,8 +62,8 @@ struct DeviceEfficiency {
     // Achieved fraction of dense peak for a matrix multiply of `flops` (2mnk) at `precision`.
     [[nodiscard]] double gemmFraction(Precision precision, double flops) const;
     // Achieved fraction of dense peak for fused attention whose forward pass does `flops`; its backward runs
-    // at the same fraction.
-    [[nodiscard]] double attentionFraction(double flops) const;
+    // at the same fraction. `flash2`: FlashAttention-2's kernels (their own curve where the device has one).
+    [[nodiscard]] double attentionFraction(double flops, bool flash2 = false) const;
     [[nodiscard]] double nicFraction() const { return nic.value > 0.0 ? nic.value : network.value; }
 };
 

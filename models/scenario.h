@@ -138,7 +138,9 @@ std::string toString(Recompute recompute);
 // How attention runs: fused (FlashAttention-style, scores never leave the chip) or unfused (the
 // b x heads x s x s scores written by one GEMM, then softmax, dropout and a second GEMM, as Megatron-LM
 // did before 2022).
-enum class AttentionKernel { Fused, Unfused };
+// Flash2: fused, with FlashAttention-2's kernels (the flash-attn 2.x package, PyTorch SDPA's default on
+// Hopper), which on Hopper run well below its best fused kernels (cuDNN's, FlashAttention-3).
+enum class AttentionKernel { Fused, Unfused, Flash2 };
 std::string toString(AttentionKernel kernel);
 
 // How each micro-batch's weight gradients reach the gradient buffer: fused (the weight-gradient GEMM

@@ -35,7 +35,15 @@ std::optional<TopologyKind> topologyKindFromString(const std::string& text) {
 }
 
 std::string toString(AttentionKernel kernel) {
-    return kernel == AttentionKernel::Unfused ? "unfused" : "fused";
+    switch (kernel) {
+    case AttentionKernel::Unfused:
+        return "unfused";
+    case AttentionKernel::Flash2:
+        return "flash2";
+    case AttentionKernel::Fused:
+        break;
+    }
+    return "fused";
 }
 
 std::string toString(GradientAccumulation accumulation) {
@@ -272,7 +280,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     readChoice(r, j, path, "recompute", true,
                {Recompute::None, Recompute::Selective, Recompute::Full, Recompute::SelectiveOps}, "policy",
                w.recompute);
-    readChoice(r, j, path, "attention", false, {AttentionKernel::Fused, AttentionKernel::Unfused},
+    readChoice(r, j, path, "attention", false,
+               {AttentionKernel::Fused, AttentionKernel::Unfused, AttentionKernel::Flash2},
                "attention kernel", w.attention);
     readChoice(r, j, path, "gradient_accumulation", false,
                {GradientAccumulation::Fused, GradientAccumulation::Separate}, "gradient accumulation",

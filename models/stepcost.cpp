@@ -132,7 +132,9 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // work), and the efficiency curve is a function of one call's FLOPs.
     const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * q / t;
     const double attnCallFlops = attnFlops / cp;
-    const Roofline attn = rooflineFor(dev, attnPrec, dev.efficiency.attentionFraction(attnCallFlops));
+    const Roofline attn =
+        rooflineFor(dev, attnPrec,
+                    dev.efficiency.attentionFraction(attnCallFlops, w.attention == AttentionKernel::Flash2));
     const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
     const double attnBytes = (2.0 * q + 2.0 * kvWidth) / t * tokens * act;
     double attnFwd = attn.time(attnFlops, attnBytes) + (cp - 1.0) * attn.overhead_s;

@@ -106,6 +106,18 @@ std::optional<int> publicationYear(const std::string& source) {
     return std::nullopt;
 }
 
+std::optional<int> publicationMonth(const std::string& source) {
+    auto digit = [&](std::size_t i) { return i < source.size() && source[i] >= '0' && source[i] <= '9'; };
+    for (std::size_t i = 0; i + 6 < source.size(); ++i)
+        if (source.compare(i, 2, "20") == 0 && digit(i + 2) && digit(i + 3) && source[i + 4] == '-' &&
+            digit(i + 5) && digit(i + 6) && !digit(i + 7) && (i == 0 || !digit(i - 1))) {
+            const int month = std::stoi(source.substr(i + 5, 2));
+            if (month >= 1 && month <= 12)
+                return std::stoi(source.substr(i, 4)) * 100 + month;
+        }
+    return std::nullopt;
+}
+
 std::optional<int> containerRelease(const std::string& source) {
     auto digit = [&](std::size_t i) { return i < source.size() && source[i] >= '0' && source[i] <= '9'; };
     for (std::size_t i = 0; i + 6 < source.size(); ++i)
@@ -160,8 +172,14 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // A scale-up domain wider than an 8-GPU node (a GB200 NVL72 rack) has more NICs than one leaf switch
         // takes: such clusters are wired rail-optimised, as NVIDIA's GB200 SuperPOD reference architecture
         // is.
-        s.cluster.network.topology.kind =
-            s.cluster.pools.back().devices_per_node > 8 ? TopologyKind::RailFatTree : TopologyKind::FatTree;
+        // A job inside one scale-up domain (a TPU slice, one NVL72 rack) sends nothing over the network: one
+        // switch stands for it, whatever the domain's size.
+        const auto& pool = s.cluster.pools.back();
+        s.cluster.network.topology.kind = pool.count <= pool.devices_per_node ? TopologyKind::SingleSwitch
+                                          : pool.devices_per_node > 8         ? TopologyKind::RailFatTree
+                                                                              : TopologyKind::FatTree;
+        if (s.cluster.network.topology.kind == TopologyKind::SingleSwitch)
+            s.cluster.network.topology.radix = std::max<std::int64_t>(pool.count, 2);
         s.cluster.network.topology.oversubscription = 1.0;
         Workload& w = s.workload;
         w.model.name = c.model;
@@ -277,14 +295,26 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             w.fp8_recipe = Fp8Recipe::Current;
             c.assumption += std::string(c.assumption.empty() ? "" : ", ") + "fp8 current scaling";
         }
+        const bool torchtitan = c.source.find("torchtitan") != std::string::npos;
         // torchtitan's "selective" is its op-level policy (selective_ac_option = "op" in every Llama
         // configuration it publishes runs of, 2024-2026): every matmul output kept except every second one,
         // attention's output kept, everything else recomputed
         // (torchtitan/distributed/activation_checkpoint.py).
-        if (c.source.find("torchtitan") != std::string::npos && w.recompute == Recompute::Selective) {
+        if (torchtitan && w.recompute == Recompute::Selective) {
             w.recompute = Recompute::SelectiveOps;
             c.assumption += std::string(c.assumption.empty() ? "" : ", ") +
                             "torchtitan's op-level selective recompute (every second matmul)";
+        }
+        // PyTorch-native frameworks call fused attention through scaled_dot_product_attention (or the
+        // flash-attn package), whose default priority puts FlashAttention-2 first; on Hopper that is well
+        // below cuDNN's kernels, which Transformer Engine (Megatron, NeMo) runs. torchtitan put cuDNN first
+        // on Blackwell in 2025-05 and on every GPU in 2025-10 (its PRs 1196 and 1776); llm-foundry's MPT runs
+        // use the flash-attn package (attn_impl: flash).
+        const bool foundry = c.source.find("llm-foundry") != std::string::npos;
+        if (w.attention == AttentionKernel::Fused &&
+            (foundry || (torchtitan && publicationMonth(c.source).value_or(0) < 202510))) {
+            w.attention = AttentionKernel::Flash2;
+            c.assumption += std::string(c.assumption.empty() ? "" : ", ") + "FlashAttention-2 kernels";
         }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);

@@ -29,6 +29,8 @@ std::optional<int> publicationYear(const std::string& source);
 
 // The NGC container release a source names, "(25.04)" as 2504; nullopt if none.
 std::optional<int> containerRelease(const std::string& source);
+// The first "YYYY-MM" date in a source, as YYYYMM ("(2024-12, Grand Teton ...)" gives 202412).
+std::optional<int> publicationMonth(const std::string& source);
 
 // Parses the CSV (header row required). Malformed rows become diagnostics naming the line and column.
 std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors);

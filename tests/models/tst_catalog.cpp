@@ -96,6 +96,26 @@ private slots:
     // maximum achievable matmul FLOPS measured with one tool on all (MAMF-B200, MAMF-TABLE), with a size
     // curve per precision. Fused attention: GB200 is the H200's sustained curve scaled by NVIDIA's GB200/H200
     // kernel times with the same cuDNN (CUDNN-SDPA-919), B200 the GB200 rate scaled by their matmul ratio.
+    // FlashAttention-2 on Hopper, measured in the same sweep as cuDNN on the H200 (CHOREO-CAL-H200-FA2):
+    // 277 TFLOP/s asymptote, 0.280 of the 989 TFLOP/s bf16 peak, half rate at 25.9 GFLOP a call; the H100
+    // and H800 share the H200's compute and take the same curve. Other devices have none (fused is used).
+    void flashAttention2OnHopper() {
+        Diagnostics errors;
+        auto catalog = Catalog::load(kCatalog, errors);
+        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        for (const char* id : {"h100-sxm", "h800-sxm", "h200-sxm"}) {
+            const DeviceEfficiency& e = catalog->find(id)->efficiency;
+            QCOMPARE(e.attention_flash2.value, 0.280);
+            QCOMPARE(e.attention_flash2.source, std::string("CHOREO-CAL-H200-FA2"));
+            QCOMPARE(e.attention_flash2_half_gflop.value, 25.9);
+            // Below cuDNN's at every size: at 137 GFLOP (32 heads of 128 at 4,096 tokens) 0.235 against
+            // 0.398.
+            QVERIFY(e.attentionFraction(137.4e9, true) < 0.6 * e.attentionFraction(137.4e9));
+        }
+        QVERIFY(!catalog->find("a100-sxm-80gb")->efficiency.attention_flash2.present());
+        QVERIFY(!catalog->find("b200")->efficiency.attention_flash2.present());
+    }
+
     void blackwellIsDerivedFromTheH200() {
         Diagnostics errors;
         auto catalog = Catalog::load(kCatalog, errors);

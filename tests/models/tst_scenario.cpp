@@ -197,7 +197,7 @@ private slots:
             "workload.gradient_precision: gradients of bf16 training are fp32 or bf16, got fp16",
             [](Json& d) { d["workload"]["gradient_precision"] = "fp16"; });
         row("bad attention kernel",
-            "workload.attention: unknown attention kernel \"flash\" (known: fused, unfused)",
+            "workload.attention: unknown attention kernel \"flash\" (known: fused, unfused, flash2)",
             [](Json& d) { d["workload"]["attention"] = "flash"; });
         row("bad gradient accumulation",
             "workload.gradient_accumulation: unknown gradient accumulation \"lazy\" (known: fused, separate)",

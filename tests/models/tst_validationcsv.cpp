@@ -88,9 +88,12 @@ private slots:
             QVERIFY2(!c.skip, c.id.c_str());
             QCOMPARE(c.scenario.workload.parallel.devices(), c.devices);
             const auto& pool = c.scenario.cluster.pools.front();
-            // An NVLink domain wider than an 8-GPU node (64 GPUs of an NVL72 rack) is wired rail-optimised.
+            // An NVLink domain wider than an 8-GPU node (64 GPUs of an NVL72 rack) is wired rail-optimised, a
+            // job inside one domain as one switch.
             const bool wide = pool.devices_per_node > 8;
-            QCOMPARE(c.scenario.cluster.network.topology.kind == TopologyKind::RailFatTree, wide);
+            const bool inside = pool.count <= pool.devices_per_node;
+            QCOMPARE(c.scenario.cluster.network.topology.kind == TopologyKind::RailFatTree, wide && !inside);
+            QCOMPARE(c.scenario.cluster.network.topology.kind == TopologyKind::SingleSwitch, inside);
             gb200 += c.accelerator == "gb200";
             moe += c.scenario.workload.model.moe.has_value();
             if (c.id == "H1") // MT-NLG ran the Megatron-LM code of 2021
@@ -116,6 +119,13 @@ private slots:
                  std::optional<int>(2024));
         QCOMPARE(publicationYear("a blog post on 4096 H100"), std::optional<int>());
         QCOMPARE(publicationYear("run 120245"), std::optional<int>());
+        QCOMPARE(
+            publicationMonth("torchtitan benchmarks/llama3_h100_202412_torchtitan.md (2024-12, Grand Teton)"),
+            std::optional<int>(202412));
+        QCOMPARE(publicationMonth("benchmarks/llama3_8b_h200_2025-06_torchtitan_trainy.md"),
+                 std::optional<int>(202506));
+        QCOMPARE(publicationMonth("a table of 2024-13"), std::optional<int>());
+        QCOMPARE(publicationMonth("NVIDIA NeMo performance summary (24.07)"), std::optional<int>());
         QCOMPARE(containerRelease("NVIDIA NeMo performance summary (25.04) / Pre-training"),
                  std::optional<int>(2504));
         QCOMPARE(containerRelease("NVIDIA Megatron-LM README (H100 weak scaling, 2024)"),
@@ -163,6 +173,34 @@ private slots:
         QVERIFY(cases[0].assumption.find("op-level selective recompute") != std::string::npos);
         QVERIFY(cases[1].scenario.workload.recompute == Recompute::Full);
         QVERIFY(cases[2].scenario.workload.recompute == Recompute::Selective);
+    }
+
+    // PyTorch-native frameworks run FlashAttention-2 (SDPA's default priority, the flash-attn package):
+    // llm-foundry always, torchtitan until it put cuDNN first (2025-10); Transformer Engine's frameworks
+    // their best fused kernel. And a job inside one scale-up domain is wired as one switch with a port per
+    // device, however large the domain (a 256-chip TPU slice).
+    void pytorchNativeFrameworksRunFlashAttention2() {
+        auto row = [](const char* id, const char* source, const char* devices) {
+            return std::string(id) + ",\"" + source +
+                   "\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,h100-sxm," + devices + ",8,1,1,1," +
+                   std::to_string(std::stoi(devices)) + ",1,1,0,3,1,64,none,bf16,,2.0,m\n";
+        };
+        Diagnostics errors;
+        const auto cases =
+            parseValidationCsv(kDenseHeader + row("a", "PyTorch torchtitan benchmarks (2024-12)", "64") +
+                                   row("b", "PyTorch torchtitan benchmarks (2025-10)", "64") +
+                                   row("c", "MosaicML llm-foundry benchmarking README (2023-10)", "8") +
+                                   row("d", "NVIDIA NeMo performance summary (24.07)", "64"),
+                               errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(4));
+        QVERIFY(cases[0].scenario.workload.attention == AttentionKernel::Flash2);
+        QVERIFY(cases[0].assumption.find("FlashAttention-2 kernels") != std::string::npos);
+        QVERIFY(cases[1].scenario.workload.attention == AttentionKernel::Fused);
+        QVERIFY(cases[2].scenario.workload.attention == AttentionKernel::Flash2);
+        QVERIFY(cases[3].scenario.workload.attention == AttentionKernel::Fused);
+        QVERIFY(cases[0].scenario.cluster.network.topology.kind == TopologyKind::FatTree);
+        QVERIFY(cases[2].scenario.cluster.network.topology.kind == TopologyKind::SingleSwitch);
     }
 
     void skipReasons() {

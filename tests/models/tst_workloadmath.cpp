@@ -333,6 +333,28 @@ private slots:
         QVERIFY(qAbs(a - 2 * 3.5 * 6.87195e10 / 0.52e15) < 1e-8);
     }
 
+    // FlashAttention-2 takes the device's own FlashAttention-2 curve where the catalog has one: flat 0.28
+    // against fused 0.52, the two layers' attention (less their 4 kernel overheads) takes 0.52 / 0.28 as
+    // long. A device without one (the A100, where FlashAttention-2 is the fused kernel) runs it as fused.
+    void flashAttention2ByHand() {
+        Device d = handDevice();
+        d.efficiency.attention.value = 0.52;
+        ResolvedScenario fused = layerScenario(d);
+        ResolvedScenario flash2 = layerScenario(d);
+        flash2.scenario.workload.attention = AttentionKernel::Flash2;
+        const double overheads = 4 * 4e-6;
+        const double a = stageCost(fused, 0).attention_s - overheads;
+        QCOMPARE(stageCost(flash2, 0).attention_s - overheads, a);
+        d.efficiency.attention_flash2 = {0.28, "test", ""};
+        const double b = stageCost(flash2, 0).attention_s - overheads;
+        CHOREO_VERIFY_NEAR(b / a, 0.52 / 0.28, 1e-9);
+        QCOMPARE(stageCost(fused, 0).attention_s - overheads, a);
+        // Its size curve: 0.28 * F / (F + 25.9 GFLOP).
+        d.efficiency.attention_flash2_half_gflop = {25.9, "test", ""};
+        CHOREO_VERIFY_NEAR(d.efficiency.attentionFraction(25.9e9, true), 0.14, 1e-12);
+        QCOMPARE(d.efficiency.attentionFraction(25.9e9, false), 0.52);
+    }
+
     // Context parallelism runs attention as one call per ring step, each doing 1/cp of the work, and the
     // size curve applies to one call. The layer above at 8,192 tokens with cp 2: each device holds 4,096
     // tokens whose queries see all 8,192 keys, 2 * 4096 * 8192 * 2048 = 1.37439e11 forward FLOPs a layer,

@@ -686,8 +686,9 @@ private slots:
         // The third held-out set, compiled blind after the second had been studied: its first run (commit
         // 3302b0a) measured a median |error| of 25.8 % and a worst case of 55.5 %, three rows skipped for
         // layouts Choreo cannot express (docs/validation.md; the closed form: 25.9 % and 55.5 %). Studied
-        // since (NVFP4, Blackwell Ultra and A100 GEMMs, torchtitan's recompute policy): 20.5 % and 55.5 % in
-        // the closed form, so it no longer measures unseen runs. Fail when the model drifts clearly back, or
+        // since (NVFP4, Blackwell Ultra and A100 GEMMs, torchtitan's recompute policy, head widths,
+        // FlashAttention-2 on Hopper): 17.2 % and 52.5 % in the closed form, so it no longer measures unseen
+        // runs. Fail when the model drifts clearly back, or
         // when another row becomes unsimulable. At the closed-form
         // level: at flow level row P13 (DeepSeek-V3, 256 GPUs, expert parallelism 32) alone takes 100 s,
         // too long for the sanitizer build.
@@ -699,7 +700,27 @@ private slots:
         for (const auto& s : j["skipped"])
             skipped.insert(s["id"].get<std::string>());
         QVERIFY(skipped == (std::set<std::string>{"P11", "P12", "P19"}));
-        const QString beyond = summaryBeyond(j, 25.0, 60.0);
+        const QString beyond = summaryBeyond(j, 22.0, 58.0);
+        QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
+    }
+
+    void validateFourthHeldOutRuns() {
+        // The fourth held-out set, compiled blind after the third had been studied (DGXC recipes,
+        // llm-foundry, MaxText on TPUs): its first run (commit 384c018) measured a median |error| of 10.7 %
+        // and a worst case of 44.7 % over 23 rows, 5 skipped. Studied since (FlashAttention-2 on Hopper for
+        // PyTorch-native frameworks, one switch for a job inside one scale-up domain, which brought in four
+        // TPU rows): 10.8 % and 47.0 % in the closed form over 27 rows. Fail when the model drifts clearly
+        // back, or when a row other than DeepSeek-V3's expert groups from tensor ranks (Q13) becomes
+        // unsimulable.
+        const Json j = validateHeldOut(QStringLiteral("holdout-4-runs.csv"),
+                                       {QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QVERIFY(!j.is_null());
+        QCOMPARE(j["cases"].size() + j["skipped"].size(), std::size_t(28));
+        std::set<std::string> skipped;
+        for (const auto& s : j["skipped"])
+            skipped.insert(s["id"].get<std::string>());
+        QVERIFY(skipped == (std::set<std::string>{"Q13"}));
+        const QString beyond = summaryBeyond(j, 15.0, 55.0);
         QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
 

@@ -291,6 +291,10 @@ std::vector<Figure> deviceFigures(const models::Device& d, models::Precision pre
         add(QObject::tr("GEMM %1 half-rate size").arg(q(models::toString(p))), f, u"GFLOP"_s, 3);
     add(QObject::tr("Efficiency: attention"), d.efficiency.attention, QObject::tr("of peak"), 3);
     add(QObject::tr("Attention half-rate size"), d.efficiency.attention_half_gflop, u"GFLOP"_s, 3);
+    add(QObject::tr("Efficiency: FlashAttention-2"), d.efficiency.attention_flash2, QObject::tr("of peak"),
+        3);
+    add(QObject::tr("FlashAttention-2 half-rate size"), d.efficiency.attention_flash2_half_gflop, u"GFLOP"_s,
+        3);
     add(QObject::tr("Efficiency: memory"), d.efficiency.memory, QObject::tr("of peak"), 3);
     add(QObject::tr("Efficiency: network"), d.efficiency.network, QObject::tr("of line rate"), 3);
     add(QObject::tr("Efficiency: NIC"), d.efficiency.nic, QObject::tr("of line rate"), 3);

@@ -111,8 +111,12 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     attention_->setObjectName(u"attentionCombo"_s);
     attention_->addItem(tr("fused (FlashAttention)"), static_cast<int>(models::AttentionKernel::Fused));
     attention_->addItem(tr("unfused (scores in memory)"), static_cast<int>(models::AttentionKernel::Unfused));
-    attention_->setToolTip(tr("Fused: scores never leave the chip. Unfused: the b × heads × s × s scores are "
-                              "written and read back, as Megatron-LM did before 2022"));
+    attention_->addItem(tr("FlashAttention-2"), static_cast<int>(models::AttentionKernel::Flash2));
+    attention_->setToolTip(
+        tr("Fused: scores never leave the chip, the device's best kernel. Unfused: the b × "
+           "heads × s × s scores are written and read back, as Megatron-LM did before "
+           "2022. FlashAttention-2: fused, with the kernels PyTorch's SDPA runs by default, "
+           "slower on Hopper"));
     accumulation_->setObjectName(u"accumulationCombo"_s);
     accumulation_->addItem(tr("fused"), static_cast<int>(models::GradientAccumulation::Fused));
     accumulation_->addItem(tr("separate"), static_cast<int>(models::GradientAccumulation::Separate));
