@@ -67,9 +67,10 @@ void TestModelPresets::initTestCase() {
 }
 
 void TestModelPresets::shippedPresetsAreValidShapes() {
-    QCOMPARE(presets_.size(), std::size_t(8));
-    for (const std::string id : {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b",
-                                 "deepseek-v3", "grok-1", "nemotron4-340b"}) {
+    QCOMPARE(presets_.size(), std::size_t(10));
+    for (const std::string id :
+         {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "deepseek-v3", "grok-1",
+          "nemotron4-340b", "qwen3-235b-a22b", "gpt-oss-120b"}) {
         const auto it =
             std::find_if(presets_.begin(), presets_.end(), [&](const ModelPreset& p) { return p.id == id; });
         QVERIFY2(it != presets_.end(), id.c_str());
@@ -91,6 +92,12 @@ void TestModelPresets::shippedPresetsAreValidShapes() {
     QCOMPARE(llama405->shape.layers, 126);
     QCOMPARE(llama405->shape.hidden, 16384);
     QCOMPARE(llama405->shape.ffn_hidden, 53248);
+    // Heads set apart from hidden / heads: gpt-oss-120b's 64 heads of 64 on a hidden size of 2,880.
+    const auto oss = std::find_if(presets_.begin(), presets_.end(),
+                                  [](const ModelPreset& p) { return p.id == "gpt-oss-120b"; });
+    QCOMPARE(oss->shape.head_dim, 64);
+    QCOMPARE(oss->shape.queryWidth(), 4096.0);
+    QCOMPARE(llama405->shape.head_dim, 0);
 }
 
 void TestModelPresets::badFilesNameTheField_data() {
