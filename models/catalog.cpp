@@ -237,6 +237,10 @@ struct DeviceParser {
             take(dev.efficiency.attention_flash2, *it, effPath, "attention_flash2", false);
             take(dev.efficiency.attention_flash2_half_gflop, *it, effPath, "attention_flash2_half_gflop",
                  false);
+            if (dev.efficiency.attention_flash2_half_gflop.present() &&
+                !dev.efficiency.attention_flash2.present())
+                reader.error(JsonReader::join(effPath, "attention_flash2_half_gflop"),
+                             "needs attention_flash2, the rate it is the half-size of");
             take(dev.efficiency.memory, *it, effPath, "memory", true);
             take(dev.efficiency.network, *it, effPath, "network", true);
             take(dev.efficiency.nic, *it, effPath, "nic", false);

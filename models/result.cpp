@@ -15,7 +15,8 @@ std::string withAssumedEfficiencies(const ResolvedScenario& rs, std::string cali
     const Device& device = rs.device();
     const DeviceEfficiency& e = device.efficiency;
     const bool gemmAssumed = e.gemmAt(rs.workload().precision).source == kAssumedSource;
-    const bool attentionAssumed = e.attention.source == kAssumedSource;
+    const bool flash2 = rs.workload().attention == AttentionKernel::Flash2 && e.attention_flash2.present();
+    const bool attentionAssumed = (flash2 ? e.attention_flash2 : e.attention).source == kAssumedSource;
     if (!gemmAssumed && !attentionAssumed)
         return calibration;
     const std::string what = gemmAssumed && attentionAssumed ? "GEMM and attention efficiencies are"

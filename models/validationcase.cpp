@@ -311,8 +311,12 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // on Blackwell in 2025-05 and on every GPU in 2025-10 (its PRs 1196 and 1776); llm-foundry's MPT runs
         // use the flash-attn package (attn_impl: flash).
         const bool foundry = c.source.find("llm-foundry") != std::string::npos;
+        const bool blackwell = c.accelerator == "b200" || c.accelerator == "gb200" ||
+                               c.accelerator == "b300" || c.accelerator == "gb300";
+        // A source with a year but no month counts as that year's December.
+        const int month = publicationMonth(c.source).value_or(year ? *year * 100 + 12 : 0);
         if (w.attention == AttentionKernel::Fused &&
-            (foundry || (torchtitan && publicationMonth(c.source).value_or(0) < 202510))) {
+            (foundry || (torchtitan && month < (blackwell ? 202505 : 202510)))) {
             w.attention = AttentionKernel::Flash2;
             c.assumption += std::string(c.assumption.empty() ? "" : ", ") + "FlashAttention-2 kernels";
         }

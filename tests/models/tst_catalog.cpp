@@ -207,6 +207,18 @@ private slots:
                  joinDiagnostics(errors).c_str());
     }
 
+    void flashAttention2HalfSizeNeedsItsRate() {
+        Json d = h100();
+        d["id"] = "test-gpu";
+        d["aliases"] = Json::array();
+        d["efficiency"].erase("attention_flash2");
+        Diagnostics errors;
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY2(joinDiagnostics(errors).find(
+                     "efficiency.attention_flash2_half_gflop: needs attention_flash2") != std::string::npos,
+                 joinDiagnostics(errors).c_str());
+    }
+
     void duplicateIdIsRejected() {
         Json d = h100(); // same id as nvidia.json's, but the scratch folder has only this file: add it twice
         const fs::path dir = scratchCatalog(d);

@@ -201,6 +201,19 @@ private slots:
         QVERIFY(cases[3].scenario.workload.attention == AttentionKernel::Fused);
         QVERIFY(cases[0].scenario.cluster.network.topology.kind == TopologyKind::FatTree);
         QVERIFY(cases[2].scenario.cluster.network.topology.kind == TopologyKind::SingleSwitch);
+        // torchtitan put cuDNN first on Blackwell in 2025-05; a source with a year only counts as its
+        // December.
+        std::string blackwell = row("e", "PyTorch torchtitan benchmarks (2025-06)", "64");
+        blackwell.replace(blackwell.find("h100-sxm"), 8, "b200");
+        const auto later = parseValidationCsv(kDenseHeader + blackwell +
+                                                  row("f", "PyTorch torchtitan benchmarks, 2026", "64") +
+                                                  row("g", "PyTorch torchtitan benchmarks, 2024", "64"),
+                                              errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(later.size(), std::size_t(3));
+        QVERIFY(later[0].scenario.workload.attention == AttentionKernel::Fused);
+        QVERIFY(later[1].scenario.workload.attention == AttentionKernel::Fused);
+        QVERIFY(later[2].scenario.workload.attention == AttentionKernel::Flash2);
     }
 
     void skipReasons() {

@@ -118,6 +118,10 @@ void TestModelPresets::badFilesNameTheField_data() {
     QTest::newRow("zero heads")
         << QString::fromStdString(presetFile(kShape)).replace(u"\"heads\": 4"_s, u"\"heads\": 0"_s)
         << u"presets[0].shape.heads"_s << QString();
+    QTest::newRow("head width text") << QString::fromStdString(presetFile(kShape))
+                                            .replace(u"\"heads\": 4"_s,
+                                                     u"\"heads\": 5, \"head_dim\": \"wide\""_s)
+                                     << u"presets[0].shape.head_dim"_s << u"string"_s;
     QTest::newRow("heads divide hidden")
         << QString::fromStdString(presetFile(kShape)).replace(u"\"heads\": 4"_s, u"\"heads\": 5"_s)
         << u"presets[0].shape.heads"_s << u"divide hidden"_s;

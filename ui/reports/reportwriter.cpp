@@ -216,7 +216,7 @@ std::vector<std::pair<QString, QString>> scenarioRows(const ReportInput& in) {
     rows.emplace_back(QObject::tr("Precision"), q(models::toString(w.precision)));
     rows.emplace_back(QObject::tr("Parallelism"),
                       QObject::tr("tp %1, pp %2 (vp %7), dp %3, cp %8; sequence parallel %4; ZeRO stage %5; "
-                                  "recompute %6")
+                                  "recompute %6; attention %9")
                           .arg(w.parallel.tp)
                           .arg(w.parallel.pp)
                           .arg(w.parallel.dp)
@@ -224,7 +224,8 @@ std::vector<std::pair<QString, QString>> scenarioRows(const ReportInput& in) {
                           .arg(w.parallel.zero)
                           .arg(q(models::toString(w.recompute)))
                           .arg(w.parallel.vp)
-                          .arg(w.parallel.cp));
+                          .arg(w.parallel.cp)
+                          .arg(q(models::toString(w.attention))));
     rows.emplace_back(QObject::tr("Cost model"),
                       c.mode == models::CostMode::Rent
                           ? QObject::tr("rent (power and cooling in the hourly price)")

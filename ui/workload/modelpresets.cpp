@@ -30,7 +30,10 @@ std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, c
     const auto seq = r.integer(object, path, "seq_len");
     if (!layers || !hidden || !heads || !kvHeads || !ffn || !gated || !vocab || !seq)
         return std::nullopt;
+    const bool hasHeadDim = object.contains("head_dim");
     const auto headDim = r.integer(object, path, "head_dim", 1, false);
+    if (hasHeadDim && !headDim)
+        return std::nullopt; // its error is recorded
     // The same rules a scenario's model obeys, so that a preset never makes an invalid scenario.
     if (!headDim && *hidden % *heads != 0) {
         r.error(JsonReader::join(path, "heads"), "must divide hidden (" + std::to_string(*hidden) + ")");

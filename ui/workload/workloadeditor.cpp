@@ -109,7 +109,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
         box->setMinimumContentsLength(8);
     }
     attention_->setObjectName(u"attentionCombo"_s);
-    attention_->addItem(tr("fused (FlashAttention)"), static_cast<int>(models::AttentionKernel::Fused));
+    attention_->addItem(tr("fused (best kernel)"), static_cast<int>(models::AttentionKernel::Fused));
     attention_->addItem(tr("unfused (scores in memory)"), static_cast<int>(models::AttentionKernel::Unfused));
     attention_->addItem(tr("FlashAttention-2"), static_cast<int>(models::AttentionKernel::Flash2));
     attention_->setToolTip(
