@@ -17,6 +17,8 @@ constexpr double kRuntimeBuffersGB = 3.0;
 TrainingStateBytes trainingStateBytes(const Workload& workload) {
     TrainingStateBytes b;
     b.gradients = activationBytes(workload.gradientPrecision());
+    if (workload.master_weights == MasterWeights::Remainders)
+        b.optimizer = 10.0; // the bf16 weight's 16-bit remainder, Adam m and v
     return b;
 }
 

@@ -10,7 +10,7 @@ namespace choreo::models {
 struct TrainingStateBytes {
     double weights = 2.0;    // bf16/fp16 working copy (fp8 training keeps it too)
     double gradients = 4.0;  // main gradients at Workload::gradientPrecision (fp32 by default)
-    double optimizer = 12.0; // fp32 master weights, Adam m and v
+    double optimizer = 12.0; // fp32 master weights (or their 16-bit remainders: 10), Adam m and v
 };
 TrainingStateBytes trainingStateBytes(const Workload& workload);
 

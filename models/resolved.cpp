@@ -117,6 +117,10 @@ void checkModel(const Workload& w, Diagnostics& errors) {
                               "gradients of " + toString(w.precision) + " training are fp32 or " +
                                   toString(sixteen) + ", got " + toString(*w.gradient_precision)});
     }
+    if (w.master_weights == MasterWeights::Remainders && w.sixteenBitPrecision() != Precision::Bf16)
+        errors.push_back({"workload.master_weights", "remainders complete bf16 working weights; " +
+                                                         toString(w.precision) +
+                                                         " training keeps fp16 ones"});
     if (p.sequence_parallel && p.tp > 1 && m.seq_len % p.tp != 0)
         errors.push_back({"workload.parallel.sequence_parallel", divides(p.tp, "seq_len", m.seq_len)});
     if (w.tokens_to_train < static_cast<double>(w.global_batch * m.seq_len))

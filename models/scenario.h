@@ -184,6 +184,13 @@ inline constexpr double kDeepSpeed2021Zero3Bps = 21.3e9;
 enum class Fp8Recipe { Delayed, Current };
 std::string toString(Fp8Recipe recipe);
 
+// How the optimizer keeps its fp32 master weights. Fp32: a copy of their own, 4 bytes a parameter (Megatron's
+// distributed optimizer, PyTorch). Remainders: only the 16 low bits each bf16 working weight lacks, 2 bytes
+// (Apex's DistributedFusedAdam with store_param_remainders, which NeMo 1.x picks for bf16 models with an fp32
+// optimizer: megatron_base_model.py); bf16 working weights only.
+enum class MasterWeights { Fp32, Remainders };
+std::string toString(MasterWeights master);
+
 struct Workload {
     ModelShape model;
     std::int64_t global_batch = 0; // sequences per optimizer step
@@ -196,6 +203,7 @@ struct Workload {
     GradientAccumulation gradient_accumulation = GradientAccumulation::Fused;
     Zero3Engine zero3_engine = Zero3Engine::Layered;
     Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;
+    MasterWeights master_weights = MasterWeights::Fp32;
     // Communication the framework overlaps with computation: tensor-parallel collectives pipelined with the
     // GEMMs they feed (Megatron-Core --tp-comm-overlap, NeMo ub_tp_comm_overlap); the distributed
     // optimizer's parameter all-gather hidden behind the next step's first forward (--overlap-param-gather,

@@ -58,6 +58,10 @@ std::string toString(Fp8Recipe recipe) {
     return recipe == Fp8Recipe::Current ? "current" : "delayed";
 }
 
+std::string toString(MasterWeights master) {
+    return master == MasterWeights::Remainders ? "remainders" : "fp32";
+}
+
 std::string toString(Recompute recompute) {
     switch (recompute) {
     case Recompute::None:
@@ -260,7 +264,7 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     r.rejectUnknownKeys(j, path,
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
                          "recompute", "attention", "gradient_accumulation", "zero3_engine", "fp8_recipe",
-                         "overlap", "gradient_precision", "pool"});
+                         "master_weights", "overlap", "gradient_precision", "pool"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -290,6 +294,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
                "ZeRO-3 engine", w.zero3_engine);
     readChoice(r, j, path, "fp8_recipe", false, {Fp8Recipe::Delayed, Fp8Recipe::Current},
                "fp8 scaling recipe", w.fp8_recipe);
+    readChoice(r, j, path, "master_weights", false, {MasterWeights::Fp32, MasterWeights::Remainders},
+               "master-weight storage", w.master_weights);
     if (auto it = j.find("overlap"); it != j.end()) {
         const std::string op = JsonReader::join(path, "overlap");
         if (r.expectObject(*it, op)) {
@@ -487,6 +493,8 @@ std::string serializeScenario(const Scenario& s) {
         workload["zero3_engine"] = toString(w.zero3_engine);
     if (w.fp8_recipe != Fp8Recipe::Delayed) // omitted: delayed, the default
         workload["fp8_recipe"] = toString(w.fp8_recipe);
+    if (w.master_weights != MasterWeights::Fp32) // omitted: fp32, the default
+        workload["master_weights"] = toString(w.master_weights);
     if (w.overlap != Workload::Overlap{}) // omitted when it is the default
         workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm},
                                    {"param_gather", w.overlap.param_gather},

@@ -239,11 +239,13 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         c.memory_bound_s += xentFwd + xentBwd;
     }
 
-    // Optimizer: Adam reads and writes fp32 master, m and v, reads the gradient, writes the weights.
+    // Optimizer: Adam reads and writes fp32 master, m and v, reads the gradient, writes the weights. With
+    // master-weight remainders it reads and writes the 2-byte remainders and reads the bf16 weights too.
     const double params = parametersPerChunk(w, chunk);
     const double shard = w.parallel.zero >= 1 ? static_cast<double>(w.parallel.dataParallelGroup()) : 1.0;
+    const double stateBytes = w.master_weights == MasterWeights::Remainders ? 16.0 + 4.0 + 2.0 : 24.0;
     c.optimizer_s =
-        mem.time(0.0, params / shard * (24.0 + gradientReduceBytes(w) + 2.0)) + 4.0 * mem.overhead_s;
+        mem.time(0.0, params / shard * (stateBytes + gradientReduceBytes(w) + 2.0)) + 4.0 * mem.overhead_s;
 
     // Gradient accumulation in kernels of its own: every backward's weight-gradient GEMMs write their output
     // in the training precision, then one add per parameter tensor (six a layer: QKV, projection, the

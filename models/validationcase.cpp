@@ -285,6 +285,13 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             if (nemo && w.precision != Precision::Fp16) {
                 w.gradient_precision = Precision::Bf16;
                 c.assumption += ", bf16 gradients";
+                // NeMo 1.x (containers up to 24.07) builds that optimizer with store_param_remainders for a
+                // bf16 model and an fp32 optimizer (megatron_base_model.py): 2-byte master remainders. NeMo
+                // 2.0 uses Megatron-Core's distributed optimizer, with fp32 master weights.
+                if (const auto release = containerRelease(c.source); release && *release <= 2407) {
+                    w.master_weights = MasterWeights::Remainders;
+                    c.assumption += ", master-weight remainders";
+                }
             }
         }
         // NeMo's performance summaries from the 25.04 container on state their fp8 recipe: "per-tensor FP8

@@ -73,6 +73,7 @@ private slots:
         doc["workload"]["gradient_accumulation"] = "separate";
         doc["workload"]["zero3_engine"] = "deepspeed-2021";
         doc["workload"]["fp8_recipe"] = "current";
+        doc["workload"]["master_weights"] = "remainders";
         doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}, {"grad_reduce", false}};
         doc["workload"]["gradient_precision"] = "bf16";
         doc["workload"]["model"]["head_dim"] = 256;
@@ -205,6 +206,15 @@ private slots:
         row("bad ZeRO-3 engine",
             "workload.zero3_engine: unknown ZeRO-3 engine \"fsdp\" (known: layered, deepspeed-2021)",
             [](Json& d) { d["workload"]["zero3_engine"] = "fsdp"; });
+        row("remainders of fp16 weights",
+            "workload.master_weights: remainders complete bf16 working weights; fp16 training keeps fp16 "
+            "ones",
+            [](Json& d) {
+                d["workload"]["master_weights"] = "remainders";
+                d["workload"]["precision"] = "fp16";
+            });
+        row("bad master weights", "workload.master_weights: unknown master-weight storage \"bf16\"",
+            [](Json& d) { d["workload"]["master_weights"] = "bf16"; });
         row("bad fp8 recipe",
             "workload.fp8_recipe: unknown fp8 scaling recipe \"mx\" (known: delayed, current)",
             [](Json& d) { d["workload"]["fp8_recipe"] = "mx"; });

@@ -216,6 +216,28 @@ private slots:
         QVERIFY(later[2].scenario.workload.attention == AttentionKernel::Flash2);
     }
 
+    // NeMo 1.x (containers up to 24.07) keeps master-weight remainders; NeMo 2.0 and Megatron-LM fp32 ones.
+    void nemo1KeepsMasterWeightRemainders() {
+        auto row = [](const char* id, const char* source, const char* precision) {
+            return std::string(id) + ",\"" + source +
+                   "\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,h100-sxm,64,8,1,1,1,64,1,1,0,1,1,64,"
+                   "none," +
+                   precision + ",,2.0,m\n";
+        };
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(
+            kDenseHeader + row("a", "NVIDIA NeMo performance summary (24.07) / DGX-H100", "fp8") +
+                row("b", "NVIDIA NeMo performance summary (25.04) / DGX-H100", "fp8") +
+                row("c", "NVIDIA Megatron-LM README (H100 weak scaling, 2024)", "bf16"),
+            errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(3));
+        QVERIFY(cases[0].scenario.workload.master_weights == MasterWeights::Remainders);
+        QVERIFY(cases[0].assumption.find("master-weight remainders") != std::string::npos);
+        QVERIFY(cases[1].scenario.workload.master_weights == MasterWeights::Fp32);
+        QVERIFY(cases[2].scenario.workload.master_weights == MasterWeights::Fp32);
+    }
+
     void skipReasons() {
         const std::string csv =
             "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,moe_experts,"

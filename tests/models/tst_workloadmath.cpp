@@ -138,6 +138,11 @@ private slots:
         QCOMPARE(memoryForStage(bf16, 0).gradients_GB, params * 2 / 1e9);
         QCOMPARE(choreo::models::gradientReduceBytes(w), 4.0);
         QCOMPARE(choreo::models::gradientReduceBytes(bf16), 2.0);
+        // Master-weight remainders (Apex's store_param_remainders): 2 + 4 + 4 bytes of optimizer state.
+        Workload remainders = w;
+        remainders.master_weights = choreo::models::MasterWeights::Remainders;
+        QCOMPARE(memoryForStage(remainders, 0).optimizer_GB, params * 10 / 1e9);
+        QCOMPARE(memoryForStage(remainders, 0).weights_GB, m.weights_GB);
     }
 
     // Per layer, by hand, for the GPT shape of small() (h 1024, 16 heads and KV heads, FFN 4096 = 4h, tp 1):
