@@ -11,6 +11,22 @@ const std::string kDenseHeader =
     "id,source,reliability,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,"
     "accelerator,n_accel,accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,"
     "precision,finetune,step_time_s,basis\n";
+
+// One Llama 3 8B run in kDenseHeader's columns, data-parallel only over `devices` (8 a node), with what the
+// rules under test read: the source, the device, the ZeRO stage, the recompute policy, the precision.
+struct LlamaRow {
+    std::string id, source;
+    std::string accelerator = "h100-sxm";
+    int devices = 64, zero = 3, microBatch = 1, globalBatch = 64;
+    std::string recompute = "none", precision = "bf16";
+};
+std::string llamaRow(const LlamaRow& r) {
+    const std::string n = std::to_string(r.devices);
+    return r.id + ",\"" + r.source + "\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192," + r.accelerator +
+           "," + n + ",8,1,1,1," + n + ",1,1,0," + std::to_string(r.zero) + "," +
+           std::to_string(r.microBatch) + "," + std::to_string(r.globalBatch) + "," + r.recompute + "," +
+           r.precision + ",,2.0,measured\n";
+}
 } // namespace
 
 class TestValidationCsv : public QObject {
@@ -135,11 +151,15 @@ private slots:
     void fp8RecipeFollowsTheContainer() {
         // Delayed scaling before NeMo 25.04, current scaling from it on; never for bf16 rows.
         auto row = [](const char* id, const char* container, const char* precision) {
-            return std::string(id) + ",\"NVIDIA NeMo performance summary (" + container +
-                   ") / "
-                   "Pre-training\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,b200,8,8,1,1,1,8,1,1,0,0,2,"
-                   "128,none," +
-                   precision + ",,4.0,measured\n";
+            return llamaRow(
+                {.id = id,
+                 .source = std::string("NVIDIA NeMo performance summary (") + container + ") / Pre-training",
+                 .accelerator = "b200",
+                 .devices = 8,
+                 .zero = 0,
+                 .microBatch = 2,
+                 .globalBatch = 128,
+                 .precision = precision});
         };
         Diagnostics errors;
         const auto cases = parseValidationCsv(kDenseHeader + row("a", "25.02", "fp8") +
@@ -157,9 +177,7 @@ private slots:
     void torchtitanSelectiveIsItsOpLevelPolicy() {
         // torchtitan's "selective" is its op-level policy; another source's stays Megatron's.
         auto row = [](const char* id, const char* source, const char* recompute) {
-            return std::string(id) + ",\"" + source +
-                   "\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,h100-sxm,64,8,1,1,1,64,1,1,0,3,1,64," +
-                   recompute + ",bf16,,2.0,measured\n";
+            return llamaRow({.id = id, .source = source, .recompute = recompute});
         };
         Diagnostics errors;
         const auto cases =
@@ -181,9 +199,7 @@ private slots:
     // device, however large the domain (a 256-chip TPU slice).
     void pytorchNativeFrameworksRunFlashAttention2() {
         auto row = [](const char* id, const char* source, const char* devices) {
-            return std::string(id) + ",\"" + source +
-                   "\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,h100-sxm," + devices + ",8,1,1,1," +
-                   std::to_string(std::stoi(devices)) + ",1,1,0,3,1,64,none,bf16,,2.0,m\n";
+            return llamaRow({.id = id, .source = source, .devices = std::stoi(devices)});
         };
         Diagnostics errors;
         const auto cases =
@@ -203,8 +219,8 @@ private slots:
         QVERIFY(cases[2].scenario.cluster.network.topology.kind == TopologyKind::SingleSwitch);
         // torchtitan put cuDNN first on Blackwell in 2025-05; a source with a year only counts as its
         // December.
-        std::string blackwell = row("e", "PyTorch torchtitan benchmarks (2025-06)", "64");
-        blackwell.replace(blackwell.find("h100-sxm"), 8, "b200");
+        const std::string blackwell =
+            llamaRow({.id = "e", .source = "PyTorch torchtitan benchmarks (2025-06)", .accelerator = "b200"});
         const auto later = parseValidationCsv(kDenseHeader + blackwell +
                                                   row("f", "PyTorch torchtitan benchmarks, 2026", "64") +
                                                   row("g", "PyTorch torchtitan benchmarks, 2024", "64"),
@@ -219,10 +235,7 @@ private slots:
     // NeMo 1.x (containers up to 24.07) keeps master-weight remainders; NeMo 2.0 and Megatron-LM fp32 ones.
     void nemo1KeepsMasterWeightRemainders() {
         auto row = [](const char* id, const char* source, const char* precision) {
-            return std::string(id) + ",\"" + source +
-                   "\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,h100-sxm,64,8,1,1,1,64,1,1,0,1,1,64,"
-                   "none," +
-                   precision + ",,2.0,m\n";
+            return llamaRow({.id = id, .source = source, .zero = 1, .precision = precision});
         };
         Diagnostics errors;
         const auto cases = parseValidationCsv(
