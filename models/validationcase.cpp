@@ -1,5 +1,7 @@
 #include "models/validationcase.h"
 
+#include "models/topology.h"
+
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -106,6 +108,15 @@ std::optional<int> publicationYear(const std::string& source) {
     return std::nullopt;
 }
 
+namespace {
+
+// Appends one more rule's note to a case's assumption mark.
+void addAssumption(ValidationCase& c, const std::string& note) {
+    c.assumption += (c.assumption.empty() ? "" : ", ") + note;
+}
+
+} // namespace
+
 std::optional<int> publicationMonth(const std::string& source) {
     auto digit = [&](std::size_t i) { return i < source.size() && source[i] >= '0' && source[i] <= '9'; };
     for (std::size_t i = 0; i + 6 < source.size(); ++i)
@@ -175,11 +186,11 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // A job inside one scale-up domain (a TPU slice, one NVL72 rack) sends nothing over the network: one
         // switch stands for it, whatever the domain's size.
         const auto& pool = s.cluster.pools.back();
-        s.cluster.network.topology.kind = pool.count <= pool.devices_per_node ? TopologyKind::SingleSwitch
-                                          : pool.devices_per_node > 8         ? TopologyKind::RailFatTree
-                                                                              : TopologyKind::FatTree;
-        if (s.cluster.network.topology.kind == TopologyKind::SingleSwitch)
-            s.cluster.network.topology.radix = std::max<std::int64_t>(pool.count, 2);
+        s.cluster.network.topology.kind =
+            pool.devices_per_node > 8 ? TopologyKind::RailFatTree : TopologyKind::FatTree;
+        if (pool.count <= pool.devices_per_node) // the switch gets the ports it needs, as in the desktop
+            s.cluster.network.topology =
+                topologyForKind(TopologyKind::SingleSwitch, pool, s.cluster.network.topology);
         s.cluster.network.topology.oversubscription = 1.0;
         Workload& w = s.workload;
         w.model.name = c.model;
@@ -300,7 +311,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         if (const auto release = containerRelease(c.source);
             (nemo || megatron) && release && *release >= 2504 && w.precision == Precision::Fp8) {
             w.fp8_recipe = Fp8Recipe::Current;
-            c.assumption += std::string(c.assumption.empty() ? "" : ", ") + "fp8 current scaling";
+            addAssumption(c, "fp8 current scaling");
         }
         const bool torchtitan = c.source.find("torchtitan") != std::string::npos;
         // torchtitan's "selective" is its op-level policy (selective_ac_option = "op" in every Llama
@@ -309,8 +320,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // (torchtitan/distributed/activation_checkpoint.py).
         if (torchtitan && w.recompute == Recompute::Selective) {
             w.recompute = Recompute::SelectiveOps;
-            c.assumption += std::string(c.assumption.empty() ? "" : ", ") +
-                            "torchtitan's op-level selective recompute (every second matmul)";
+            addAssumption(c, "torchtitan's op-level selective recompute (every second matmul)");
         }
         // PyTorch-native frameworks call fused attention through scaled_dot_product_attention (or the
         // flash-attn package), whose default priority puts FlashAttention-2 first; on Hopper that is well
@@ -325,7 +335,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         if (w.attention == AttentionKernel::Fused &&
             (foundry || (torchtitan && month < (blackwell ? 202505 : 202510)))) {
             w.attention = AttentionKernel::Flash2;
-            c.assumption += std::string(c.assumption.empty() ? "" : ", ") + "FlashAttention-2 kernels";
+            addAssumption(c, "FlashAttention-2 kernels");
         }
         if (zero < 0 || zero > 3)
             c.skip = "unknown ZeRO stage " + std::to_string(zero);
