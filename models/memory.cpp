@@ -61,8 +61,9 @@ double layerActivationBytes(const Workload& w) {
     double split = 2.0 * sbh * (qRatio + 2.0 * kvRatio) + 2.0 * sbh * qRatio +
                    (quantisedGemms(w.precision) ? gemmInput * sbh * qRatio : 0.0) +
                    ((m.ffn_gated ? 4.0 : 2.0) + gemmInput) * sbf;
+    // Routed tokens: the etp tensor ranks of an expert share their tokens (not split by them).
     if (m.moe)
-        split += 2.0 * sbh * static_cast<double>(m.moe->top_k) * t; // routed tokens, not split by tensor rank
+        split += 2.0 * sbh * static_cast<double>(m.moe->top_k) * static_cast<double>(w.parallel.expertTp());
     // Unfused attention keeps the softmax output, its dropout mask and the dropped-out scores: 5 a s^2 b
     // bytes (Korthikanti et al.), unless selective recomputation recomputes them.
     if (w.attention == AttentionKernel::Unfused && w.recompute != Recompute::Selective &&
@@ -74,14 +75,21 @@ double layerActivationBytes(const Workload& w) {
 
 MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
     const auto bytes = trainingStateBytes(w);
+    // ZeRO shards the routed experts' states over the expert data-parallel group, the rest over the
+    // data-parallel group (Megatron-Core keeps an optimizer instance of each).
     const double params = parametersPerDevice(w, stage);
+    const double expert = expertParametersPerDevice(w, stage);
     const double group = static_cast<double>(w.parallel.dataParallelGroup());
+    const double expertGroup = static_cast<double>(w.parallel.expertDataParallelGroup());
     const int zero = w.parallel.zero;
+    auto held = [&](double perParam, bool sharded) {
+        return (sharded ? (params - expert) / group + expert / expertGroup : params) * perParam / kGB;
+    };
     MemoryBreakdown m;
     m.stage = stage;
-    m.weights_GB = params * bytes.weights / kGB / (zero >= 3 ? group : 1.0);
-    m.gradients_GB = params * bytes.gradients / kGB / (zero >= 2 ? group : 1.0);
-    m.optimizer_GB = params * bytes.optimizer / kGB / (zero >= 1 ? group : 1.0);
+    m.weights_GB = held(bytes.weights, zero >= 3);
+    m.gradients_GB = held(bytes.gradients, zero >= 2);
+    m.optimizer_GB = held(bytes.optimizer, zero >= 1);
 
     const auto& p = w.parallel;
     const std::int64_t micro = std::max<std::int64_t>(1, w.microBatchesPerStep());

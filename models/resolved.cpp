@@ -81,9 +81,14 @@ void checkModel(const Workload& w, Diagnostics& errors) {
         if (e.expert_ffn_hidden < 1)
             errors.push_back({"workload.model.moe.expert_ffn_hidden",
                               "must be at least 1, got " + std::to_string(e.expert_ffn_hidden)});
-        else if (e.expert_ffn_hidden % p.tp != 0)
+        else if (p.etp == 0 && e.expert_ffn_hidden % p.tp != 0)
             errors.push_back(
                 {"workload.parallel.tp", divides(p.tp, "expert_ffn_hidden", e.expert_ffn_hidden)});
+        else if (p.etp > 0 && e.shared_experts > 0 && (e.shared_experts * e.expert_ffn_hidden) % p.tp != 0)
+            errors.push_back(
+                {"workload.parallel.tp",
+                 divides(p.tp, "shared_experts*expert_ffn_hidden", e.shared_experts * e.expert_ffn_hidden) +
+                     " (shared experts are split over the tensor ranks)"});
         if (e.shared_experts < 0)
             errors.push_back({"workload.model.moe.shared_experts",
                               "must be at least 0, got " + std::to_string(e.shared_experts)});
@@ -91,18 +96,46 @@ void checkModel(const Workload& w, Diagnostics& errors) {
             errors.push_back({"workload.model.moe.dense_layers",
                               "must be between 0 and layers-1=" + std::to_string(m.layers - 1) + ", got " +
                                   std::to_string(e.dense_layers)});
-        if (p.ep < 1)
+        const bool etpValid = p.etp == 0 || (p.etp >= 1 && p.tp >= 1 && p.tp % p.etp == 0);
+        if (!etpValid)
+            errors.push_back({"workload.parallel.etp",
+                              "must divide tp=" + std::to_string(p.tp) + ", got " + std::to_string(p.etp) +
+                                  " (a routed expert's matrices are split over some of the tensor ranks)"});
+        else if (p.etp > 0 && e.expert_ffn_hidden >= 1 && e.expert_ffn_hidden % p.etp != 0)
+            errors.push_back(
+                {"workload.parallel.etp", divides(p.etp, "expert_ffn_hidden", e.expert_ffn_hidden)});
+        else if (p.etp > 0 && p.etp < p.tp && !p.sequence_parallel)
+            errors.push_back({"workload.parallel.sequence_parallel",
+                              "must be true with etp=" + std::to_string(p.etp) +
+                                  " below tp=" + std::to_string(p.tp) +
+                                  " (each tensor rank routes its own share of the sequence, as Megatron-Core "
+                                  "requires)"});
+        if (p.ep < 1) {
             errors.push_back({"workload.parallel.ep", "must be at least 1, got " + std::to_string(p.ep)});
-        else if (e.experts >= 1 && e.experts % p.ep != 0)
+        } else if (e.experts >= 1 && e.experts % p.ep != 0) {
             errors.push_back({"workload.parallel.ep", divides(p.ep, "experts", e.experts)});
-        else if ((p.dp * p.cp) % p.ep != 0)
+        } else if (etpValid && p.etp == 0 && (p.dp * p.cp) % p.ep != 0) {
             errors.push_back({"workload.parallel.ep",
                               divides(p.ep, "dp*cp", p.dp * p.cp) +
-                                  " (experts are split over the data- and context-parallel ranks)"});
-    } else if (p.ep != 1) {
-        errors.push_back({"workload.parallel.ep", "expert parallelism needs a Mixture-of-Experts model "
-                                                  "(workload.model.moe), got ep=" +
-                                                      std::to_string(p.ep)});
+                                  " (experts are split over the data- and context-parallel ranks; with "
+                                  "parallel.etp below tp, over tensor ranks as well)"});
+        } else if (etpValid && p.etp > 0) {
+            const std::int64_t ranks = p.tp / p.etp * p.dp * p.cp;
+            if (ranks % p.ep != 0)
+                errors.push_back({"workload.parallel.ep",
+                                  divides(p.ep, "(tp/etp)*dp*cp", ranks) +
+                                      " (experts are split over the stage's devices in groups of etp)"});
+        }
+    } else {
+        if (p.ep != 1)
+            errors.push_back({"workload.parallel.ep", "expert parallelism needs a Mixture-of-Experts model "
+                                                      "(workload.model.moe), got ep=" +
+                                                          std::to_string(p.ep)});
+        if (p.etp != 0)
+            errors.push_back(
+                {"workload.parallel.etp", "expert tensor parallelism needs a Mixture-of-Experts model "
+                                          "(workload.model.moe), got etp=" +
+                                              std::to_string(p.etp)});
     }
     if (w.overlap.param_gather && p.zero != 1 && p.zero != 2)
         errors.push_back(

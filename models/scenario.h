@@ -2,6 +2,7 @@
 
 #include "models/precision.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -118,7 +119,14 @@ struct ParallelLayout {
     std::int64_t vp = 1; // model chunks per pipeline device (interleaved 1F1B when > 1)
     std::int64_t cp = 1; // context parallelism: the sequence split over cp devices (ring attention)
     bool sequence_parallel = false;
-    std::int64_t ep = 1; // expert parallelism: the experts split over ep data-parallel ranks (MoE only)
+    std::int64_t ep =
+        1; // expert parallelism: each MoE layer's routed experts split over ep devices (MoE only)
+    // Expert tensor parallelism (Megatron-Core's --expert-tensor-parallel-size): each routed expert's
+    // matrices split over etp devices; 0 means tp, as Megatron-Core when unset. Below tp, the MoE layers
+    // fold the tensor ranks the attention uses into expert ranks: the devices of a pipeline stage, in
+    // rank order, form groups of etp consecutive devices, and every ep groups in turn exchange tokens
+    // (expert parallel); ep must divide (tp / etp) * cp * dp.
+    std::int64_t etp = 0;
     // Sharding over the data-parallel group (dp * cp devices): 0 none, 1 optimizer states (Megatron's
     // distributed optimizer), 2 also gradients, 3 also parameters (ZeRO-3 / FSDP).
     int zero = 0;
@@ -126,6 +134,14 @@ struct ParallelLayout {
 
     // Devices that hold the same parameters and reduce gradients together.
     [[nodiscard]] std::int64_t dataParallelGroup() const { return dp * cp; }
+    // The tensor split of a routed expert's matrices.
+    [[nodiscard]] std::int64_t expertTp() const { return etp > 0 ? etp : tp; }
+    // Devices that hold the same routed experts and reduce their gradients together (Megatron-Core's
+    // expert data-parallel group): a stage's devices over the etp * ep that split one layer's experts.
+    [[nodiscard]] std::int64_t expertDataParallelGroup() const {
+        const std::int64_t split = expertTp() * ep;
+        return split > 0 ? std::max<std::int64_t>(1, tp * cp * dp / split) : 1;
+    }
     [[nodiscard]] std::int64_t devices() const { return tp * pp * dp * cp; }
 };
 

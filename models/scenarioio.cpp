@@ -318,13 +318,15 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     if (auto it = j.find("parallel"); it == j.end()) {
         r.error(pp, "missing required field");
     } else if (r.expectObject(*it, pp)) {
-        r.rejectUnknownKeys(*it, pp, {"tp", "pp", "dp", "vp", "cp", "ep", "sequence_parallel", "zero"});
+        r.rejectUnknownKeys(*it, pp,
+                            {"tp", "pp", "dp", "vp", "cp", "ep", "etp", "sequence_parallel", "zero"});
         w.parallel.tp = r.integer(*it, pp, "tp").value_or(0);
         w.parallel.pp = r.integer(*it, pp, "pp").value_or(0);
         w.parallel.dp = r.integer(*it, pp, "dp").value_or(0);
         w.parallel.vp = r.integer(*it, pp, "vp", 1, false).value_or(1);
         w.parallel.cp = r.integer(*it, pp, "cp", 1, false).value_or(1);
         w.parallel.ep = r.integer(*it, pp, "ep", 1, false).value_or(1);
+        w.parallel.etp = r.integer(*it, pp, "etp", 1, false).value_or(0);
         w.parallel.sequence_parallel = r.boolean(*it, pp, "sequence_parallel", false).value_or(false);
         if (auto z = r.integer(*it, pp, "zero", 0, false)) {
             if (*z > 3)
@@ -484,6 +486,8 @@ std::string serializeScenario(const Scenario& s) {
                                 {"zero", w.parallel.zero}};
     if (w.parallel.ep != 1) // omitted when 1
         workload["parallel"]["ep"] = w.parallel.ep;
+    if (w.parallel.etp > 0) // omitted when unset (tp)
+        workload["parallel"]["etp"] = w.parallel.etp;
     workload["recompute"] = toString(w.recompute);
     if (w.attention != AttentionKernel::Fused) // omitted: fused, the default
         workload["attention"] = toString(w.attention);

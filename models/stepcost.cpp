@@ -99,8 +99,10 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // Layers with routed experts (balanced load): each device's tokens go to top_k experts; the ep
     // devices of an expert-parallel group send each expert ep * tokens * top_k / experts tokens, and a
     // device runs its experts / ep experts as one GEMM each; shared experts see every token; the router
-    // scores every token against every expert. Per-layer figures below are averages over the chunk's
-    // dense and MoE layers, which keeps every `layers * x` sum exact.
+    // scores every token against every expert. The etp devices that split an expert's matrices pool their
+    // tokens: tokens * etp / tp of them (the whole tensor group's when etp = tp; with etp below tp, the
+    // share sequence parallelism gave the device's etp ranks). Per-layer figures below are averages over
+    // the chunk's dense and MoE layers, which keeps every `layers * x` sum exact.
     const auto moeLayers = static_cast<double>(moeLayersInChunk(w, chunk));
     const double moeShare = layers > 0 ? moeLayers / layers : 0.0;
     double moeFfn = 0.0, moeActivationBytes = 0.0;
@@ -108,20 +110,21 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         const auto& e = *m.moe;
         const double ef = static_cast<double>(e.expert_ffn_hidden);
         const double ep = static_cast<double>(w.parallel.ep);
+        const double et = static_cast<double>(w.parallel.expertTp());
         const double local = static_cast<double>(e.experts) / ep;
-        const double routed = tokens * static_cast<double>(e.top_k); // token-expert pairs per device
+        const double routed = tokens * et / t * static_cast<double>(e.top_k); // token-expert pairs per device
         const double perExpert = routed / local;
         const double gate = m.ffn_gated ? 2.0 : 1.0;
         moeFfn = gemmTime(dev, attnPrec, tokens, static_cast<double>(e.experts), h) +
-                 local * (gemmTime(dev, prec, perExpert, gate * ef / t, h) +
-                          gemmTime(dev, prec, perExpert, h, ef / t));
+                 local * (gemmTime(dev, prec, perExpert, gate * ef / et, h) +
+                          gemmTime(dev, prec, perExpert, h, ef / et));
         const double shared = static_cast<double>(e.shared_experts);
         if (shared > 0)
             moeFfn += gemmTime(dev, prec, tokens, gate * shared * ef / t, h) +
                       gemmTime(dev, prec, tokens, h, shared * ef / t);
         // Expert activations, and the permutation of tokens to and from expert order (read + write each).
-        moeActivationBytes =
-            (m.ffn_gated ? 3.0 : 2.0) * (routed + shared * tokens) * ef / t * act + 4.0 * routed * h * act;
+        moeActivationBytes = (m.ffn_gated ? 3.0 : 2.0) * (routed * ef / et + shared * tokens * ef / t) * act +
+                             4.0 * routed * h * act;
     }
     const double gemmFwd = qkv + proj + (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
 
@@ -241,11 +244,17 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
 
     // Optimizer: Adam reads and writes fp32 master, m and v, reads the gradient, writes the weights. With
     // master-weight remainders it reads and writes the 2-byte remainders and reads the bf16 weights too.
+    // Under ZeRO a device updates its shard: of the routed experts' parameters over the expert
+    // data-parallel group, of the rest over the data-parallel group.
     const double params = parametersPerChunk(w, chunk);
-    const double shard = w.parallel.zero >= 1 ? static_cast<double>(w.parallel.dataParallelGroup()) : 1.0;
+    const double expertParams = expertParametersPerChunk(w, chunk);
+    const double updated =
+        w.parallel.zero >= 1 ? (params - expertParams) / static_cast<double>(w.parallel.dataParallelGroup()) +
+                                   expertParams / static_cast<double>(w.parallel.expertDataParallelGroup())
+                             : params;
     const double stateBytes = w.master_weights == MasterWeights::Remainders ? 16.0 + 4.0 + 2.0 : 24.0;
     c.optimizer_s =
-        mem.time(0.0, params / shard * (stateBytes + gradientReduceBytes(w) + 2.0)) + 4.0 * mem.overhead_s;
+        mem.time(0.0, updated * (stateBytes + gradientReduceBytes(w) + 2.0)) + 4.0 * mem.overhead_s;
 
     // Gradient accumulation in kernels of its own: every backward's weight-gradient GEMMs write their output
     // in the training precision, then one add per parameter tensor (six a layer: QKV, projection, the

@@ -50,18 +50,33 @@ std::int64_t layersInChunk(const Workload& w, std::int64_t chunk) {
     return most - (rank < deficit ? 1 : 0);
 }
 
+double expertParametersPerChunk(const Workload& w, std::int64_t chunk) {
+    if (!w.model.moe)
+        return 0.0;
+    const auto p = countParameters(w.model);
+    const auto moe = static_cast<double>(moeLayersInChunk(w, chunk));
+    const auto split = static_cast<double>(w.parallel.ep * w.parallel.expertTp());
+    return moe * p.experts_per_layer / split;
+}
+
+double expertParametersPerDevice(const Workload& w, std::int64_t stage) {
+    double params = 0.0;
+    for (std::int64_t c = 0; c < w.parallel.vp; ++c)
+        params += expertParametersPerChunk(w, stage + c * w.parallel.pp);
+    return params;
+}
+
 double parametersPerChunk(const Workload& w, std::int64_t chunk) {
     const auto p = countParameters(w.model);
     const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
     const auto layers = static_cast<double>(layersInChunk(w, chunk));
     const double tp = static_cast<double>(w.parallel.tp);
     const auto moe = static_cast<double>(moeLayersInChunk(w, chunk));
-    const double ep = static_cast<double>(w.parallel.ep);
     // Norm weights and the router are replicated across tensor-parallel ranks; matrices are split, and
-    // routed experts also over the expert-parallel ranks.
+    // routed experts over the expert-parallel ranks and their own tensor split (expertParametersPerChunk).
     double params = layers * (p.attention_per_layer / tp + p.norms_per_layer) +
                     (layers - moe) * p.ffn_per_layer / tp +
-                    moe * ((p.experts_per_layer / ep + p.shared_per_layer) / tp + p.router_per_layer);
+                    moe * (p.shared_per_layer / tp + p.router_per_layer) + expertParametersPerChunk(w, chunk);
     if (chunk == 0)
         params += p.embedding / tp;
     if (chunk == chunks - 1)

@@ -51,8 +51,13 @@ std::int64_t firstLayerOfChunk(const Workload& workload, std::int64_t chunk);
 // Layers of chunk `chunk` with routed experts (the model's first dense_layers have none).
 std::int64_t moeLayersInChunk(const Workload& workload, std::int64_t chunk);
 // Parameters of virtual pipeline stage `chunk` (0 .. pp*vp-1) held by one tensor rank (of an MoE layer's
-// routed experts, its expert-parallel share: experts / ep).
+// routed experts, its expert-parallel share: experts / ep, split over etp).
 double parametersPerChunk(const Workload& workload, std::int64_t chunk);
+// The routed experts' part of parametersPerChunk: experts / (ep * etp) of each MoE layer's. Their
+// gradients and sharded optimizer states belong to the expert data-parallel group
+// (ParallelLayout::expertDataParallelGroup), not the data-parallel group.
+double expertParametersPerChunk(const Workload& workload, std::int64_t chunk);
+double expertParametersPerDevice(const Workload& workload, std::int64_t stage);
 // Parameters held by one device of pipeline stage `stage` (its vp chunks; tensor-parallel shard), before
 // any ZeRO sharding.
 double parametersPerDevice(const Workload& workload, std::int64_t stage);

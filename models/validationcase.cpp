@@ -219,6 +219,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         w.parallel.vp = vp;
         w.parallel.cp = cp;
         w.parallel.ep = ep;
+        w.parallel.etp = row.integer("etp", 0, false); // optional column; empty: tp, Megatron-Core's default
         if (experts > 0) {
             MoeShape moe;
             moe.experts = experts;

@@ -129,13 +129,16 @@ public:
     // A computation on every simulated device of a stage's tensor and context group, then the tensor
     // collectives; context-parallel ring traffic runs beside the computation.
     // The devices that exchange tokens with one another's experts, as Megatron-Core lays expert layers
-    // out: ep consecutive ranks of the data- and context-parallel ranks taken together, context
-    // innermost (index c + cp * d); the group of the device at (t, c, d = 0).
-    std::vector<std::int64_t> expertGroup(std::int64_t t, std::int64_t c, std::int64_t stage) const {
+    // out: a stage's devices in rank order (tensor innermost, then context, data) form groups of etp
+    // consecutive devices that split an expert's matrices, and ep such groups in turn one expert-parallel
+    // group. The group of the device of rank `rank` within its stage; with etp = tp, ep consecutive ranks
+    // of the data- and context-parallel ranks taken together (context innermost) at one tensor rank.
+    std::vector<std::int64_t> expertGroup(std::int64_t rank, std::int64_t stage) const {
+        const std::int64_t split = w_.parallel.expertTp();
+        const std::int64_t first = rank / (split * ep_) * (split * ep_) + rank % split;
         std::vector<std::int64_t> g;
-        const std::int64_t first = c / ep_ * ep_;
-        for (std::int64_t j = first; j < first + ep_; ++j)
-            g.push_back(device(t, j % cp_, j / cp_, stage));
+        for (std::int64_t j = 0; j < ep_; ++j)
+            g.push_back(first + j * split + stage * tp_ * cp_ * dp_);
         return g;
     }
 
@@ -175,13 +178,19 @@ public:
         }
         if (ep_ > 1 && epCollectives > 0) {
             // Expert-parallel all-to-alls after the tensor collectives (no overlap, as Megatron's default),
-            // one per expert group (expertGroup): the context ranks c with the same c / ep share one.
+            // one per expert group (expertGroup) holding a simulated device.
             const Id tensorDone = done;
-            for (std::int64_t c = 0; c < activeCp_; c += std::min(ep_, cp_))
-                for (std::int64_t t = 0; t < activeTp_; ++t)
-                    done = join(done, allToAll(graph_, platform_, fidelity_, expertGroup(t, c, stage),
-                                               cost(chunk).ep_bytes, epCollectives, tensorDone,
+            std::vector<std::int64_t> firsts;
+            for (std::int64_t c = 0; c < activeCp_; ++c)
+                for (std::int64_t t = 0; t < activeTp_; ++t) {
+                    auto group = expertGroup(t + tp_ * c, stage);
+                    if (std::find(firsts.begin(), firsts.end(), group.front()) != firsts.end())
+                        continue;
+                    firsts.push_back(group.front());
+                    done = join(done, allToAll(graph_, platform_, fidelity_, group, cost(chunk).ep_bytes,
+                                               epCollectives, tensorDone,
                                                folded_ ? Edges::Representative : Edges::All));
+                }
         }
         if (cp_ > 1) {
             op.out = graph_.join();

@@ -32,6 +32,7 @@ enum EditId : int {
     EditElectricity,
     EditPue,
     EditEp,
+    EditEtp,
     EditMoeExperts,
     EditMoeTopK,
     EditMoeExpertFfnHidden,

@@ -83,6 +83,7 @@ private slots:
                                                {"shared_experts", 1},
                                                {"dense_layers", 2}};
         doc["workload"]["parallel"]["ep"] = 4;
+        doc["workload"]["parallel"]["etp"] = 1;
         doc["costs"]["rent_usd_per_device_hour"] = 2.5;
         Diagnostics errors;
         auto scenario = parseScenario(doc.dump(), errors);
@@ -243,6 +244,29 @@ private slots:
             d["workload"]["model"]["moe"] = Json{{"experts", 16}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
             d["workload"]["parallel"]["ep"] = 16;
         });
+        row("etp without experts",
+            "workload.parallel.etp: expert tensor parallelism needs a Mixture-of-Experts model "
+            "(workload.model.moe), got etp=1",
+            [](Json& d) { d["workload"]["parallel"]["etp"] = 1; });
+        row("etp does not divide tp", "workload.parallel.etp: must divide tp=4, got 3", [](Json& d) {
+            d["workload"]["model"]["moe"] = Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1536}};
+            d["workload"]["parallel"]["etp"] = 3;
+        });
+        // With etp 1 the expert groups come from the tensor ranks too: (4 / 1) x 8 x 1 = 32 devices.
+        row("ep does not divide the folded ranks",
+            "workload.parallel.ep: 64 does not divide (tp/etp)*dp*cp=32", [](Json& d) {
+                d["workload"]["model"]["moe"] =
+                    Json{{"experts", 64}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+                d["workload"]["parallel"]["ep"] = 64;
+                d["workload"]["parallel"]["etp"] = 1;
+            });
+        row("folding needs sequence parallelism",
+            "workload.parallel.sequence_parallel: must be true with etp=1 below tp=4", [](Json& d) {
+                d["workload"]["model"]["moe"] =
+                    Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+                d["workload"]["parallel"]["etp"] = 1;
+                d["workload"]["parallel"]["sequence_parallel"] = false;
+            });
         row("unknown moe field", "workload.model.moe.capacity: unknown field", [](Json& d) {
             d["workload"]["model"]["moe"] =
                 Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}, {"capacity", 1.25}};
@@ -266,6 +290,24 @@ private slots:
         QVERIFY2(
             QString::fromStdString(got).contains(expected),
             qPrintable(QStringLiteral("expected \"%1\" in:\n%2").arg(expected, QString::fromStdString(got))));
+    }
+
+    // ep 32 does not divide dp 8, but with experts whole on each device (etp 1) the 4 tensor ranks join
+    // the expert groups: 4 x 8 = 32 devices.
+    void expertTensorParallelismWidensExpertGroups() {
+        auto moe = [](Json& d, std::optional<int> etp) {
+            d["workload"]["model"]["moe"] = Json{{"experts", 64}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+            d["workload"]["parallel"]["ep"] = 32;
+            if (etp)
+                d["workload"]["parallel"]["etp"] = *etp;
+        };
+        QCOMPARE(problemsAfter([&](Json& d) { moe(d, 1); }), std::string());
+        QVERIFY(problemsAfter([&](Json& d) {
+                    moe(d, std::nullopt);
+                }).find("workload.parallel.ep: 32 does not divide dp*cp=8") != std::string::npos);
+        QVERIFY(problemsAfter([&](Json& d) {
+                    moe(d, 2);
+                }).find("workload.parallel.ep: 32 does not divide (tp/etp)*dp*cp=16") != std::string::npos);
     }
 
     void scalingSweepKeepsTheLayout() {

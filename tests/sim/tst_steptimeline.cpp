@@ -25,6 +25,8 @@ struct Layout {
     std::int64_t micro = 8;  // micro-batches per step
     bool overlap = false;    // tp-comm and parameter-gather overlap
     bool gradOverlap = true; // gradient reduction during the last backward
+    std::int64_t ep = 1;     // above 1: a Mixture-of-Experts model (8 experts, top 2) over ep devices
+    std::int64_t etp = 0;    // expert tensor parallelism (0: tp)
 };
 
 // The example scenario on 32 devices: small enough for packet fidelity, with 8 micro-batches.
@@ -46,6 +48,11 @@ models::RunResult run(const Layout& l, sim::Fidelity fidelity) {
     w.global_batch = l.micro * l.dp;
     w.model.layers = 16;
     w.model.seq_len = 2048;
+    if (l.ep > 1) {
+        w.model.moe = models::MoeShape{8, 2, 7168, 0, 0};
+        w.parallel.ep = l.ep;
+        w.parallel.etp = l.etp;
+    }
     auto rs = models::resolveScenario(*scenario, *catalog, errors);
     if (!rs)
         throw std::runtime_error(models::joinDiagnostics(errors));
@@ -81,6 +88,8 @@ private slots:
         QTest::newRow("ZeRO-3, pp 2") << Layout{2, 2, 8, 1, 3};
         QTest::newRow("tp-comm and parameter-gather overlap") << Layout{4, 2, 4, 1, 1, 8, true};
         QTest::newRow("all-reduce after the backward") << Layout{2, 4, 4, 1, 0, 8, false, false};
+        // Expert parallelism folded into the tensor ranks: 8 consecutive devices, one node.
+        QTest::newRow("MoE, ep 8 over tp 4 x dp 2, etp 1") << Layout{4, 2, 4, 1, 1, 8, false, true, 8, 1};
         // About 5,000 intervals per stage as simulated: the reported timeline folds, the power does not.
         QTest::newRow("over the size cap") << Layout{2, 4, 1, 1, 1, 1000};
     }
@@ -151,6 +160,27 @@ private slots:
             QVERIFY2(relative(on.breakdown.compute_s, off.breakdown.compute_s) < 1e-9, where);
             QVERIFY2(on.breakdown.exposed_communication_s < off.breakdown.exposed_communication_s, where);
             QVERIFY2(on.step_time_s >= on.breakdown.compute_s, where);
+        }
+    }
+
+    // Expert tensor parallelism 1 makes expert groups of consecutive devices: with tp 4 and dp 8 on nodes
+    // of 8, ep 8 is one node's devices instead of the 8 data-parallel ranks of one tensor rank on 4 nodes,
+    // so the all-to-alls run over NVLink rather than the NICs (1 of 7 peers on the node before). The price:
+    // each device holds a whole expert instead of a quarter, so 4 replicas of the experts (expert
+    // data-parallel groups of 4) reduce 4 times the expert gradients. The expert GEMMs do the same FLOPs.
+    void expertFoldingKeepsTheAllToAllInTheNode() {
+        for (auto f : {sim::Fidelity::Analytical, sim::Fidelity::Flow}) {
+            const QByteArray where = QByteArray::fromStdString(sim::toString(f));
+            const auto across = run(Layout{4, 1, 8, 1, 1, 4, false, true, 8, 0}, f);
+            const auto folded = run(Layout{4, 1, 8, 1, 1, 4, false, true, 8, 1}, f);
+            const auto& a = across.timeline.stages.front();
+            const auto& b = folded.timeline.stages.front();
+            QVERIFY2(b.total_s(ActivityKind::TensorComm) < 0.6 * a.total_s(ActivityKind::TensorComm),
+                     where + " " + QByteArray::number(b.total_s(ActivityKind::TensorComm)) + " vs " +
+                         QByteArray::number(a.total_s(ActivityKind::TensorComm)));
+            QVERIFY2(b.total_s(ActivityKind::DataComm) > 1.5 * a.total_s(ActivityKind::DataComm), where);
+            QVERIFY2(folded.step_time_s < across.step_time_s, where);
+            QVERIFY2(relative(folded.breakdown.compute_s, across.breakdown.compute_s) < 0.05, where);
         }
     }
 

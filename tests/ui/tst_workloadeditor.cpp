@@ -121,6 +121,8 @@ void TestWorkloadEditor::editUndoRedo_data() {
     }) << Check([](const Scenario& s) { return s.workload.model.moe->dense_layers == 2; });
     QTest::newRow("ep") << true << Edit([](auto& e) { spin(e, u"epSpin"_s, 4); })
                         << Check([](const Scenario& s) { return s.workload.parallel.ep == 4; });
+    QTest::newRow("etp") << true << Edit([](auto& e) { spin(e, u"etpSpin"_s, 1); })
+                         << Check([](const Scenario& s) { return s.workload.parallel.etp == 1; });
     QTest::newRow("attention unfused") << false << Edit([](auto& e) {
         pick(e, u"attentionCombo"_s, static_cast<int>(choreo::models::AttentionKernel::Unfused));
     }) << Check([](const Scenario& s) {
@@ -208,7 +210,9 @@ void TestWorkloadEditor::problemsMarkTheNewFields() {
     // A dense model with ep > 1: the ep field says why.
     topK->setValue(2);
     editor.findChild<QGroupBox*>(u"moeGroup"_s)->setChecked(false);
-    QCOMPARE(document.scenario().workload.parallel.ep, 1); // turning MoE off resets ep with it
+    QCOMPARE(document.scenario().workload.parallel.ep, 1);  // turning MoE off resets ep with it
+    QCOMPARE(document.scenario().workload.parallel.etp, 0); // and etp
+    QCOMPARE(editor.findChild<QSpinBox*>(u"etpSpin"_s)->text(), u"= TP"_s);
     marks.show(document.diagnostics());
     QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
     QVERIFY(marks.marked().isEmpty());

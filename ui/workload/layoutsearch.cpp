@@ -119,6 +119,7 @@ std::vector<LayoutCandidate> enumerateLayouts(const models::Scenario& base, cons
                                                                 .cp = cp,
                                                                 .sequence_parallel = tp > 1,
                                                                 .ep = base.workload.parallel.ep,
+                                                                .etp = base.workload.parallel.etp,
                                                                 .zero = zero};
                             c.micro_batch = micro;
                             models::Diagnostics errors;

@@ -256,6 +256,14 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                  bindCount(u"epSpin"_s, u"workload.parallel.ep"_s, 100000, EditEp,
                            tr("Change expert parallelism"),
                            [](models::Scenario& s) -> std::int64_t& { return s.workload.parallel.ep; }));
+    {
+        QSpinBox* etp = bindCount(
+            u"etpSpin"_s, u"workload.parallel.etp"_s, 4096, EditEtp, tr("Change expert tensor parallelism"),
+            [](models::Scenario& s) -> std::int64_t& { return s.workload.parallel.etp; });
+        etp->setMinimum(0);
+        etp->setSpecialValueText(tr("= TP"));
+        parallel.add(tr("Expert TP"), etp);
+    }
     parallel.add(tr("ZeRO"), zero_);
     parallel.add(QString(), sequenceParallel_);
     parallel.add(QString(), overlapTp_);
@@ -273,7 +281,13 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     tip(u"dpSpin"_s, tr("Data parallelism: dp replicas, each on tp*pp*cp devices"));
     tip(u"cpSpin"_s, tr("Context parallelism: each sequence split over cp devices (ring attention)"));
     tip(u"vpSpin"_s, tr("Model chunks per pipeline device; more than 1 interleaves the 1F1B schedule"));
-    tip(u"epSpin"_s, tr("Expert parallelism (MoE only): the experts split over ep data-parallel ranks"));
+    tip(u"epSpin"_s,
+        tr("Expert parallelism (MoE only): each MoE layer's experts split over ep devices, "
+           "taken from the data- and context-parallel ranks (and the tensor ranks when Expert TP "
+           "is below TP)"));
+    tip(u"etpSpin"_s, tr("Expert tensor parallelism (MoE only): each routed expert's matrices split over etp "
+                         "of the tp tensor ranks; 1 folds the tensor ranks into expert ranks (Megatron-Core "
+                         "--expert-tensor-parallel-size)"));
     mark(u"workload.parallel.sequence_parallel"_s, sequenceParallel_);
     overlapTp_->setObjectName(u"overlapTpCheck"_s);
     overlapTp_->setToolTip(
@@ -355,6 +369,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
                    else if (!on) {
                        s.workload.model.moe.reset();
                        s.workload.parallel.ep = 1; // expert parallelism means nothing for a dense model
+                       s.workload.parallel.etp = 0;
                    }
                });
     });
