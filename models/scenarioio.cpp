@@ -326,7 +326,7 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
         w.parallel.vp = r.integer(*it, pp, "vp", 1, false).value_or(1);
         w.parallel.cp = r.integer(*it, pp, "cp", 1, false).value_or(1);
         w.parallel.ep = r.integer(*it, pp, "ep", 1, false).value_or(1);
-        w.parallel.etp = r.integer(*it, pp, "etp", 1, false).value_or(0);
+        w.parallel.etp = r.integer(*it, pp, "etp", 0, false).value_or(0); // 0: tp
         w.parallel.sequence_parallel = r.boolean(*it, pp, "sequence_parallel", false).value_or(false);
         if (auto z = r.integer(*it, pp, "zero", 0, false)) {
             if (*z > 3)

@@ -269,12 +269,16 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     }
 
     if (w.parallel.tp > 1) {
+        // Two tensor collectives a layer, the attention's and the FFN's. An MoE layer with whole experts
+        // (etp 1) and no shared expert has no FFN collective: each tensor rank routes its own share of the
+        // sequence to the experts (Megatron-Core requires sequence parallelism there). Between 1 and tp,
+        // its collective over the etp ranks is charged as one over the tensor group.
         c.tp_bytes = tokens * h * act;
-        const int perLayer = 2;
-        c.tp_collectives_forward = perLayer * static_cast<int>(layers) + (last ? 1 : 0);
+        const bool wholeExperts = m.moe && w.parallel.expertTp() == 1 && m.moe->shared_experts == 0;
+        const int perChunk = 2 * static_cast<int>(layers) - (wholeExperts ? static_cast<int>(moeLayers) : 0);
+        c.tp_collectives_forward = perChunk + (last ? 1 : 0);
         c.tp_collectives_backward =
-            perLayer * static_cast<int>(layers) + (last ? 1 : 0) +
-            (w.recompute == Recompute::Full ? perLayer * static_cast<int>(layers) : 0);
+            perChunk + (last ? 1 : 0) + (w.recompute == Recompute::Full ? perChunk : 0);
     }
     if (w.parallel.cp > 1) {
         // Ring attention: cp-1 steps per layer, each passing the local K and V (forward), K, V and their
@@ -299,8 +303,17 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     }
     c.layers = static_cast<int>(layers);
     c.pp_bytes = tokens * h * act / t;
-    c.grad_bytes = params * gradientReduceBytes(w);
-    c.param_bytes = w.parallel.zero == 1 || w.parallel.zero == 2 ? params * activationBytes(prec) : 0.0;
+    // Gradients (and under ZeRO-1/2 the parameters gathered back) travel in one collective over the dp * cp
+    // data-parallel devices. The routed experts' belong to their own group, the tp * cp * dp / (etp * ep)
+    // devices that hold the same experts: they are charged as their share of a ring over that group,
+    // (e - 1) / e of their bytes against the data-parallel ring's (n - 1) / n, nothing when every expert
+    // has one copy (e = 1, as DeepSeek-V3 with ep 64 over 64 devices).
+    const double n = static_cast<double>(w.parallel.dataParallelGroup());
+    const double e = static_cast<double>(w.parallel.expertDataParallelGroup());
+    const double expertShare = n > 1.0 ? ((e - 1.0) / e) / ((n - 1.0) / n) : 1.0;
+    const double synced = params - expertParams + expertParams * expertShare;
+    c.grad_bytes = synced * gradientReduceBytes(w);
+    c.param_bytes = w.parallel.zero == 1 || w.parallel.zero == 2 ? synced * activationBytes(prec) : 0.0;
     if (w.parallel.zero >= 3) {
         const auto counts = countParameters(m);
         const double layerParams =

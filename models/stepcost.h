@@ -64,8 +64,10 @@ struct StageCost {
     // Pipeline point-to-point: bytes each tensor rank sends to the next stage per micro-batch.
     double pp_bytes = 0;
     // Data-parallel traffic per device per step.
-    double grad_bytes = 0;  // gradients to reduce
-    double param_bytes = 0; // parameters to all-gather after the optimizer (ZeRO-1/2)
+    // Gradients to reduce over the data-parallel group, and parameters to all-gather after the optimizer
+    // (ZeRO-1/2); the routed experts' as their share of a ring over their own group (stageCost).
+    double grad_bytes = 0;
+    double param_bytes = 0;
     // ZeRO-3: per layer, parameter bytes gathered before its forward and backward, gradient bytes
     // reduce-scattered after its backward; the number of layers in the chunk.
     double zero3_layer_param_bytes = 0;

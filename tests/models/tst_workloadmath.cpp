@@ -601,6 +601,15 @@ private slots:
         QVERIFY(wholeExperts != splitExperts); // the shapes differ in their memory-bound share
         CHOREO_VERIFY_NEAR(a.memory_bound_s - b.memory_bound_s, 2.236962e-4, 1e-9);
         QCOMPARE(b.ep_bytes, a.ep_bytes); // each device sends its own tokens either way
+        // Tensor collectives: two a layer and the logits' one, 5; with whole experts and no shared expert
+        // the MoE layers' FFN has none: 3.
+        QCOMPARE(a.tp_collectives_forward, 5);
+        QCOMPARE(b.tp_collectives_forward, 3);
+        // Expert gradients: 8 x 2 x 2048 x 1024 = 33,554,432 expert parameters a layer. Split (etp 2), a
+        // device holds 1/8 of them and each has one copy (2 x 4 / (2 x 4) = 1): none reduced. Whole
+        // (etp 1), a device holds 1/4, 2 layers: 16,777,216, with 2 copies, reduced as a ring of 2 against
+        // the data-parallel ring of 4: x (1/2) / (3/4), at 4 B: 44,739,242.67 B more.
+        CHOREO_VERIFY_NEAR(b.grad_bytes - a.grad_bytes, 16777216.0 * 2.0 / 3.0 * 4.0, 1e-3);
     }
 
     void peakIsTheWorstStage() {

@@ -89,7 +89,7 @@ private slots:
         QTest::newRow("tp-comm and parameter-gather overlap") << Layout{4, 2, 4, 1, 1, 8, true};
         QTest::newRow("all-reduce after the backward") << Layout{2, 4, 4, 1, 0, 8, false, false};
         // Expert parallelism folded into the tensor ranks: 8 consecutive devices, one node.
-        QTest::newRow("MoE, ep 8 over tp 4 x dp 2, etp 1") << Layout{4, 2, 4, 1, 1, 8, false, true, 8, 1};
+        QTest::newRow("MoE, ep 8 over tp 4 x dp 4, etp 1") << Layout{4, 2, 4, 1, 1, 8, false, true, 8, 1};
         // About 5,000 intervals per stage as simulated: the reported timeline folds, the power does not.
         QTest::newRow("over the size cap") << Layout{2, 4, 1, 1, 1, 1000};
     }

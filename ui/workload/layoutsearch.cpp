@@ -87,6 +87,11 @@ std::vector<LayoutCandidate> enumerateLayouts(const models::Scenario& base, cons
         base.workload.global_batch <= 0)
         return out;
     const std::int64_t n = pool->count;
+    // Expert tensor parallelism below the base layout's tp (folding) carries over to every candidate;
+    // set equal to tp (or unset) it follows each candidate's tp.
+    const auto& baseParallel = base.workload.parallel;
+    const std::int64_t foldedEtp =
+        baseParallel.etp > 0 && baseParallel.etp < baseParallel.tp ? baseParallel.etp : 0;
     for (const std::int64_t tp : models::divisors(pool->devices_per_node)) {
         if (n % tp != 0 || m.heads % tp != 0)
             continue;
@@ -119,7 +124,7 @@ std::vector<LayoutCandidate> enumerateLayouts(const models::Scenario& base, cons
                                                                 .cp = cp,
                                                                 .sequence_parallel = tp > 1,
                                                                 .ep = base.workload.parallel.ep,
-                                                                .etp = base.workload.parallel.etp,
+                                                                .etp = foldedEtp,
                                                                 .zero = zero};
                             c.micro_batch = micro;
                             models::Diagnostics errors;
