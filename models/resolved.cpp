@@ -33,15 +33,18 @@ void checkModel(const Workload& w, Diagnostics& errors) {
                                                       " must divide one another"});
     if (m.ffn_hidden % p.tp != 0)
         errors.push_back({"workload.parallel.tp", divides(p.tp, "ffn_hidden", m.ffn_hidden)});
-    // Uneven splits are allowed (layersInChunk), but every model chunk needs a layer.
-    if (p.pp > m.layers)
+    // Uneven splits are allowed (layersInChunk): the first and last chunks give up a layer first, down to
+    // none, when they hold only the embedding or only the output layer and the loss (Megatron-Core's
+    // account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split: Llama 3.1 405B's 126
+    // layers over 128 chunks). Every other chunk needs a layer.
+    if (p.pp > m.layers + 2)
         errors.push_back({"workload.parallel.pp",
                           std::to_string(p.pp) + " pipeline stages for layers=" + std::to_string(m.layers) +
-                              ": every stage needs a layer"});
-    else if (p.pp * p.vp > m.layers)
+                              ": every stage but the first and last needs a layer"});
+    else if (p.pp * p.vp > m.layers + 2)
         errors.push_back({"workload.parallel.vp", "pp*vp = " + std::to_string(p.pp * p.vp) +
                                                       " model chunks for layers=" + std::to_string(m.layers) +
-                                                      ": every chunk needs a layer"});
+                                                      ": every chunk but the first and last needs a layer"});
     if (p.vp > 1 && p.pp == 1)
         errors.push_back(
             {"workload.parallel.vp", "interleaving (vp > 1) needs pipeline parallelism (pp > 1)"});

@@ -166,7 +166,10 @@ private slots:
         row("wrong format", "format: unsupported format \"choreo-scenario/9\"",
             [](Json& d) { d["format"] = "choreo-scenario/9"; });
         row("more stages than layers",
-            "workload.parallel.pp: 16 pipeline stages for layers=8: every stage needs a layer", [](Json& d) {
+            "workload.parallel.pp: 16 pipeline stages for layers=8: every stage but the first and last needs "
+            "a "
+            "layer",
+            [](Json& d) {
                 d["workload"]["model"]["layers"] = 8;
                 d["workload"]["parallel"]["pp"] = 16;
                 d["workload"]["parallel"]["dp"] = 2;

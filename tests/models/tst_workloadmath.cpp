@@ -288,6 +288,19 @@ private slots:
         QCOMPARE(layersInChunk(w, 1), std::int64_t(3));
         QCOMPARE(layersInChunk(w, 2), std::int64_t(4));
         QCOMPARE(layersInChunk(w, 3), std::int64_t(3));
+        // Megatron-Core's embedding and loss counted as layers: 126 layers over pp 16 x vp 8 = 128 chunks,
+        // the first holding only the embedding, the last only the output layer and the loss.
+        w.model.layers = 126;
+        w.parallel.pp = 16;
+        w.parallel.vp = 8;
+        total = 0;
+        for (std::int64_t c = 0; c < 128; ++c) {
+            total += layersInChunk(w, c);
+            QCOMPARE(layersInChunk(w, c), c == 0 || c == 127 ? std::int64_t(0) : std::int64_t(1));
+        }
+        QCOMPARE(total, std::int64_t(126));
+        QVERIFY(parametersPerChunk(w, 0) > 0.0);   // the embedding
+        QVERIFY(parametersPerChunk(w, 127) > 0.0); // the output layer and the final norm
     }
 
     // A GEMM on a device of 1000 TFLOP/s bf16 and 2 TB/s, 4 us per kernel:

@@ -690,11 +690,11 @@ private slots:
         // layouts Choreo cannot express (docs/validation.md; the closed form: 25.9 % and 55.5 %). Studied
         // since (NVFP4, Blackwell Ultra and A100 GEMMs, torchtitan's recompute policy, head widths,
         // FlashAttention-2 on Hopper): 17.2 % and 52.5 % in the closed form, so it no longer measures unseen
-        // runs. P19 (Qwen3 235B, ep 32 over tp 2 x dp 16) simulates since expert tensor parallelism 1: 17.1 %
-        // and 52.5 %. Fail when the model drifts clearly back, or
-        // when another row becomes unsimulable. At the closed-form
-        // level: at flow level row P13 (DeepSeek-V3, 256 GPUs, expert parallelism 32) alone takes 100 s,
-        // too long for the sanitizer build.
+        // runs. P19 (Qwen3 235B, ep 32 over tp 2 x dp 16) simulates since expert tensor parallelism 1, and
+        // P11 and P12 (Llama 3.1 405B over 128 chunks, the first and last holding the embedding and the loss
+        // alone) since such chunks are allowed: 16.6 % and 52.5 %. Fail when the model drifts clearly back,
+        // or when another row becomes unsimulable. At the closed-form level: at flow level row P13
+        // (DeepSeek-V3, 256 GPUs, expert parallelism 32) alone takes 100 s, too long for the sanitizer build.
         const Json j = validateHeldOut(QStringLiteral("holdout-3-runs.csv"),
                                        {QStringLiteral("--fidelity"), QStringLiteral("analytical")});
         QVERIFY(!j.is_null());
@@ -702,7 +702,7 @@ private slots:
         std::set<std::string> skipped;
         for (const auto& s : j["skipped"])
             skipped.insert(s["id"].get<std::string>());
-        QVERIFY(skipped == (std::set<std::string>{"P11", "P12"}));
+        QVERIFY(skipped.empty());
         const QString beyond = summaryBeyond(j, 22.0, 58.0);
         QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
