@@ -78,13 +78,9 @@ MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
     // ZeRO shards the routed experts' states over the expert data-parallel group, the rest over the
     // data-parallel group (Megatron-Core keeps an optimizer instance of each).
     const double params = parametersPerDevice(w, stage);
-    const double expert = expertParametersPerDevice(w, stage);
-    const double group = static_cast<double>(w.parallel.dataParallelGroup());
-    const double expertGroup = static_cast<double>(w.parallel.expertDataParallelGroup());
+    const double shard = shardedParameters(w, params, expertParametersPerDevice(w, stage));
     const int zero = w.parallel.zero;
-    auto held = [&](double perParam, bool sharded) {
-        return (sharded ? (params - expert) / group + expert / expertGroup : params) * perParam / kGB;
-    };
+    auto held = [&](double perParam, bool sharded) { return (sharded ? shard : params) * perParam / kGB; };
     MemoryBreakdown m;
     m.stage = stage;
     m.weights_GB = held(bytes.weights, zero >= 3);

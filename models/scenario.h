@@ -143,6 +143,14 @@ struct ParallelLayout {
         return split > 0 ? std::max<std::int64_t>(1, tp * cp * dp / split) : 1;
     }
     [[nodiscard]] std::int64_t devices() const { return tp * pp * dp * cp; }
+    // Member j (0 .. ep-1) of the expert-parallel group of the device of rank `rank` within its pipeline
+    // stage, as a rank within the stage. Megatron-Core's expert layout: the stage's devices in rank order
+    // (tensor innermost, then context, data) form blocks of etp consecutive devices, and ep blocks in turn
+    // one group; with etp = tp, ep consecutive data- and context-parallel ranks at one tensor rank.
+    [[nodiscard]] std::int64_t expertGroupMember(std::int64_t rank, std::int64_t j) const {
+        const std::int64_t split = expertTp();
+        return rank / (split * ep) * (split * ep) + rank % split + j * split;
+    }
 };
 
 // Activation recomputation: none; selective (Megatron-LM's: the attention core); full (the whole layer

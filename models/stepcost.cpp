@@ -248,10 +248,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // data-parallel group, of the rest over the data-parallel group.
     const double params = parametersPerChunk(w, chunk);
     const double expertParams = expertParametersPerChunk(w, chunk);
-    const double updated =
-        w.parallel.zero >= 1 ? (params - expertParams) / static_cast<double>(w.parallel.dataParallelGroup()) +
-                                   expertParams / static_cast<double>(w.parallel.expertDataParallelGroup())
-                             : params;
+    const double updated = w.parallel.zero >= 1 ? shardedParameters(w, params, expertParams) : params;
     const double stateBytes = w.master_weights == MasterWeights::Remainders ? 16.0 + 4.0 + 2.0 : 24.0;
     c.optimizer_s =
         mem.time(0.0, updated * (stateBytes + gradientReduceBytes(w) + 2.0)) + 4.0 * mem.overhead_s;

@@ -59,6 +59,11 @@ double expertParametersPerChunk(const Workload& w, std::int64_t chunk) {
     return moe * p.experts_per_layer / split;
 }
 
+double shardedParameters(const Workload& w, double params, double expertParams) {
+    return (params - expertParams) / static_cast<double>(w.parallel.dataParallelGroup()) +
+           expertParams / static_cast<double>(w.parallel.expertDataParallelGroup());
+}
+
 double expertParametersPerDevice(const Workload& w, std::int64_t stage) {
     double params = 0.0;
     for (std::int64_t c = 0; c < w.parallel.vp; ++c)

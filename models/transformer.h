@@ -57,6 +57,9 @@ double parametersPerChunk(const Workload& workload, std::int64_t chunk);
 // gradients and sharded optimizer states belong to the expert data-parallel group
 // (ParallelLayout::expertDataParallelGroup), not the data-parallel group.
 double expertParametersPerChunk(const Workload& workload, std::int64_t chunk);
+// Of `params` parameters, `expertParams` of them routed experts, those one device keeps when they are
+// sharded (ZeRO): the rest over the data-parallel group, the experts over the expert data-parallel group.
+double shardedParameters(const Workload& workload, double params, double expertParams);
 double expertParametersPerDevice(const Workload& workload, std::int64_t stage);
 // Parameters held by one device of pipeline stage `stage` (its vp chunks; tensor-parallel shard), before
 // any ZeRO sharding.

@@ -248,11 +248,9 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             const double share = c.ep_bytes / static_cast<double>(p.ep);
             const std::int64_t self = device(0, 0, 0, s);
             double scaleUp = 0.0, nic = 0.0, hop = 0.0, nicBps = 1e300;
-            // The peers, as the simulation's expert groups: every etp-th device of the stage in rank order
-            // (tensor innermost, then context, data), ep of them.
-            for (std::int64_t rank = 1; rank < p.ep; ++rank) {
-                const std::int64_t r = rank * p.expertTp();
-                const std::int64_t peer = device(r % p.tp, r / p.tp % p.cp, r / (p.tp * p.cp), s);
+            // The peers, as the simulation's expert groups (ParallelLayout::expertGroupMember).
+            for (std::int64_t j = 1; j < p.ep; ++j) {
+                const std::int64_t peer = p.expertGroupMember(0, j) + device(0, 0, 0, s);
                 hop = std::max(hop, links.spec.latency(self, peer));
                 if (links.spec.sameNode(self, peer)) {
                     scaleUp += share;

@@ -128,17 +128,12 @@ public:
 
     // A computation on every simulated device of a stage's tensor and context group, then the tensor
     // collectives; context-parallel ring traffic runs beside the computation.
-    // The devices that exchange tokens with one another's experts, as Megatron-Core lays expert layers
-    // out: a stage's devices in rank order (tensor innermost, then context, data) form groups of etp
-    // consecutive devices that split an expert's matrices, and ep such groups in turn one expert-parallel
-    // group. The group of the device of rank `rank` within its stage; with etp = tp, ep consecutive ranks
-    // of the data- and context-parallel ranks taken together (context innermost) at one tensor rank.
+    // The devices that exchange tokens with one another's experts (ParallelLayout::expertGroupMember): the
+    // group of the device of rank `rank` within its stage.
     std::vector<std::int64_t> expertGroup(std::int64_t rank, std::int64_t stage) const {
-        const std::int64_t split = w_.parallel.expertTp();
-        const std::int64_t first = rank / (split * ep_) * (split * ep_) + rank % split;
         std::vector<std::int64_t> g;
         for (std::int64_t j = 0; j < ep_; ++j)
-            g.push_back(first + j * split + stage * tp_ * cp_ * dp_);
+            g.push_back(w_.parallel.expertGroupMember(rank, j) + stage * tp_ * cp_ * dp_);
         return g;
     }
 
