@@ -249,8 +249,8 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             const std::int64_t self = device(0, 0, 0, s);
             double scaleUp = 0.0, nic = 0.0, hop = 0.0, nicBps = 1e300;
             // The peers, as the simulation's expert groups (ParallelLayout::expertGroupMember).
-            for (std::int64_t j = 1; j < p.ep; ++j) {
-                const std::int64_t peer = p.expertGroupMember(0, j) + device(0, 0, 0, s);
+            for (std::int64_t member = 1; member < p.ep; ++member) {
+                const std::int64_t peer = p.expertGroupMember(0, member) + device(0, 0, 0, s);
                 hop = std::max(hop, links.spec.latency(self, peer));
                 if (links.spec.sameNode(self, peer)) {
                     scaleUp += share;
