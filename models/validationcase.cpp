@@ -314,6 +314,16 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             w.fp8_recipe = Fp8Recipe::Current;
             addAssumption(c, "fp8 current scaling");
         }
+        // MaxText's TPU v5e and v5p launch scripts (MaxText/configs/v5e/*.sh and v5p/*.sh, 2023-12 on) set
+        // LIBTPU_INIT_ARGS with --xla_tpu_enable_async_collective_fusion (and its fuse_all_gather and
+        // multiple_steps variants) and --xla_tpu_overlap_compute_collective_tc: XLA runs the tensor-parallel
+        // collectives beside the matmuls they feed, as Megatron's --tp-comm-overlap does. Its v4 scripts
+        // set only --xla_enable_async_all_gather and shard nothing by tensor.
+        const bool maxtext = c.source.find("MaxText") != std::string::npos;
+        if (maxtext && (c.accelerator == "tpu-v5e" || c.accelerator == "tpu-v5p") && w.parallel.tp > 1) {
+            w.overlap.tp_comm = true;
+            addAssumption(c, "XLA's async collective fusion: tp-comm overlap");
+        }
         const bool torchtitan = c.source.find("torchtitan") != std::string::npos;
         // torchtitan's "selective" is its op-level policy (selective_ac_option = "op" in every Llama
         // configuration it publishes runs of, 2024-2026): every matmul output kept except every second one,

@@ -232,6 +232,35 @@ private slots:
         QVERIFY(later[2].scenario.workload.attention == AttentionKernel::Flash2);
     }
 
+    // MaxText's v5e and v5p launch scripts turn on XLA's async collective fusion: tensor collectives run
+    // beside the matmuls. Not on v4 (its scripts do not), not without tensor parallelism, not for another
+    // framework.
+    void maxtextOverlapsTensorCollectivesOnV5() {
+        auto row = [](const char* id, const char* source, const char* accelerator, int tp) {
+            const int devices = 256;
+            return std::string(id) + ",\"" + source + "\",B,MaxText-32B,32,10240,32,32,32768,0,32768,2048," +
+                   accelerator + "," + std::to_string(devices) + "," + std::to_string(devices) + "," +
+                   std::to_string(tp) + ",1,1," + std::to_string(devices / tp) +
+                   ",1,1,0,3,4,1024,full,bf16,,12.3," + "measured\n";
+        };
+        const char* maxtext = "Google MaxText MaxText/configs/v5e/README.md (2023-12, commit 76bd53b0f)";
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(
+            kDenseHeader + row("a", maxtext, "tpu-v5e", 16) + row("b", maxtext, "tpu-v5p", 8) +
+                row("c", maxtext, "tpu-v4", 4) + row("d", maxtext, "tpu-v5e", 1) +
+                row("e", "PyTorch torchtitan benchmarks (2024-12)", "tpu-v5e", 16),
+            errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(5));
+        QVERIFY(cases[0].scenario.workload.overlap.tp_comm);
+        QVERIFY(cases[0].assumption.find("async collective fusion") != std::string::npos);
+        QVERIFY(cases[1].scenario.workload.overlap.tp_comm);
+        QVERIFY(!cases[2].scenario.workload.overlap.tp_comm);
+        QVERIFY(!cases[3].scenario.workload.overlap.tp_comm);
+        QVERIFY(cases[3].assumption.find("async collective fusion") == std::string::npos);
+        QVERIFY(!cases[4].scenario.workload.overlap.tp_comm);
+    }
+
     // NeMo 1.x (containers up to 24.07) keeps master-weight remainders; NeMo 2.0 and Megatron-LM fp32 ones.
     void nemo1KeepsMasterWeightRemainders() {
         auto row = [](const char* id, const char* source, const char* precision) {
