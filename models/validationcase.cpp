@@ -324,6 +324,15 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             w.overlap.tp_comm = true;
             addAssumption(c, "XLA's async collective fusion: tp-comm overlap");
         }
+        // MaxText's logical axis rules (MaxText/configs/base.yml) shard activation_embed, the residual
+        // stream's hidden dimension, over the tensor axis: between the matmuls each tensor rank keeps and
+        // normalises 1/tp of every token, and the matmuls' inputs and outputs are all-gathered and
+        // reduce-scattered. That is Megatron's sequence parallelism along the hidden dimension instead of the
+        // sequence: the same bytes kept, moved and streamed.
+        if (maxtext && w.parallel.tp > 1 && !w.parallel.sequence_parallel) {
+            w.parallel.sequence_parallel = true;
+            addAssumption(c, "activations sharded over tensor ranks (as sequence parallelism)");
+        }
         const bool torchtitan = c.source.find("torchtitan") != std::string::npos;
         // torchtitan's "selective" is its op-level policy (selective_ac_option = "op" in every Llama
         // configuration it publishes runs of, 2024-2026): every matmul output kept except every second one,

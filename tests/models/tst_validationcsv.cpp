@@ -235,7 +235,7 @@ private slots:
     // MaxText's v5e and v5p launch scripts turn on XLA's async collective fusion: tensor collectives run
     // beside the matmuls. Not on v4 (its scripts do not), not without tensor parallelism, not for another
     // framework.
-    void maxtextOverlapsTensorCollectivesOnV5() {
+    void maxtextShardsAndOverlapsTensorWork() {
         auto row = [](const char* id, const char* source, const char* accelerator, int tp) {
             const int devices = 256;
             return std::string(id) + ",\"" + source + "\",B,MaxText-32B,32,10240,32,32,32768,0,32768,2048," +
@@ -259,6 +259,13 @@ private slots:
         QVERIFY(!cases[3].scenario.workload.overlap.tp_comm);
         QVERIFY(cases[3].assumption.find("async collective fusion") == std::string::npos);
         QVERIFY(!cases[4].scenario.workload.overlap.tp_comm);
+        // MaxText shards the residual stream's hidden dimension over the tensor axis on every TPU (base.yml's
+        // logical axis rules): sequence parallelism's bytes.
+        QVERIFY(cases[0].scenario.workload.parallel.sequence_parallel);
+        QVERIFY(cases[0].assumption.find("as sequence parallelism") != std::string::npos);
+        QVERIFY(cases[2].scenario.workload.parallel.sequence_parallel);
+        QVERIFY(!cases[3].scenario.workload.parallel.sequence_parallel);
+        QVERIFY(!cases[4].scenario.workload.parallel.sequence_parallel);
     }
 
     // NeMo 1.x (containers up to 24.07) keeps master-weight remainders; NeMo 2.0 and Megatron-LM fp32 ones.
