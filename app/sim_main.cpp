@@ -265,6 +265,20 @@ void printText(const models::RunResult& r) {
                   << fmt(", attention %.3f", cs.attention_s) << fmt(", memory-bound %.3f", cs.memory_bound_s)
                   << fmt(", optimizer %.3f", cs.optimizer_s) << "  (pipeline stage " << cs.stage
                   << ", the busiest; from the step model)\n";
+    // What that stage's device waits for besides its own computation: the exposed part of each kind of
+    // communication and the pipeline's idle time, read off its timeline.
+    for (const auto& st : r.timeline.stages) {
+        if (st.stage != r.compute_split.stage)
+            continue;
+        using models::ActivityKind;
+        std::cout << "waiting by kind     "
+                  << fmt("tensor, context and expert collectives %.3f s",
+                         st.total_s(ActivityKind::TensorComm))
+                  << fmt(", data-parallel %.3f", st.total_s(ActivityKind::DataComm))
+                  << fmt(", pipeline transfers %.3f", st.total_s(ActivityKind::PipelineComm))
+                  << fmt(", bubble %.3f", st.total_s(ActivityKind::Bubble)) << "  (pipeline stage "
+                  << st.stage << ", from its timeline)\n";
+    }
     std::cout << "throughput          " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n"
               << "MFU                 " << fmt("%.1f %%", 100.0 * r.mfu) << "  ("
               << fmt("%.0f TFLOP/s per device", r.achieved_tflops_per_device) << ")\n"

@@ -50,7 +50,8 @@ struct Op {
     Id ready = -1;            // computing may start (after `in`; ZeRO-3 also waits for its gather here)
     Id out = -1;              // done, including the collectives that block it
     std::vector<Id> computes; // the representative device's computations, in order
-    std::vector<std::array<Id, 2>> waits; // (in, ready) pairs: before them, the device waits for a gather
+    std::vector<std::array<Id, 2>> waits; // (from, until) pairs: from the end of `from` to the end of `until`
+                                          // the device waits for a gather (ZeRO-3: (in, ready))
 };
 
 // A task of the representative device that the timeline shows: [start, end] of `from` .. `to`.
@@ -380,7 +381,11 @@ public:
                 auto& stream = gathered[static_cast<std::size_t>(chunk % pp_)];
                 dataCollective(chunk % pp_, Collective::AllGather, cost(chunk).param_bytes, stepStart,
                                stream);
-                graph_.depend(stream, fwd_[static_cast<std::size_t>(chunk)].front().out);
+                Op& first = fwd_[static_cast<std::size_t>(chunk)].front();
+                graph_.depend(stream, first.out);
+                // What the device waits for after that forward's computation is the gather, until it ends.
+                if (!first.computes.empty())
+                    first.waits.push_back({first.computes.back(), stream.front()});
             }
         }
         // Per device: once its gradients are reduced, the optimizer, then (ZeRO-1/2) the parameter gather.

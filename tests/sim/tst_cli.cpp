@@ -772,8 +772,18 @@ private slots:
                          qPrintable(QStringLiteral("%1 against %2")
                                         .arg(parts)
                                         .arg(j["breakdown_s"]["compute"].get<double>())));
-            if (id == "H11") // pp 8: the busiest of the eight stages
+            if (id == "H11") { // pp 8: the busiest of the eight stages, and what it waits for
                 QVERIFY(split["stage"].get<int>() >= 0 && split["stage"].get<int>() < 8);
+                const Run text =
+                    choreoSim({QStringLiteral("run"), folder + "/" + QString::fromStdString(id) + ".json",
+                               QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+                QCOMPARE(text.exitCode, 0);
+                const QByteArray stage = "(pipeline stage " + QByteArray::number(split["stage"].get<int>()) +
+                                         ", from its timeline)";
+                QVERIFY2(text.out.contains("waiting by kind     tensor, context and expert collectives ") &&
+                             text.out.contains(stage),
+                         text.out.constData());
+            }
         }
         const Run bad = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_HOLDOUT_CSV),
                                    QStringLiteral("--scenarios")});
