@@ -260,24 +260,27 @@ void printText(const models::RunResult& r) {
               << fmt("%.3f", r.breakdown.compute_s) << ", exposed communication "
               << fmt("%.3f", r.breakdown.exposed_communication_s) << ", pipeline bubble "
               << fmt("%.3f", r.breakdown.pipeline_bubble_s) << ")\n";
-    if (const auto& cs = r.compute_split; cs.total() > 0)
+    if (const auto& cs = r.compute_split; cs.total() > 0) {
         std::cout << "compute by kind     " << fmt("GEMM %.3f s", cs.gemm_s)
                   << fmt(", attention %.3f", cs.attention_s) << fmt(", memory-bound %.3f", cs.memory_bound_s)
                   << fmt(", optimizer %.3f", cs.optimizer_s) << "  (pipeline stage " << cs.stage
                   << ", the busiest; from the step model)\n";
-    // What that stage's device waits for besides its own computation: the exposed part of each kind of
-    // communication and the pipeline's idle time, read off its timeline.
-    for (const auto& st : r.timeline.stages) {
-        if (st.stage != r.compute_split.stage)
-            continue;
-        using models::ActivityKind;
-        std::cout << "waiting by kind     "
-                  << fmt("tensor, context and expert collectives %.3f s",
-                         st.total_s(ActivityKind::TensorComm))
-                  << fmt(", data-parallel %.3f", st.total_s(ActivityKind::DataComm))
-                  << fmt(", pipeline transfers %.3f", st.total_s(ActivityKind::PipelineComm))
-                  << fmt(", bubble %.3f", st.total_s(ActivityKind::Bubble)) << "  (pipeline stage "
-                  << st.stage << ", from its timeline)\n";
+        // What that stage's device waits for besides its own computation, as simulated: the exposed part
+        // of each kind of communication and the pipeline's idle time (its timeline's totals, which the
+        // size bound does not fold). The step line's split is the critical path's, which may run on
+        // another stage.
+        for (const auto& st : r.timeline.stages) {
+            if (st.stage != cs.stage)
+                continue;
+            using models::ActivityKind;
+            std::cout << "waiting by kind     "
+                      << fmt("tensor, context and expert collectives %.3f s",
+                             st.total_s(ActivityKind::TensorComm))
+                      << fmt(", data-parallel %.3f", st.total_s(ActivityKind::DataComm))
+                      << fmt(", pipeline transfers %.3f", st.total_s(ActivityKind::PipelineComm))
+                      << fmt(", bubble %.3f", st.total_s(ActivityKind::Bubble)) << "  (pipeline stage "
+                      << st.stage << ", from its timeline)\n";
+        }
     }
     std::cout << "throughput          " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n"
               << "MFU                 " << fmt("%.1f %%", 100.0 * r.mfu) << "  ("

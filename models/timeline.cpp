@@ -77,7 +77,13 @@ bool isCompute(ActivityKind kind) {
            kind == ActivityKind::Recompute || kind == ActivityKind::Optimizer;
 }
 
+bool StageTimeline::hasTotals() const {
+    return std::any_of(totals_s.begin(), totals_s.end(), [](double seconds) { return seconds > 0.0; });
+}
+
 double StageTimeline::total_s(ActivityKind kind) const {
+    if (hasTotals())
+        return totals_s[static_cast<std::size_t>(kind)];
     double total = 0.0;
     for (const auto& i : intervals)
         if (i.kind == kind)
@@ -87,9 +93,9 @@ double StageTimeline::total_s(ActivityKind kind) const {
 
 double StageTimeline::compute_s() const {
     double total = 0.0;
-    for (const auto& i : intervals)
-        if (isCompute(i.kind))
-            total += i.duration_s();
+    for (int k = 0; k < kActivityKindCount; ++k)
+        if (isCompute(static_cast<ActivityKind>(k)))
+            total += total_s(static_cast<ActivityKind>(k));
     return total;
 }
 
@@ -166,6 +172,8 @@ StageTimeline partitionStage(std::int64_t stage, std::int64_t devices, const std
     }
     emit(step);
 
+    for (const auto& piece : pieces)
+        out.totals_s[static_cast<std::size_t>(piece.kind)] += piece.duration_s();
     fold(pieces, maxIntervals, step);
     out.intervals = std::move(pieces);
     return out;
@@ -193,8 +201,15 @@ Json timelineToJson(const StepTimeline& t) {
             o["end_s"] = i.end_s;
             intervals.push_back(std::move(o));
         }
-        stages.push_back(
-            Json{{"stage", s.stage}, {"devices", s.devices}, {"intervals", std::move(intervals)}});
+        Json stage{{"stage", s.stage}, {"devices", s.devices}};
+        if (s.hasTotals()) {
+            Json totals = Json::object();
+            for (int k = 0; k < kActivityKindCount; ++k)
+                totals[toString(static_cast<ActivityKind>(k))] = s.totals_s[static_cast<std::size_t>(k)];
+            stage["totals_s"] = std::move(totals);
+        }
+        stage["intervals"] = std::move(intervals);
+        stages.push_back(std::move(stage));
     }
     Json j{{"step_time_s", t.step_time_s}};
     if (t.folded_below_s > 0.0)
@@ -230,6 +245,17 @@ std::optional<StepTimeline> timelineFromJson(const Json& j, const std::string& p
         StageTimeline s;
         s.stage = rd.integer(sj, sp, "stage", 0).value_or(0);
         s.devices = rd.integer(sj, sp, "devices", 0).value_or(0);
+        if (const auto tj = sj.find("totals_s"); tj != sj.end()) {
+            const std::string tp = JsonReader::join(sp, "totals_s");
+            if (rd.expectObject(*tj, tp))
+                for (const auto& [name, value] : tj->items()) {
+                    const auto kind = activityKindFromString(name);
+                    if (!kind)
+                        rd.error(JsonReader::join(tp, name.c_str()), "unknown activity \"" + name + "\"");
+                    else if (auto v = rd.number(*tj, tp, name.c_str(), false))
+                        s.totals_s[static_cast<std::size_t>(*kind)] = *v;
+                }
+        }
         const auto iv = sj.find("intervals");
         if (iv == sj.end() || !iv->is_array()) {
             rd.error(JsonReader::join(sp, "intervals"),

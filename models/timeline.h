@@ -3,6 +3,7 @@
 #include "models/diagnostic.h"
 #include "models/jsonreader.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -45,7 +46,11 @@ struct StageTimeline {
     std::int64_t stage = 0;
     std::int64_t devices = 0; // devices that do what the representative does (tp x cp x dp)
     std::vector<TimelineInterval> intervals;
-    // Seconds spent on `kind`.
+    // Seconds spent on each kind as simulated, before the size bound folded short intervals into their
+    // predecessors (capTimeline); all zero where unknown (a timeline of an older result).
+    std::array<double, kActivityKindCount> totals_s{};
+    [[nodiscard]] bool hasTotals() const;
+    // Seconds spent on `kind`: from totals_s where known, else from the intervals.
     [[nodiscard]] double total_s(ActivityKind kind) const;
     [[nodiscard]] double compute_s() const;
     bool operator==(const StageTimeline&) const = default;

@@ -314,11 +314,12 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             w.fp8_recipe = Fp8Recipe::Current;
             addAssumption(c, "fp8 current scaling");
         }
-        // MaxText's TPU v5e and v5p launch scripts (MaxText/configs/v5e/*.sh and v5p/*.sh, 2023-12 on) set
-        // LIBTPU_INIT_ARGS with --xla_tpu_enable_async_collective_fusion (and its fuse_all_gather and
-        // multiple_steps variants) and --xla_tpu_overlap_compute_collective_tc: XLA runs the tensor-parallel
-        // collectives beside the matmuls they feed, as Megatron's --tp-comm-overlap does. Its v4 scripts
-        // set only --xla_enable_async_all_gather and shard nothing by tensor.
+        // MaxText's TPU v5e and v5p launch scripts (MaxText/configs/v5e/*.sh and v5p/*.sh at commit
+        // 76bd53b0f, the one the held-out rows cite) set LIBTPU_INIT_ARGS with
+        // --xla_tpu_enable_async_collective_fusion (and its fuse_all_gather and multiple_steps variants) and
+        // --xla_tpu_overlap_compute_collective_tc: XLA runs the tensor-parallel collectives beside the
+        // matmuls they feed, as Megatron's --tp-comm-overlap does. Its v4 scripts set only
+        // --xla_enable_async_all_gather and shard nothing by tensor.
         const bool maxtext = c.source.find("MaxText") != std::string::npos;
         if (maxtext && (c.accelerator == "tpu-v5e" || c.accelerator == "tpu-v5p") && w.parallel.tp > 1) {
             w.overlap.tp_comm = true;
@@ -328,8 +329,11 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // stream's hidden dimension, over the tensor axis: between the matmuls each tensor rank keeps and
         // normalises 1/tp of every token, and the matmuls' inputs and outputs are all-gathered and
         // reduce-scattered. That is Megatron's sequence parallelism along the hidden dimension instead of the
-        // sequence: the same bytes kept, moved and streamed.
-        if (maxtext && w.parallel.tp > 1 && !w.parallel.sequence_parallel) {
+        // sequence: the same bytes kept, moved and streamed, whatever the row's sp column says. (Choreo's
+        // sequence parallelism splits the sequence, so it needs seq_len divisible by tp; a row where it is
+        // not is simulated without the rule rather than refused for a split it never asked for.)
+        if (maxtext && w.parallel.tp > 1 && !w.parallel.sequence_parallel &&
+            w.model.seq_len % w.parallel.tp == 0) {
             w.parallel.sequence_parallel = true;
             addAssumption(c, "activations sharded over tensor ranks (as sequence parallelism)");
         }

@@ -383,7 +383,10 @@ public:
                                stream);
                 Op& first = fwd_[static_cast<std::size_t>(chunk)].front();
                 graph_.depend(stream, first.out);
-                // What the device waits for after that forward's computation is the gather, until it ends.
+                // From the end of that forward's computation to the end of the gather (tensor rank 0's, the
+                // representative's), the device waits for the gather: its own collectives, which the
+                // gather's traffic can slow at the flow level, count as the gather's wait there. The closed
+                // form counts the forward's tensor time as tensor time and only the rest as gather.
                 if (!first.computes.empty())
                     first.waits.push_back({first.computes.back(), stream.front()});
             }

@@ -247,12 +247,51 @@ private slots:
         QVERIFY(r.timeline.folded_below_s > 0.0);
         for (const auto& s : r.timeline.stages)
             checkPartition(s, 4.0);
-        // The power trace is that of the timeline as simulated, not of the folded one.
+        // The power trace is that of the timeline as simulated, not of the folded one; so are the totals per
+        // kind, which summing the folded intervals would not give.
         QCOMPARE(r.power, exact);
+        for (std::size_t s = 0; s < r.timeline.stages.size(); ++s) {
+            const auto& folded = r.timeline.stages[s];
+            const auto& simulated = m.timeline.stages[s];
+            double tensorInIntervals = 0.0;
+            for (const auto& i : folded.intervals)
+                if (i.kind == ActivityKind::TensorComm)
+                    tensorInIntervals += i.duration_s();
+            double simulatedTensor = 0.0;
+            for (const auto& i : simulated.intervals)
+                if (i.kind == ActivityKind::TensorComm)
+                    simulatedTensor += i.duration_s();
+            QVERIFY(std::fabs(folded.total_s(ActivityKind::TensorComm) - simulatedTensor) < 1e-9);
+            QVERIFY(std::fabs(tensorInIntervals - simulatedTensor) > 1e-3);
+            double all = 0.0;
+            for (int k = 0; k < kActivityKindCount; ++k)
+                all += folded.total_s(static_cast<ActivityKind>(k));
+            QVERIFY(std::fabs(all - 4.0) < 1e-9);
+        }
         Diagnostics errors;
         const auto back = resultFromJson(Json::parse(resultToJson(r).dump()), errors);
         QVERIFY2(back.has_value(), joinDiagnostics(errors).c_str());
         QCOMPARE(back->timeline.folded_below_s, r.timeline.folded_below_s);
+        QCOMPARE(back->timeline, r.timeline);
+        // A timeline without totals (an older result) sums its intervals; an unknown kind is an error.
+        Json old = resultToJson(r);
+        for (auto& stage : old["timeline"]["stages"])
+            stage.erase("totals_s");
+        const auto older = resultFromJson(old, errors);
+        QVERIFY2(older.has_value(), joinDiagnostics(errors).c_str());
+        QVERIFY(!older->timeline.stages.front().hasTotals());
+        double forwardInIntervals = 0.0;
+        for (const auto& i : older->timeline.stages.front().intervals)
+            if (i.kind == ActivityKind::Forward)
+                forwardInIntervals += i.duration_s();
+        QVERIFY(forwardInIntervals > 0.0);
+        QCOMPARE(older->timeline.stages.front().total_s(ActivityKind::Forward), forwardInIntervals);
+        Json wrong = resultToJson(r);
+        wrong["timeline"]["stages"][0]["totals_s"]["idling"] = 1.0;
+        Diagnostics wrongErrors;
+        QVERIFY(!resultFromJson(wrong, wrongErrors).has_value());
+        QVERIFY2(joinDiagnostics(wrongErrors).find("totals_s.idling: unknown activity") != std::string::npos,
+                 joinDiagnostics(wrongErrors).c_str());
         // Under the bound nothing is folded.
         StepMeasurement small;
         small.step_time_s = 2.0;

@@ -234,7 +234,8 @@ private slots:
 
     // MaxText's v5e and v5p launch scripts turn on XLA's async collective fusion: tensor collectives run
     // beside the matmuls. Not on v4 (its scripts do not), not without tensor parallelism, not for another
-    // framework.
+    // framework. And MaxText shards the residual stream over the tensor axis on every TPU: simulated as
+    // sequence parallelism, unless the sequence does not split over the tensor ranks.
     void maxtextShardsAndOverlapsTensorWork() {
         auto row = [](const char* id, const char* source, const char* accelerator, int tp) {
             const int devices = 256;
@@ -263,9 +264,16 @@ private slots:
         // logical axis rules): sequence parallelism's bytes.
         QVERIFY(cases[0].scenario.workload.parallel.sequence_parallel);
         QVERIFY(cases[0].assumption.find("as sequence parallelism") != std::string::npos);
+        QVERIFY(cases[1].scenario.workload.parallel.sequence_parallel);
         QVERIFY(cases[2].scenario.workload.parallel.sequence_parallel);
         QVERIFY(!cases[3].scenario.workload.parallel.sequence_parallel);
         QVERIFY(!cases[4].scenario.workload.parallel.sequence_parallel);
+        // 2,048 tokens do not split over 3 tensor ranks: no sequence parallelism, so the row stays valid.
+        const auto odd = parseValidationCsv(kDenseHeader + row("f", maxtext, "tpu-v5e", 3), errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(odd.size(), std::size_t(1));
+        QVERIFY(!odd[0].scenario.workload.parallel.sequence_parallel);
+        QVERIFY(odd[0].scenario.workload.overlap.tp_comm);
     }
 
     // NeMo 1.x (containers up to 24.07) keeps master-weight remainders; NeMo 2.0 and Megatron-LM fp32 ones.

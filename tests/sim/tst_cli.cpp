@@ -778,11 +778,22 @@ private slots:
                     choreoSim({QStringLiteral("run"), folder + "/" + QString::fromStdString(id) + ".json",
                                QStringLiteral("--fidelity"), QStringLiteral("analytical")});
                 QCOMPARE(text.exitCode, 0);
-                const QByteArray stage = "(pipeline stage " + QByteArray::number(split["stage"].get<int>()) +
-                                         ", from its timeline)";
-                QVERIFY2(text.out.contains("waiting by kind     tensor, context and expert collectives ") &&
-                             text.out.contains(stage),
-                         text.out.constData());
+                // The printed waits are that stage's totals as simulated, from the same run's JSON.
+                const int stage = split["stage"].get<int>();
+                Json totals;
+                for (const auto& st : j["timeline"]["stages"])
+                    if (st["stage"].get<int>() == stage)
+                        totals = st["totals_s"];
+                QVERIFY(totals.is_object());
+                const auto figure = [&](const char* kind) {
+                    return QByteArray::number(totals[kind].get<double>(), 'f', 3);
+                };
+                const QByteArray expected =
+                    "waiting by kind     tensor, context and expert collectives " + figure("tensor_comm") +
+                    " s, data-parallel " + figure("data_comm") + ", pipeline transfers " +
+                    figure("pipeline_comm") + ", bubble " + figure("bubble") + "  (pipeline stage " +
+                    QByteArray::number(stage) + ", from its timeline)";
+                QVERIFY2(text.out.contains(expected), (expected + "\n" + text.out).constData());
             }
         }
         const Run bad = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_HOLDOUT_CSV),

@@ -164,22 +164,24 @@ private slots:
     }
 
     // The overlapped parameter gather that the first forward of a step waits for is data-parallel time in
-    // the timeline, at every fidelity, not the tensor collectives that happen to end that forward: the two
-    // levels put the step's waiting in the same kinds.
+    // the flow timeline, not the tensor collectives that happen to end that forward: flow and the closed
+    // form put the step's waiting in the same kinds (the closed form keeps the forward's own tensor time
+    // as tensor time, flow counts it as the gather's wait where the gather ends later).
     void parameterGatherWaitIsDataParallel() {
         std::map<sim::Fidelity, models::StageTimeline> stage;
         for (auto f : {sim::Fidelity::Analytical, sim::Fidelity::Flow})
             stage[f] = run(Layout{4, 1, 8, 1, 1, 2, true}, f).timeline.stages.front();
+        for (const auto& [f, st] : stage) {
+            const double data = st.total_s(ActivityKind::DataComm);
+            const double tensor = st.total_s(ActivityKind::TensorComm);
+            QVERIFY2(data > 2.0 * tensor, QByteArray::fromStdString(sim::toString(f)) + ": " +
+                                              QByteArray::number(data) + " vs " + QByteArray::number(tensor));
+        }
         const auto& a = stage[sim::Fidelity::Analytical];
         const auto& b = stage[sim::Fidelity::Flow];
         const double data = a.total_s(ActivityKind::DataComm);
-        const double tensor = a.total_s(ActivityKind::TensorComm);
-        QVERIFY2(data > tensor, QByteArray::number(data) + " vs " + QByteArray::number(tensor));
-        QVERIFY2(relative(b.total_s(ActivityKind::DataComm), data) < 0.2,
+        QVERIFY2(relative(b.total_s(ActivityKind::DataComm), data) < 0.1,
                  QByteArray::number(b.total_s(ActivityKind::DataComm)) + " vs " + QByteArray::number(data));
-        QVERIFY2(b.total_s(ActivityKind::TensorComm) < 1.5 * tensor + 1e-3,
-                 QByteArray::number(b.total_s(ActivityKind::TensorComm)) + " vs " +
-                     QByteArray::number(tensor));
     }
 
     // Expert tensor parallelism 1 makes expert groups of consecutive devices: with tp 4 and dp 8 on nodes
