@@ -49,6 +49,7 @@ struct Op {
     Id in = -1;               // may start: previous op of the device done and input arrived
     Id ready = -1;            // computing may start (after `in`; ZeRO-3 also waits for its gather here)
     Id out = -1;              // done, including the collectives that block it
+    Id collectives = -1;      // its tensor and expert collectives done (what later waits add to `out` aside)
     std::vector<Id> computes; // the representative device's computations, in order
     std::vector<std::array<Id, 2>> waits; // (from, until) pairs: from the end of `from` to the end of `until`
                                           // the device waits for a gather (ZeRO-3: (in, ready))
@@ -188,16 +189,16 @@ public:
                                                folded_ ? Edges::Representative : Edges::All));
                 }
         }
-        if (cp_ > 1) {
-            op.out = graph_.join();
-            graph_.depend(done, op.out);
+        // `out` is a join of its own, so that what is added to it later (the first forward's wait for the
+        // step's parameter gather) leaves `collectives` as simulated.
+        op.collectives = done;
+        op.out = graph_.join();
+        graph_.depend(done, op.out);
+        if (cp_ > 1)
             for (std::int64_t t = 0; t < activeTp_; ++t)
                 graph_.depend(ringPass(graph_, platform_, fidelity_, contextGroup(t, stage), cpBytes, cpSteps,
                                        op.in, groupEdges_),
                               op.out);
-        } else {
-            op.out = done;
-        }
         return op;
     }
 
@@ -383,12 +384,10 @@ public:
                                stream);
                 Op& first = fwd_[static_cast<std::size_t>(chunk)].front();
                 graph_.depend(stream, first.out);
-                // From the end of that forward's computation to the end of the gather (tensor rank 0's, the
-                // representative's), the device waits for the gather: its own collectives, which the
-                // gather's traffic can slow at the flow level, count as the gather's wait there. The closed
-                // form counts the forward's tensor time as tensor time and only the rest as gather.
-                if (!first.computes.empty())
-                    first.waits.push_back({first.computes.back(), stream.front()});
+                // Once that forward's own collectives are done, the device waits for the gather (tensor
+                // rank 0's, the representative's) until it ends: the closed form's split too.
+                if (first.collectives >= 0)
+                    first.waits.push_back({first.collectives, stream.front()});
             }
         }
         // Per device: once its gradients are reduced, the optimizer, then (ZeRO-1/2) the parameter gather.
