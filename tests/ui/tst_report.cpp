@@ -583,6 +583,19 @@ void TestReport::summaryNamesAssumedEfficiencies() {
     QCOMPARE(cell(r, Qt::DisplayRole), u"none: catalog figures"_s);
     r.calibration = "h100-test";
     QCOMPARE(cell(r, Qt::DisplayRole), u"h100-test"_s);
+    // A bubble that is only the rounding residue of step time less its parts reads 0 s, not 0.000000000 s.
+    r.breakdown.pipeline_bubble_s = 2.2e-16;
+    choreo::ui::ResultSummaryModel residue;
+    residue.setResult(r);
+    for (int row = 0; row < residue.rowCount(); ++row)
+        if (residue.index(row, 0).data(choreo::ui::KeyRole) == u"pipeline_bubble_s"_s)
+            QVERIFY2(residue.index(row, choreo::ui::ResultSummaryModel::ValueColumn)
+                         .data(Qt::DisplayRole)
+                         .toString()
+                         .startsWith(u"0 s"_s),
+                     qPrintable(residue.index(row, choreo::ui::ResultSummaryModel::ValueColumn)
+                                    .data(Qt::DisplayRole)
+                                    .toString()));
 }
 
 QTEST_MAIN(TestReport)

@@ -28,7 +28,10 @@ QString formatFixed(double value, int decimals) {
 QString formatSignificant(double value, int significant) {
     if (!std::isfinite(value))
         return u"-"_s;
-    if (value == 0.0)
+    // Zero, and what the finest decimal shown (nine) would print as zeros: the rounding residue of a
+    // difference (a step's bubble, step time less computation and communication) reads "0", not
+    // "0.000000000".
+    if (std::abs(value) < 0.5e-9)
         return u"0"_s;
     const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(value))));
     const int decimals = std::clamp(significant - 1 - magnitude, 0, 9);
