@@ -248,7 +248,8 @@ std::optional<StepTimeline> timelineFromJson(const Json& j, const std::string& p
         if (const auto tj = sj.find("totals_s"); tj != sj.end()) {
             const std::string tp = JsonReader::join(sp, "totals_s");
             if (rd.expectObject(*tj, tp))
-                for (const auto& [name, value] : tj->items()) {
+                for (const auto& item : tj->items()) {
+                    const std::string& name = item.key();
                     const auto kind = activityKindFromString(name);
                     if (!kind)
                         rd.error(JsonReader::join(tp, name.c_str()), "unknown activity \"" + name + "\"");

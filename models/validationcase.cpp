@@ -320,8 +320,8 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // --xla_tpu_overlap_compute_collective_tc: XLA runs the tensor-parallel collectives beside the
         // matmuls they feed, as Megatron's --tp-comm-overlap does. Its v4 scripts set only
         // --xla_enable_async_all_gather and shard nothing by tensor.
-        const bool maxtext = c.source.find("MaxText") != std::string::npos;
-        if (maxtext && (c.accelerator == "tpu-v5e" || c.accelerator == "tpu-v5p") && w.parallel.tp > 1) {
+        const bool maxtextTp = c.source.find("MaxText") != std::string::npos && w.parallel.tp > 1;
+        if (maxtextTp && (c.accelerator == "tpu-v5e" || c.accelerator == "tpu-v5p")) {
             w.overlap.tp_comm = true;
             addAssumption(c, "XLA's async collective fusion: tp-comm overlap");
         }
@@ -332,8 +332,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // sequence: the same bytes kept, moved and streamed, whatever the row's sp column says. (Choreo's
         // sequence parallelism splits the sequence, so it needs seq_len divisible by tp; a row where it is
         // not is simulated without the rule rather than refused for a split it never asked for.)
-        if (maxtext && w.parallel.tp > 1 && !w.parallel.sequence_parallel &&
-            w.model.seq_len % w.parallel.tp == 0) {
+        if (maxtextTp && !w.parallel.sequence_parallel && w.model.seq_len % w.parallel.tp == 0) {
             w.parallel.sequence_parallel = true;
             addAssumption(c, "activations sharded over tensor ranks (as sequence parallelism)");
         }

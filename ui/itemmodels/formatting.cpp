@@ -17,6 +17,9 @@ const QLocale& numberLocale() {
     return locale;
 }
 
+// The finest decimal formatSignificant shows.
+constexpr int kMostDecimals = 9;
+
 } // namespace
 
 QString formatFixed(double value, int decimals) {
@@ -28,13 +31,12 @@ QString formatFixed(double value, int decimals) {
 QString formatSignificant(double value, int significant) {
     if (!std::isfinite(value))
         return u"-"_s;
-    // Zero, and what the finest decimal shown (nine) would print as zeros: the rounding residue of a
-    // difference (a step's bubble, step time less computation and communication) reads "0", not
-    // "0.000000000".
-    if (std::abs(value) < 0.5e-9)
+    // Zero, and what the finest decimal shown would print as zeros: the rounding residue of a difference
+    // (a step's bubble, step time less computation and communication) reads "0", not "0.000000000".
+    if (std::abs(value) < 0.5 * std::pow(10.0, -kMostDecimals))
         return u"0"_s;
     const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(value))));
-    const int decimals = std::clamp(significant - 1 - magnitude, 0, 9);
+    const int decimals = std::clamp(significant - 1 - magnitude, 0, kMostDecimals);
     return formatFixed(value, decimals);
 }
 
