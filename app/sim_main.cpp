@@ -263,8 +263,9 @@ void printText(const models::RunResult& r) {
     if (const auto& cs = r.compute_split; cs.total() > 0) {
         std::cout << "compute by kind     " << fmt("GEMM %.3f s", cs.gemm_s)
                   << fmt(", attention %.3f", cs.attention_s) << fmt(", memory-bound %.3f", cs.memory_bound_s)
-                  << fmt(", optimizer %.3f", cs.optimizer_s) << "  (pipeline stage " << cs.stage
-                  << ", the busiest; from the step model)\n";
+                  << fmt(", optimizer %.3f", cs.optimizer_s)
+                  << (cs.offload_wait_s > 0.0 ? fmt(", offload wait %.3f", cs.offload_wait_s) : std::string())
+                  << "  (pipeline stage " << cs.stage << ", the busiest; from the step model)\n";
         // What that stage's device waits for besides its own computation, as simulated: the exposed part
         // of each kind of communication and the pipeline's idle time (its timeline's totals, which the
         // size bound does not fold). The step line's split is the critical path's, which may run on

@@ -112,7 +112,7 @@ struct DeviceParser {
         reader.rejectUnknownKeys(d, path,
                                  {"id", "aliases", "name", "vendor", "kind", "released", "peak_tflops",
                                   "memory_GB", "memory_bandwidth_TBps", "tdp_W", "idle_W", "scale_up",
-                                  "nic_Gbps", "price", "efficiency", "compute_units"});
+                                  "nic_Gbps", "price", "efficiency", "compute_units", "host_link_GBps"});
         Device dev;
         dev.id = reader.text(d, path, "id").value_or("");
         dev.name = reader.text(d, path, "name").value_or("");
@@ -182,6 +182,7 @@ struct DeviceParser {
         take(dev.idle_W, d, path, "idle_W", true);
         take(dev.nic_Gbps, d, path, "nic_Gbps", true);
         take(dev.compute_units, d, path, "compute_units", false);
+        take(dev.host_link_GBps, d, path, "host_link_GBps", false);
         if (dev.compute_units.present() &&
             (dev.compute_units.value < 1.0 || dev.compute_units.value != std::floor(dev.compute_units.value)))
             reader.error(JsonReader::join(JsonReader::join(path, "compute_units"), "value"),

@@ -94,6 +94,10 @@ struct Device {
     // Streaming multiprocessors (NVIDIA): the number of GEMM tiles that run at once, which sets the wave
     // quantization of a matrix multiply (models/stepcost.h). Absent = no wave model for this device.
     Sourced compute_units;
+    // Copy bandwidth between the device's memory and its host's, per device and direction, GB/s, as achieved
+    // by copies of pinned memory with every device of the node copying at once (PCIe, or NVLink-C2C on
+    // Grace superchips). Times activation offloading (Workload::activation_offload_layers). Absent: unknown.
+    Sourced host_link_GBps;
     DeviceEfficiency efficiency;
 
     // Dense peak in FLOP/s for a precision, or nullopt when the device does not support it.

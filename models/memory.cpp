@@ -99,6 +99,13 @@ MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
                                     ? std::min(p.pp - stage, micro)
                                     : std::min(micro * p.vp, 2 * (p.pp - stage - 1) + (p.vp - 1) * p.pp + 1);
     double activations = layersPerChunk * static_cast<double>(chunks) * layerActivationBytes(w);
+    // Activation offloading: the offloaded layers' activations wait in host memory, but one layer's more is
+    // on the device at any time, the one whose copy is still running (to the host in the forward, or back
+    // into a reload buffer in the backward).
+    if (const auto offloaded = static_cast<double>(std::min(w.activation_offload_layers, deviceLayers));
+        offloaded > 0.0 && deviceLayers > 0)
+        activations *= std::min(1.0, (static_cast<double>(deviceLayers) - offloaded + 1.0) /
+                                         static_cast<double>(deviceLayers));
     if (w.recompute == Recompute::Full) { // one layer's full activations live while it is recomputed
         Workload noRecompute = w;
         noRecompute.recompute = Recompute::None;

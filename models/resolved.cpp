@@ -268,6 +268,23 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
                                          std::to_string(pool.count) + " devices"});
     if (!dev.peakFlops(w.precision))
         errors.push_back({"workload.precision", toString(w.precision) + " is not supported by " + dev.id});
+    if (const std::int64_t offload = w.activation_offload_layers; offload != 0) {
+        const std::string field = "workload.activation_offload_layers";
+        if (offload < 0 || offload >= w.model.layers)
+            errors.push_back({field, "must be between 0 and layers-1=" + std::to_string(w.model.layers - 1) +
+                                         ", got " + std::to_string(offload) +
+                                         " (the last layer's activations are used at once by its backward)"});
+        if (p.pp != 1)
+            errors.push_back({field, "activation offloading needs pp=1, got pp=" + std::to_string(p.pp) +
+                                         " (Megatron-Core has no offloading with pipeline parallelism)"});
+        if (w.recompute != Recompute::None)
+            errors.push_back({field, "activation offloading needs recompute none, got " +
+                                         toString(w.recompute) +
+                                         " (Megatron-Core offloads only without recomputation)"});
+        if (!dev.host_link_GBps.present() || dev.host_link_GBps.value <= 0.0)
+            errors.push_back({field, dev.id + " has no host-link bandwidth in the catalog (host_link_GBps), "
+                                              "so the copies to host memory cannot be timed"});
+    }
     if (p.tp > pool.devices_per_node)
         errors.push_back({"workload.parallel.tp", std::to_string(p.tp) + " exceeds devices_per_node=" +
                                                       std::to_string(pool.devices_per_node) +

@@ -38,6 +38,7 @@ ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs
         s.gemm_s += microBatches * c.gemm_s;
         s.attention_s += microBatches * c.attention_s;
         s.memory_bound_s += microBatches * c.memory_bound_s;
+        s.offload_wait_s += microBatches * c.offload_wait_s;
         s.optimizer_s += c.optimizer_s;
     }
     return *std::max_element(stages.begin(), stages.end(), [](const ComputeSplit& a, const ComputeSplit& b) {
@@ -138,6 +139,8 @@ Json resultToJson(const RunResult& r) {
                                 {"memory_bound", cs.memory_bound_s},
                                 {"optimizer", cs.optimizer_s},
                                 {"stage", cs.stage}};
+    if (cs.offload_wait_s > 0.0) // omitted without activation offloading
+        j["compute_split_s"]["offload_wait"] = cs.offload_wait_s;
     j["simulated_activities"] = r.simulated_activities;
     const auto& t = r.topology;
     j["topology"] = Json{{"kind", t.kind},
@@ -216,6 +219,8 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         cs.attention_s = num(*it, cp, "attention");
         cs.memory_bound_s = num(*it, cp, "memory_bound");
         cs.optimizer_s = num(*it, cp, "optimizer");
+        if (it->contains("offload_wait"))
+            cs.offload_wait_s = num(*it, cp, "offload_wait");
         cs.stage = rd.integer(*it, cp, "stage", 0).value_or(0);
     }
     if (auto it = j.find("topology"); it != j.end() && rd.expectObject(*it, p + ".topology")) {

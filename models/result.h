@@ -23,15 +23,19 @@ struct StepBreakdown {
 
 // The arithmetic of one step on the busiest pipeline stage (the one with the most compute), by kind of
 // work: GEMMs, attention and memory-bound kernels over all its micro-batches (recomputation included),
-// and the optimizer. Computed from the step model, not timed by the simulator; it adds up to that
-// stage's compute, which can differ from StepBreakdown::compute_s (the device that finishes last).
+// the optimizer, and the wait for activation offloading's copies. Computed from the step model, not timed by
+// the simulator; it adds up to that stage's compute, which can differ from StepBreakdown::compute_s (the
+// device that finishes last).
 struct ComputeSplit {
     double gemm_s = 0;
     double attention_s = 0;
     double memory_bound_s = 0;
     double optimizer_s = 0;
+    double offload_wait_s = 0; // waiting for activation copies to and from host memory (absent before: 0)
     std::int64_t stage = 0;
-    [[nodiscard]] double total() const { return gemm_s + attention_s + memory_bound_s + optimizer_s; }
+    [[nodiscard]] double total() const {
+        return gemm_s + attention_s + memory_bound_s + optimizer_s + offload_wait_s;
+    }
 };
 
 // What the simulator measured for one step; the input of finishResult().

@@ -245,6 +245,14 @@ struct Workload {
     // accumulates and reduces with bf16 (fp16 training: fp16); bf16 as NeMo's distributed Adam with
     // grad_sync_dtype bf16. Must be fp32 or the training's 16-bit type.
     std::optional<Precision> gradient_precision;
+    // Activation offloading to host memory (Megatron-Core --cpu-offloading-num-layers, Transformer Engine's
+    // CPU offload handler): the activations the first `activation_offload_layers` layers keep for the
+    // backward are copied to the host during the forward and back before their backward, over the device's
+    // host link (the catalog's host_link_GBps). The copies run on streams of their own, spread over the
+    // layers: the copy of offloaded layer k must end by a window point of the computation (Transformer
+    // Engine's layer_window_map, models/stepcost.h offloadWindows), where the computation waits for it. 0:
+    // none. As Megatron-Core: fewer than the model's layers, without pipeline parallelism or recomputation.
+    std::int64_t activation_offload_layers = 0;
     std::optional<std::string> pool; // which pool trains; default: the first
     bool operator==(const Workload&) const = default;
 

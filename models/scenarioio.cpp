@@ -264,7 +264,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     r.rejectUnknownKeys(j, path,
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
                          "recompute", "attention", "gradient_accumulation", "zero3_engine", "fp8_recipe",
-                         "master_weights", "overlap", "gradient_precision", "pool"});
+                         "master_weights", "overlap", "gradient_precision", "activation_offload_layers",
+                         "pool"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -313,6 +314,7 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
             r.error(JsonReader::join(path, "gradient_precision"),
                     "unsupported gradient precision \"" + *g + "\" (known: fp32, bf16, fp16)");
     }
+    w.activation_offload_layers = r.integer(j, path, "activation_offload_layers", 0, false).value_or(0);
     w.pool = r.text(j, path, "pool", false);
     const std::string pp = JsonReader::join(path, "parallel");
     if (auto it = j.find("parallel"); it == j.end()) {
@@ -505,6 +507,8 @@ std::string serializeScenario(const Scenario& s) {
                                    {"grad_reduce", w.overlap.grad_reduce}};
     if (w.gradient_precision) // omitted: the default
         workload["gradient_precision"] = toString(*w.gradient_precision);
+    if (w.activation_offload_layers != 0) // omitted: none, the default
+        workload["activation_offload_layers"] = w.activation_offload_layers;
     putOptional(workload, "pool", w.pool);
     doc["workload"] = workload;
 

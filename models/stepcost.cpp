@@ -1,5 +1,6 @@
 #include "models/stepcost.h"
 
+#include "models/memory.h"
 #include "models/transformer.h"
 
 #include <algorithm>
@@ -63,6 +64,29 @@ double gemmTime(const Device& device, Precision precision, double m, double n, d
                     device.efficiency.gemmFraction(precision, flops) * gemmWaveUtilization(units, m, n));
     const double bytes = (m * k + k * n + m * n) * elementBytes(precision);
     return r.time(flops, bytes);
+}
+
+std::vector<std::int64_t> offloadWindows(std::int64_t offloaded, std::int64_t layers) {
+    std::vector<std::int64_t> windows;
+    if (offloaded <= 0 || offloaded >= layers)
+        return windows;
+    std::int64_t previousEnd = 0, extra = 0;
+    for (std::int64_t k = 0; k < offloaded; ++k) {
+        std::int64_t end = layers / offloaded * (k + 1) - 1;
+        if (k < layers % offloaded)
+            extra = k + 1;
+        end += extra;
+        windows.push_back(end - previousEnd);
+        previousEnd = end;
+    }
+    return windows;
+}
+
+double offloadWaitSeconds(const std::vector<std::int64_t>& windows, double copy_s, double layer_s) {
+    double wait = 0.0;
+    for (const std::int64_t window : windows)
+        wait += std::max(0.0, copy_s - static_cast<double>(window) * layer_s);
+    return wait;
 }
 
 double gradientReduceBytes(const Workload& workload) {
@@ -218,6 +242,19 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     } else if (w.recompute == Recompute::SelectiveOps) {
         c.gemm_s += layers * everySecondMatmul;
         c.memory_bound_s += layers * memFwd;
+    }
+
+    // Activation offloading (pp 1, no recomputation: one chunk of every layer): each offloaded layer's
+    // activations go to the host over the host link during the forward and come back during the backward;
+    // the computation waits where a copy outlasts its window's layers (offloadWindows).
+    if (w.activation_offload_layers > 0 && dev.host_link_GBps.value > 0.0) {
+        const double copy = layerActivationBytes(w) / (dev.host_link_GBps.value * 1e9);
+        const auto windows = offloadWindows(w.activation_offload_layers, layersInChunk(w, chunk));
+        const double forwardWait = offloadWaitSeconds(windows, copy, layerFwd);
+        const double backwardWait = offloadWaitSeconds(windows, copy, layerBwd + recompute);
+        c.forward_s += forwardWait;
+        c.backward_s += backwardWait;
+        c.offload_wait_s = forwardWait + backwardWait;
     }
 
     if (first) { // embedding gather

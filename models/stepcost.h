@@ -91,7 +91,23 @@ struct StageCost {
     double gemm_s = 0;
     double attention_s = 0;
     double memory_bound_s = 0;
+    // Activation offloading: the computation's wait for copies to and from host memory, forward and
+    // backward, included in forward_s and backward_s (offloadWaitSeconds).
+    double offload_wait_s = 0;
 };
+
+// Transformer Engine's windows for activation offloading (cpu_offload.py, layer_window_map), for `offloaded`
+// of a device's `layers` (0 < offloaded < layers; else none): the copy of offloaded layer k to the host
+// starts when the window before it closes (layer 0's after its own forward) and must end by the end of
+// window k, where the computation waits for it; the backward reloads in the same windows in reverse order.
+// Returns each window's length in layers of computation: window 0 is layers 1 .. w0, window k layers
+// w(k-1)+1 .. wk, with wk = (layers / offloaded)(k + 1) - 1 plus one for each of the first
+// layers % offloaded windows. They cover layers 1 .. layers-1.
+std::vector<std::int64_t> offloadWindows(std::int64_t offloaded, std::int64_t layers);
+
+// The computation's wait for one pass over the windows: each copy of `copy_s` seconds against its window's
+// layers of `layer_s` seconds each, sum of max(0, copy_s - window * layer_s).
+double offloadWaitSeconds(const std::vector<std::int64_t>& windows, double copy_s, double layer_s);
 
 // With tensor-parallel communication overlap (Workload::Overlap::tp_comm), each collective is cut in this
 // many splits pipelined with the GEMM chunks; the last split's communication follows the last GEMM chunk

@@ -220,6 +220,9 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         w.parallel.cp = cp;
         w.parallel.ep = ep;
         w.parallel.etp = row.integer("etp", 0, false); // optional column; empty: tp, Megatron-Core's default
+        // Optional column: layers whose activations the recipe offloads to host memory (Megatron-Core's
+        // cpu_offloading_num_layers); empty: none.
+        w.activation_offload_layers = row.integer("offload_layers", 0, false);
         if (experts > 0) {
             MoeShape moe;
             moe.experts = experts;

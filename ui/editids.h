@@ -48,6 +48,7 @@ enum EditId : int {
     EditTorusY,
     EditTorusZ,
     EditTopologyLinkGbps,
+    EditActivationOffload,
     EditPoolCellBase = 1000, // + row * kPoolColumnStride + column
 };
 

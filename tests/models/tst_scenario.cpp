@@ -76,6 +76,7 @@ private slots:
         doc["workload"]["master_weights"] = "remainders";
         doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}, {"grad_reduce", false}};
         doc["workload"]["gradient_precision"] = "bf16";
+        doc["workload"]["activation_offload_layers"] = 20;
         doc["workload"]["model"]["head_dim"] = 256;
         doc["workload"]["model"]["moe"] = Json{{"experts", 8},
                                                {"top_k", 2},
@@ -219,6 +220,36 @@ private slots:
             });
         row("bad master weights", "workload.master_weights: unknown master-weight storage \"bf16\"",
             [](Json& d) { d["workload"]["master_weights"] = "bf16"; });
+        row("offloading more layers than the model has",
+            "workload.activation_offload_layers: must be between 0 and layers-1=79, got 80", [](Json& d) {
+                d["workload"]["activation_offload_layers"] = 80;
+                d["workload"]["parallel"]["pp"] = 1;
+                d["workload"]["parallel"]["dp"] = 32;
+                d["workload"]["recompute"] = "none";
+            });
+        row("negative offloaded layers", "workload.activation_offload_layers: must be at least 0, got -1",
+            [](Json& d) { d["workload"]["activation_offload_layers"] = -1; });
+        row("offloading with pipeline parallelism",
+            "workload.activation_offload_layers: activation offloading needs pp=1, got pp=4", [](Json& d) {
+                d["workload"]["activation_offload_layers"] = 10;
+                d["workload"]["recompute"] = "none";
+            });
+        row("offloading with recomputation",
+            "workload.activation_offload_layers: activation offloading needs recompute none, got full",
+            [](Json& d) {
+                d["workload"]["activation_offload_layers"] = 10;
+                d["workload"]["parallel"]["pp"] = 1;
+                d["workload"]["parallel"]["dp"] = 32;
+            });
+        row("offloading without a host link",
+            "workload.activation_offload_layers: l40s has no host-link bandwidth in the catalog",
+            [](Json& d) {
+                d["cluster"]["pools"][0]["device"] = "l40s";
+                d["workload"]["activation_offload_layers"] = 10;
+                d["workload"]["parallel"]["pp"] = 1;
+                d["workload"]["parallel"]["dp"] = 32;
+                d["workload"]["recompute"] = "none";
+            });
         row("bad fp8 recipe",
             "workload.fp8_recipe: unknown fp8 scaling recipe \"mx\" (known: delayed, current)",
             [](Json& d) { d["workload"]["fp8_recipe"] = "mx"; });

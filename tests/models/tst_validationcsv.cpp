@@ -336,6 +336,26 @@ private slots:
                  all.c_str());
     }
 
+    // The optional offload_layers column: the layers a recipe offloads (Megatron-Bridge's GB200 Llama 3 70B
+    // FP8-CS recipe, 40); empty: none; not a number: the line and column named.
+    void offloadLayersColumn() {
+        const std::string csv =
+            "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
+            "n_accel,accel_per_node,tp,pp,dp,zero,micro_batch,global_batch,recompute,precision,step_time_s,"
+            "offload_layers\n"
+            "a,m,80,8192,64,8,28672,1,128256,8192,gb200,64,64,1,1,64,3,2,256,none,fp8,7.6,40\n"
+            "b,m,80,8192,64,8,28672,1,128256,8192,gb200,64,64,1,1,64,3,2,256,none,fp8,7.6,\n"
+            "c,m,80,8192,64,8,28672,1,128256,8192,gb200,64,64,1,1,64,3,2,256,none,fp8,7.6,many\n";
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(csv, errors);
+        QCOMPARE(cases.size(), std::size_t(2));
+        QCOMPARE(cases[0].scenario.workload.activation_offload_layers, std::int64_t(40));
+        QCOMPARE(cases[1].scenario.workload.activation_offload_layers, std::int64_t(0));
+        const std::string all = joinDiagnostics(errors);
+        QVERIFY2(all.find("line 4.offload_layers: expected an integer, got \"many\"") != std::string::npos,
+                 all.c_str());
+    }
+
     void malformedRowsNameTheLine() {
         const std::string csv =
             "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"

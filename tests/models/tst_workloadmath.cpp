@@ -625,6 +625,72 @@ private slots:
         CHOREO_VERIFY_NEAR(b.grad_bytes - a.grad_bytes, 16777216.0 * 2.0 / 3.0 * 4.0, 1e-3);
     }
 
+    // Transformer Engine's windows (layer_window_map): 40 of 80 layers, w_k = 2(k + 1) - 1, so window 0 is
+    // layer 1 alone and every later one two layers; 92 of 126 (Megatron-Bridge's GB200 Llama 3.1 405B
+    // recipe): 126 // 92 = 1 with 34 over, w_k = 2k + 1 for k < 34, then w_k = k + 34: window 0 one layer,
+    // 33 windows of two, 58 of one; they cover layers 1 .. 125. The wait: each copy less its window's time.
+    void activationOffloadWindowsByHand() {
+        std::vector<std::int64_t> forty(40, 2);
+        forty[0] = 1;
+        QCOMPARE(offloadWindows(40, 80), forty);
+        std::vector<std::int64_t> ninetyTwo(92, 1);
+        for (std::size_t k = 1; k <= 33; ++k)
+            ninetyTwo[k] = 2;
+        QCOMPARE(offloadWindows(92, 126), ninetyTwo);
+        QCOMPARE(offloadWindows(1, 3), std::vector<std::int64_t>{2});
+        QVERIFY(offloadWindows(0, 80).empty());
+        QVERIFY(offloadWindows(80, 80).empty());
+        // copies of 3 s against windows of 1, 2 and 2 layers of 1 s: 2 + 1 + 1 s of waiting.
+        QCOMPARE(offloadWaitSeconds({1, 2, 2}, 3.0, 1.0), 4.0);
+        QCOMPARE(offloadWaitSeconds({1, 2, 2}, 0.5, 1.0), 0.0);
+    }
+
+    // The attention test model (34 sbh of activations a layer: norm inputs 4, dropout masks 2, QKV and FC1
+    // inputs 4, Q K V 6, attention output 2, FFN 16; sbh = 4096 x 2048) offloading 1 of its 3 layers over a
+    // 1 GB/s host link: one window of two layers, so the forward waits the copy less two layers' forward and
+    // the backward the copy less two layers' backward, a layer's time being the 3-layer model's less the
+    // 2-layer one's.
+    void activationOffloadStepByHand() {
+        Device d = handDevice();
+        d.efficiency.attention.value = 0.5;
+        d.host_link_GBps.value = 1.0;
+        ResolvedScenario two = layerScenario(d);
+        ResolvedScenario three = layerScenario(d);
+        three.scenario.workload.model.layers = 3;
+        const double bytes = 34.0 * 4096 * 2048;
+        QCOMPARE(layerActivationBytes(three.scenario.workload), bytes);
+        const StageCost base2 = stageCost(two, 0), base3 = stageCost(three, 0);
+        ResolvedScenario offloading = three;
+        offloading.scenario.workload.activation_offload_layers = 1;
+        const StageCost off = stageCost(offloading, 0);
+        const double copy = bytes / 1e9;
+        const double layerFwd = base3.forward_s - base2.forward_s;
+        const double layerBwd = base3.backward_s - base2.backward_s;
+        CHOREO_VERIFY_NEAR(off.forward_s - base3.forward_s, copy - 2.0 * layerFwd, 1e-12);
+        CHOREO_VERIFY_NEAR(off.backward_s - base3.backward_s, copy - 2.0 * layerBwd, 1e-12);
+        CHOREO_VERIFY_NEAR(off.offload_wait_s, 2.0 * copy - 2.0 * (layerFwd + layerBwd), 1e-12);
+        QCOMPARE(off.gemm_s, base3.gemm_s); // the computation itself is unchanged
+        // A host link fast enough hides every copy.
+        d.host_link_GBps.value = 1e6;
+        QCOMPARE(stageCost(offloading, 0).forward_s, base3.forward_s);
+        QCOMPARE(stageCost(offloading, 0).offload_wait_s, 0.0);
+    }
+
+    // Offloading 2 of 4 layers keeps 3 layers' activations on the device (two layers', and the one whose
+    // copy is running): a quarter of the layers' activations less; the logits' are unchanged.
+    void activationOffloadMemoryByHand() {
+        Workload w = small();
+        w.model.layers = 4;
+        const double layer = layerActivationBytes(w);
+        const MemoryBreakdown before = memoryForStage(w, 0);
+        w.activation_offload_layers = 2;
+        const MemoryBreakdown after = memoryForStage(w, 0);
+        CHOREO_VERIFY_NEAR(before.activations_GB - after.activations_GB, layer / 1e9, 1e-12);
+        QCOMPARE(after.weights_GB, before.weights_GB);
+        w.activation_offload_layers = 1; // one layer offloaded, one more in flight: nothing saved
+        CHOREO_VERIFY_NEAR(memoryForStage(w, 0).activations_GB, before.activations_GB, 1e-12);
+    }
+
     void peakIsTheWorstStage() {
         Workload w = small();
         w.parallel = {.pp = 2};

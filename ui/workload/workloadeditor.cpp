@@ -220,6 +220,18 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     training.add(tr("Recompute"), recompute_);
     training.add(tr("Attention"), attention_);
     training.add(tr("Grad. accumulation"), accumulation_);
+    {
+        QSpinBox* offload = bindCount(
+            u"offloadLayersSpin"_s, u"workload.activation_offload_layers"_s, 100000, EditActivationOffload,
+            tr("Change offloaded layers"),
+            [](models::Scenario& s) -> std::int64_t& { return s.workload.activation_offload_layers; });
+        offload->setMinimum(0);
+        offload->setSpecialValueText(tr("none"));
+        offload->setToolTip(tr("Layers whose activations go to host memory during the forward and come back "
+                               "for the backward (Megatron-Core's CPU offloading; needs PP 1 and no "
+                               "recomputation)"));
+        training.add(tr("Offloaded layers"), offload);
+    }
     mark(u"workload.pool"_s, pool_);
     mark(u"workload.tokens_to_train"_s, tokens_);
     mark(u"workload.precision"_s, precision_);
