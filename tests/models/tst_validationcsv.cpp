@@ -316,42 +316,28 @@ private slots:
         QVERIFY(!cases[2].skip); // interleaving and ZeRO-3 are modelled
     }
 
-    // The optional head_dim column: empty keeps hidden / heads, a number sets the head width.
-    void headWidthColumn() {
+    // The optional columns: head_dim (empty keeps hidden / heads, a number sets the head width) and
+    // offload_layers (the layers a recipe offloads, as Megatron-Bridge's GB200 Llama 3 70B FP8-CS recipe's
+    // 40; empty: none); not a number: the line and column named.
+    void optionalColumns() {
         const std::string csv =
             "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
             "n_accel,accel_per_node,tp,pp,dp,micro_batch,global_batch,recompute,precision,step_time_s,"
-            "head_dim\n"
-            "a,m,2,2880,64,8,2880,1,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,64\n"
-            "b,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,\n"
-            "c,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,wide\n";
+            "head_dim,offload_layers\n"
+            "a,m,2,2880,64,8,2880,1,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,64,1\n"
+            "b,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,,\n"
+            "c,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,wide,many\n";
         Diagnostics errors;
         const auto cases = parseValidationCsv(csv, errors);
         QCOMPARE(cases.size(), std::size_t(2));
         QCOMPARE(cases[0].scenario.workload.model.head_dim, std::int64_t(64));
         QCOMPARE(cases[0].scenario.workload.model.queryWidth(), 4096.0);
+        QCOMPARE(cases[0].scenario.workload.activation_offload_layers, std::int64_t(1));
         QCOMPARE(cases[1].scenario.workload.model.head_dim, std::int64_t(0));
+        QCOMPARE(cases[1].scenario.workload.activation_offload_layers, std::int64_t(0));
         const std::string all = joinDiagnostics(errors);
         QVERIFY2(all.find("line 4.head_dim: expected an integer, got \"wide\"") != std::string::npos,
                  all.c_str());
-    }
-
-    // The optional offload_layers column: the layers a recipe offloads (Megatron-Bridge's GB200 Llama 3 70B
-    // FP8-CS recipe, 40); empty: none; not a number: the line and column named.
-    void offloadLayersColumn() {
-        const std::string csv =
-            "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
-            "n_accel,accel_per_node,tp,pp,dp,zero,micro_batch,global_batch,recompute,precision,step_time_s,"
-            "offload_layers\n"
-            "a,m,80,8192,64,8,28672,1,128256,8192,gb200,64,64,1,1,64,3,2,256,none,fp8,7.6,40\n"
-            "b,m,80,8192,64,8,28672,1,128256,8192,gb200,64,64,1,1,64,3,2,256,none,fp8,7.6,\n"
-            "c,m,80,8192,64,8,28672,1,128256,8192,gb200,64,64,1,1,64,3,2,256,none,fp8,7.6,many\n";
-        Diagnostics errors;
-        const auto cases = parseValidationCsv(csv, errors);
-        QCOMPARE(cases.size(), std::size_t(2));
-        QCOMPARE(cases[0].scenario.workload.activation_offload_layers, std::int64_t(40));
-        QCOMPARE(cases[1].scenario.workload.activation_offload_layers, std::int64_t(0));
-        const std::string all = joinDiagnostics(errors);
         QVERIFY2(all.find("line 4.offload_layers: expected an integer, got \"many\"") != std::string::npos,
                  all.c_str());
     }
