@@ -596,6 +596,19 @@ void TestReport::summaryNamesAssumedEfficiencies() {
                      qPrintable(residue.index(row, choreo::ui::ResultSummaryModel::ValueColumn)
                                     .data(Qt::DisplayRole)
                                     .toString()));
+    // A run that offloads activations shows its wait for the copies under the compute; one that does not,
+    // no such row.
+    const auto rowAfterCompute = [](const choreo::models::RunResult& result) {
+        choreo::ui::ResultSummaryModel m;
+        m.setResult(result);
+        for (int row = 0; row + 1 < m.rowCount(); ++row)
+            if (m.index(row, 0).data(choreo::ui::KeyRole) == u"compute_s"_s)
+                return m.index(row + 1, 0).data(choreo::ui::KeyRole).toString();
+        return QString();
+    };
+    QCOMPARE(rowAfterCompute(r), u"exposed_communication_s"_s);
+    r.compute_split.offload_wait_s = 0.25;
+    QCOMPARE(rowAfterCompute(r), u"offload_wait_s"_s);
 }
 
 QTEST_MAIN(TestReport)

@@ -4,6 +4,8 @@
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/roles.h"
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
@@ -84,6 +86,14 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
         {G::Memory, u"stage"_s, tr("  worst pipeline stage"), QString::number(r.memory.stage),
          static_cast<double>(r.memory.stage)},
     };
+    // Activation offloading's wait for its copies, part of the compute (pp 1: the busiest stage's is the
+    // step's); shown only when the run offloads.
+    if (const double wait = r.compute_split.offload_wait_s; wait > 0.0) {
+        const auto compute =
+            std::find_if(rows.begin(), rows.end(), [](const Row& row) { return row.key == u"compute_s"_s; });
+        rows.insert(std::next(compute), Row{G::StepTime, u"offload_wait_s"_s, tr("  of which offload wait"),
+                                            formatSignificant(wait, 4) + u" s"_s + share(wait), wait});
+    }
     return rows;
 }
 
