@@ -95,8 +95,9 @@ struct Device {
     // quantization of a matrix multiply (models/stepcost.h). Absent = no wave model for this device.
     Sourced compute_units;
     // Copy bandwidth between the device's memory and its host's, per device and direction, GB/s, as achieved
-    // by copies of pinned memory with every device of the node copying at once (PCIe, or NVLink-C2C on
-    // Grace superchips). Times activation offloading (Workload::activation_offload_layers). Absent: unknown.
+    // by copies of pinned memory (PCIe, or NVLink-C2C on Grace superchips): with every device of the node
+    // copying at once where that was measured, else one device's (an upper bound; each entry's note says
+    // which). Times activation offloading (Workload::activation_offload_layers). Absent: unknown.
     Sourced host_link_GBps;
     DeviceEfficiency efficiency;
 

@@ -99,23 +99,32 @@ MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
                                     ? std::min(p.pp - stage, micro)
                                     : std::min(micro * p.vp, 2 * (p.pp - stage - 1) + (p.vp - 1) * p.pp + 1);
     double activations = layersPerChunk * static_cast<double>(chunks) * layerActivationBytes(w);
-    // Activation offloading: the offloaded layers' activations wait in host memory, but one layer's more is
-    // on the device at any time, the one whose copy is still running (to the host in the forward, or back
-    // into a reload buffer in the backward).
-    if (const auto offloaded = static_cast<double>(std::min(w.activation_offload_layers, deviceLayers));
-        offloaded > 0.0 && deviceLayers > 0)
-        activations *= std::min(1.0, (static_cast<double>(deviceLayers) - offloaded + 1.0) /
-                                         static_cast<double>(deviceLayers));
+    // Activation offloading: the offloaded layers' activations wait in host memory; one layer's more is on
+    // the device while its copy runs (Transformer Engine's handler before 2.10, see Workload). The last
+    // forward copy ends with the last layer, before the logits exist, and the first reload starts at the last
+    // layer's backward, after the logits' gradient is gone: that layer and the logits are never there
+    // together.
+    double inFlight = 0.0;
+    if (w.activation_offload_layers > 0 && deviceLayers > 0) {
+        const auto offloaded = static_cast<double>(w.activation_offload_layers);
+        activations *= (static_cast<double>(deviceLayers) - offloaded) / static_cast<double>(deviceLayers);
+        inFlight = layerActivationBytes(w);
+    }
     if (w.recompute == Recompute::Full) { // one layer's full activations live while it is recomputed
         Workload noRecompute = w;
         noRecompute.recompute = Recompute::None;
         activations += layerActivationBytes(noRecompute);
     }
-    if (stage == p.pp - 1) { // fp32 logits and their gradient for the cross-entropy
-        activations += 2.0 * 4.0 * static_cast<double>(w.micro_batch) * static_cast<double>(w.model.seq_len) /
-                       static_cast<double>(p.cp) * static_cast<double>(w.model.vocab) /
-                       static_cast<double>(p.tp);
-    }
+    // The cross-entropy's logits on the last stage, 6 bytes each at the peak, as Megatron-Core's vocabulary-
+    // parallel cross-entropy (fused or not) holds them: it keeps the fp32 softmax (4) for the backward, which
+    // computes the fp32 gradient in place and casts it to a bf16 one (2) while the softmax still lives; in
+    // the forward the bf16 logits (2) and their fp32 copy (4) live together.
+    const double logits = stage == p.pp - 1
+                              ? 6.0 * static_cast<double>(w.micro_batch) *
+                                    static_cast<double>(w.model.seq_len) / static_cast<double>(p.cp) *
+                                    static_cast<double>(w.model.vocab) / static_cast<double>(p.tp)
+                              : 0.0;
+    activations += std::max(logits, inFlight);
     m.activations_GB = activations / kGB;
     m.buffers_GB = kRuntimeBuffersGB;
     if (zero >= 3) { // two layers' parameters gathered (current and prefetched) and one layer's gradients

@@ -150,6 +150,7 @@ std::string serializeProfile(const Profile& p) {
     putOptional(fit, "memory_TBps", p.fit.memory_TBps);
     putOptional(fit, "attention_TFLOPs", p.fit.attention_TFLOPs);
     putOptional(fit, "kernel_overhead_us", p.fit.kernel_overhead_us);
+    putOptional(fit, "host_link_GBps", p.fit.host_link_GBps);
     Json power = Json::object();
     putOptional(power, "idle", p.fit.idle_W);
     putOptional(power, "compute", p.fit.compute_W);
@@ -184,8 +185,9 @@ std::optional<double> optionalNumber(JsonReader& r, const Json& o, const std::st
 void readFit(JsonReader& r, const Json& j, const std::string& path, ProfileFit& fit) {
     if (!r.expectObject(j, path))
         return;
-    r.rejectUnknownKeys(j, path,
-                        {"gemm", "memory_TBps", "attention_TFLOPs", "kernel_overhead_us", "power_W"});
+    r.rejectUnknownKeys(
+        j, path,
+        {"gemm", "memory_TBps", "attention_TFLOPs", "kernel_overhead_us", "host_link_GBps", "power_W"});
     if (auto g = j.find("gemm"); g != j.end()) {
         const std::string gp = JsonReader::join(path, "gemm");
         if (r.expectObject(*g, gp)) {
@@ -230,6 +232,7 @@ void readFit(JsonReader& r, const Json& j, const std::string& path, ProfileFit& 
     fit.memory_TBps = optionalNumber(r, j, path, "memory_TBps");
     fit.attention_TFLOPs = optionalNumber(r, j, path, "attention_TFLOPs");
     fit.kernel_overhead_us = optionalNumber(r, j, path, "kernel_overhead_us");
+    fit.host_link_GBps = optionalNumber(r, j, path, "host_link_GBps");
     if (auto pw = j.find("power_W"); pw != j.end()) {
         const std::string pp = JsonReader::join(path, "power_W");
         if (r.expectObject(*pw, pp)) {
@@ -435,6 +438,9 @@ bool applyProfile(const Profile& profile, Device& device, Diagnostics& errors,
     if (profile.fit.kernel_overhead_us)
         d.efficiency.kernel_overhead_us =
             sourced(*profile.fit.kernel_overhead_us, "measured back-to-back launch interval");
+    if (profile.fit.host_link_GBps)
+        d.host_link_GBps = sourced(*profile.fit.host_link_GBps,
+                                   "measured pinned host copies, the slower direction, one device copying");
     if (profile.fit.idle_W)
         d.idle_W = sourced(*profile.fit.idle_W, "measured at idle");
     if (profile.fit.compute_W)
@@ -490,6 +496,9 @@ std::vector<ComparisonRow> compareWithSpec(const Profile& profile, const Device*
     if (profile.fit.kernel_overhead_us)
         add("Kernel launch overhead", spec ? &spec->efficiency.kernel_overhead_us : nullptr,
             profile.fit.kernel_overhead_us, "us");
+    if (profile.fit.host_link_GBps)
+        add("Host link (pinned copies, slower direction)", spec ? &spec->host_link_GBps : nullptr,
+            profile.fit.host_link_GBps, "GB/s");
     if (profile.fit.idle_W)
         add("Power at idle", spec ? &spec->idle_W : nullptr, profile.fit.idle_W, "W");
     if (profile.fit.compute_W)

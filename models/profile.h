@@ -51,6 +51,7 @@ struct ProfileFit {
     std::optional<double> memory_TBps;        // Choreo's streaming kernel (read + write bytes / time)
     std::optional<double> attention_TFLOPs;   // causal attention, counting the causal half of 4·b·h·s²·d
     std::optional<double> kernel_overhead_us; // per launch, back to back, no graph
+    std::optional<double> host_link_GBps;     // pinned host copies, the slower direction, one device copying
     std::optional<double> idle_W;             // power by phase
     std::optional<double> compute_W;
     std::optional<double> memory_W;

@@ -147,10 +147,15 @@ void readGpu(const Json& doc, Profile& p, Diagnostics& errors, const Catalog& ca
     if (auto it = doc.find("host_copy"); it != doc.end() && r.expectObject(*it, "gpu.host_copy")) {
         r.rejectUnknownKeys(*it, "gpu.host_copy", {"bytes", "h2d_GBps", "d2h_GBps"});
         r.number(*it, "gpu.host_copy", "bytes", true, false);
-        if (auto v = r.number(*it, "gpu.host_copy", "h2d_GBps", true, false))
-            figure("host_copy.h2d", "Pinned host-to-device copy", *v, "GB/s");
-        if (auto v = r.number(*it, "gpu.host_copy", "d2h_GBps", true, false))
-            figure("host_copy.d2h", "Pinned device-to-host copy", *v, "GB/s");
+        const auto h2d = r.number(*it, "gpu.host_copy", "h2d_GBps", true, false);
+        const auto d2h = r.number(*it, "gpu.host_copy", "d2h_GBps", true, false);
+        if (h2d)
+            figure("host_copy.h2d", "Pinned host-to-device copy", *h2d, "GB/s");
+        if (d2h)
+            figure("host_copy.d2h", "Pinned device-to-host copy", *d2h, "GB/s");
+        // The host link activation offloading copies over, both ways: the slower direction.
+        if (h2d && d2h)
+            p.fit.host_link_GBps = std::min(*h2d, *d2h);
     }
     if (auto it = doc.find("power"); it != doc.end() && r.expectObject(*it, "gpu.power")) {
         r.rejectUnknownKeys(*it, "gpu.power",

@@ -153,6 +153,16 @@ private slots:
         QCOMPARE(back->timeline, r.timeline);
         QCOMPARE(back->power, r.power);
         QCOMPARE(resultToJson(*back).dump(), j.dump());
+        // Activation offloading's wait: omitted when none, read back when there is one.
+        QVERIFY(!j["compute_split_s"].contains("offload_wait"));
+        RunResult offloading = r;
+        offloading.compute_split.offload_wait_s = 0.125;
+        const Json withWait = resultToJson(offloading);
+        QCOMPARE(withWait["compute_split_s"]["offload_wait"].get<double>(), 0.125);
+        const auto waitBack = resultFromJson(Json::parse(withWait.dump()), errors);
+        QVERIFY2(waitBack.has_value(), joinDiagnostics(errors).c_str());
+        QCOMPARE(waitBack->compute_split.offload_wait_s, 0.125);
+        QCOMPARE(waitBack->compute_split.total(), offloading.compute_split.total());
     }
 
     void olderResultHasNoTimeline() {

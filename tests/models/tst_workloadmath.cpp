@@ -129,9 +129,9 @@ private slots:
         QCOMPARE(m.weights_GB, params * 2 / 1e9);
         QCOMPARE(m.gradients_GB, params * 4 / 1e9);
         QCOMPARE(m.optimizer_GB, params * 12 / 1e9);
-        // Korthikanti et al.: 34*s*b*h bytes per layer for GPT shapes, plus fp32 logits and gradient
-        // (8*s*b*V)
-        QCOMPARE(m.activations_GB, (34.0 * 2048 * 1024 * 2 + 8.0 * 2048 * 32000) / 1e9);
+        // Korthikanti et al.: 34*s*b*h bytes per layer for GPT shapes, plus the logits' 6 bytes each (fp32
+        // softmax, bf16 gradient: 6*s*b*V)
+        QCOMPARE(m.activations_GB, (34.0 * 2048 * 1024 * 2 + 6.0 * 2048 * 32000) / 1e9);
         // bf16 gradients (NeMo's grad_sync_dtype): half the buffer, half the data-parallel traffic.
         Workload bf16 = w;
         bf16.gradient_precision = choreo::models::Precision::Bf16;
@@ -643,6 +643,7 @@ private slots:
         // copies of 3 s against windows of 1, 2 and 2 layers of 1 s: 2 + 1 + 1 s of waiting.
         QCOMPARE(offloadWaitSeconds({1, 2, 2}, 3.0, 1.0), 4.0);
         QCOMPARE(offloadWaitSeconds({1, 2, 2}, 0.5, 1.0), 0.0);
+        QCOMPARE(offloadWaitSeconds({1, 2, 2}, 1.5, 1.0), 0.5); // only the one-layer window waits
     }
 
     // The attention test model (34 sbh of activations a layer: norm inputs 4, dropout masks 2, QKV and FC1
@@ -676,19 +677,41 @@ private slots:
         QCOMPARE(stageCost(offloading, 0).offload_wait_s, 0.0);
     }
 
-    // Offloading 2 of 4 layers keeps 3 layers' activations on the device (two layers', and the one whose
-    // copy is running): a quarter of the layers' activations less; the logits' are unchanged.
+    // Offloading 2 of 4 layers keeps 2 layers' activations on the device, and either the layer whose copy
+    // runs or the logits (6 bytes each), never both: the last copy to the host ends with the last layer,
+    // before the logits, and the first reload starts after their gradient is gone. With small()'s 32,000
+    // logits a token (393 MB) above a layer's 34 sbh (71 MB), two layers less; with a vocabulary of 100 the
+    // layer in flight counts instead, and the logits go.
     void activationOffloadMemoryByHand() {
         Workload w = small();
         w.model.layers = 4;
         const double layer = layerActivationBytes(w);
+        QCOMPARE(layer, 34.0 * 2048 * 1024);
         const MemoryBreakdown before = memoryForStage(w, 0);
         w.activation_offload_layers = 2;
         const MemoryBreakdown after = memoryForStage(w, 0);
-        CHOREO_VERIFY_NEAR(before.activations_GB - after.activations_GB, layer / 1e9, 1e-12);
+        CHOREO_VERIFY_NEAR(before.activations_GB - after.activations_GB, 2.0 * layer / 1e9, 1e-12);
         QCOMPARE(after.weights_GB, before.weights_GB);
-        w.activation_offload_layers = 1; // one layer offloaded, one more in flight: nothing saved
-        CHOREO_VERIFY_NEAR(memoryForStage(w, 0).activations_GB, before.activations_GB, 1e-12);
+        w.model.vocab = 100;
+        const double logits = 6.0 * 2048 * 100;
+        CHOREO_VERIFY_NEAR(memoryForStage(w, 0).activations_GB, 3.0 * layer / 1e9, 1e-12);
+        w.activation_offload_layers = 0;
+        CHOREO_VERIFY_NEAR(memoryForStage(w, 0).activations_GB, (4.0 * layer + logits) / 1e9, 1e-12);
+    }
+
+    // Every window count covers layers 1 .. L-1, whatever N.
+    void activationOffloadWindowsCoverTheLayers() {
+        for (std::int64_t layers = 2; layers <= 130; ++layers)
+            for (std::int64_t offloaded = 1; offloaded < layers; ++offloaded) {
+                const auto windows = offloadWindows(offloaded, layers);
+                QCOMPARE(static_cast<std::int64_t>(windows.size()), offloaded);
+                std::int64_t sum = 0;
+                for (const std::int64_t window : windows) {
+                    QVERIFY(window >= 1);
+                    sum += window;
+                }
+                QCOMPARE(sum, layers - 1);
+            }
     }
 
     void peakIsTheWorstStage() {

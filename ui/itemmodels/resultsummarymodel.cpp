@@ -91,8 +91,10 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
     if (const double wait = r.compute_split.offload_wait_s; wait > 0.0) {
         const auto compute =
             std::find_if(rows.begin(), rows.end(), [](const Row& row) { return row.key == u"compute_s"_s; });
-        rows.insert(std::next(compute), Row{G::StepTime, u"offload_wait_s"_s, tr("  of which offload wait"),
-                                            formatSignificant(wait, 4) + u" s"_s + share(wait), wait});
+        if (compute != rows.end())
+            rows.insert(std::next(compute),
+                        Row{G::StepTime, u"offload_wait_s"_s, tr("  of which offload wait"),
+                            formatSignificant(wait, 4) + u" s"_s + share(wait), wait});
     }
     return rows;
 }
