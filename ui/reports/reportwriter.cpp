@@ -226,6 +226,10 @@ std::vector<std::pair<QString, QString>> scenarioRows(const ReportInput& in) {
                           .arg(w.parallel.vp)
                           .arg(w.parallel.cp)
                           .arg(q(models::toString(w.attention))));
+    if (w.activation_offload_layers > 0)
+        rows.emplace_back(
+            QObject::tr("Activation offloading"),
+            QObject::tr("%1 layers' activations to host memory").arg(w.activation_offload_layers));
     rows.emplace_back(QObject::tr("Cost model"),
                       c.mode == models::CostMode::Rent
                           ? QObject::tr("rent (power and cooling in the hourly price)")
@@ -273,6 +277,7 @@ std::vector<Figure> deviceFigures(const models::Device& d, models::Precision pre
     add(QObject::tr("TDP"), d.tdp_W, u"W"_s);
     add(QObject::tr("Idle power"), d.idle_W, u"W"_s);
     add(QObject::tr("NIC"), d.nic_Gbps, u"Gb/s"_s);
+    add(QObject::tr("Host link"), d.host_link_GBps, u"GB/s"_s);
     if (d.scale_up) {
         add(QObject::tr("Scale-up (%1) bandwidth").arg(q(d.scale_up->fabric)), d.scale_up->bandwidth_GBps,
             u"GB/s"_s);
