@@ -251,8 +251,9 @@ struct Workload {
     // host link (the catalog's host_link_GBps). The copies run on streams of their own, spread over the
     // layers: the copy of offloaded layer k must end by a window point of the computation (Transformer
     // Engine's layer_window_map, models/stepcost.h offloadWindows), where the computation waits for it: the
-    // handler before Transformer Engine 2.10 (cpu_offload_v1.py since), whose windows are tighter than 2.10's.
-    // 0: none. As Megatron-Core: fewer than the model's layers, without pipeline parallelism or recomputation.
+    // handler before Transformer Engine 2.10 (cpu_offload_v1.py since), whose windows are tighter
+    // than 2.10's. 0: none. As Megatron-Core: fewer than the model's layers, without pipeline parallelism or
+    // recomputation.
     std::int64_t activation_offload_layers = 0;
     std::optional<std::string> pool; // which pool trains; default: the first
     bool operator==(const Workload&) const = default;
