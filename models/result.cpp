@@ -219,8 +219,7 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         cs.attention_s = num(*it, cp, "attention");
         cs.memory_bound_s = num(*it, cp, "memory_bound");
         cs.optimizer_s = num(*it, cp, "optimizer");
-        if (it->contains("offload_wait"))
-            cs.offload_wait_s = num(*it, cp, "offload_wait");
+        cs.offload_wait_s = rd.number(*it, cp, "offload_wait", false, false).value_or(0.0); // absent: none
         cs.stage = rd.integer(*it, cp, "stage", 0).value_or(0);
     }
     if (auto it = j.find("topology"); it != j.end() && rd.expectObject(*it, p + ".topology")) {

@@ -249,7 +249,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // the computation waits where a copy outlasts its window's layers (offloadWindows).
     if (w.activation_offload_layers > 0 && dev.host_link_GBps.value > 0.0) {
         const double copy = layerActivationBytes(w) / (dev.host_link_GBps.value * 1e9);
-        const auto windows = offloadWindows(w.activation_offload_layers, layersInChunk(w, chunk));
+        const auto windows = offloadWindows(w.activation_offload_layers, static_cast<std::int64_t>(layers));
         const double forwardWait = offloadWaitSeconds(windows, copy, layerFwd);
         const double backwardWait = offloadWaitSeconds(windows, copy, layerBwd + recompute);
         c.forward_s += forwardWait;
