@@ -140,6 +140,23 @@ void checkModel(const Workload& w, Diagnostics& errors) {
                                           "(workload.model.moe), got etp=" +
                                               std::to_string(p.etp)});
     }
+    // Megatron-Core's checks for --overlap-moe-expert-parallel-comm (transformer_config.py, core_r0.15.0).
+    if (w.overlap.ep_comm) {
+        const std::string field = "workload.overlap.ep_comm";
+        if (p.ep <= 1)
+            errors.push_back({field, "overlapping the expert all-to-alls needs expert parallelism "
+                                     "(parallel.ep above 1), got ep=" +
+                                         std::to_string(p.ep)});
+        if (p.pp > 1 && p.vp <= 1)
+            errors.push_back({field, "with pipeline parallelism (pp=" + std::to_string(p.pp) +
+                                         ") it needs interleaving (parallel.vp above 1), as Megatron-Core"});
+        if (w.recompute == Recompute::Full)
+            errors.push_back({field, "it cannot be combined with full recomputation (recompute \"full\"), as "
+                                     "Megatron-Core"});
+        if (p.zero >= 3)
+            errors.push_back({field, "the combined schedule is Megatron-Core's, not that of a fully sharded "
+                                     "engine (parallel.zero 3)"});
+    }
     if (w.overlap.param_gather && p.zero != 1 && p.zero != 2)
         errors.push_back(
             {"workload.overlap.param_gather",

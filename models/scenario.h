@@ -233,11 +233,16 @@ struct Workload {
     // optimizer's parameter all-gather hidden behind the next step's first forward (--overlap-param-gather,
     // overlap_param_sync); the data-parallel gradient reduction in buckets during the last backward (on by
     // default, as PyTorch DDP and Megatron-Core; off: one reduction per model chunk after the whole
-    // backward, as Megatron-LM's local DDP of 2021).
+    // backward, as Megatron-LM's local DDP of 2021); the expert-parallel all-to-alls of one micro-batch
+    // hidden behind another's computation (Megatron-Core --overlap-moe-expert-parallel-comm, Megatron-Bridge
+    // moe_a2a_overlap: the combined 1F1B schedule runs one micro-batch's forward beside another's backward,
+    // layer by layer, each one's dispatch and combine beside the other's attention and expert MLP; one more
+    // warm-up forward; needs ep > 1, no full recomputation, and interleaving (vp > 1) when pp > 1).
     struct Overlap {
         bool tp_comm = false;
         bool param_gather = false;
         bool grad_reduce = true;
+        bool ep_comm = false;
         bool operator==(const Overlap&) const = default;
     };
     Overlap overlap;

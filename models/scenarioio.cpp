@@ -300,10 +300,11 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     if (auto it = j.find("overlap"); it != j.end()) {
         const std::string op = JsonReader::join(path, "overlap");
         if (r.expectObject(*it, op)) {
-            r.rejectUnknownKeys(*it, op, {"tp_comm", "param_gather", "grad_reduce"});
+            r.rejectUnknownKeys(*it, op, {"tp_comm", "param_gather", "grad_reduce", "ep_comm"});
             w.overlap.tp_comm = r.boolean(*it, op, "tp_comm", false).value_or(false);
             w.overlap.param_gather = r.boolean(*it, op, "param_gather", false).value_or(false);
             w.overlap.grad_reduce = r.boolean(*it, op, "grad_reduce", false).value_or(true);
+            w.overlap.ep_comm = r.boolean(*it, op, "ep_comm", false).value_or(false);
         }
     }
     if (auto g = r.text(j, path, "gradient_precision", false)) {
@@ -501,10 +502,13 @@ std::string serializeScenario(const Scenario& s) {
         workload["fp8_recipe"] = toString(w.fp8_recipe);
     if (w.master_weights != MasterWeights::Fp32) // omitted: fp32, the default
         workload["master_weights"] = toString(w.master_weights);
-    if (w.overlap != Workload::Overlap{}) // omitted when it is the default
+    if (w.overlap != Workload::Overlap{}) { // omitted when it is the default
         workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm},
                                    {"param_gather", w.overlap.param_gather},
                                    {"grad_reduce", w.overlap.grad_reduce}};
+        if (w.overlap.ep_comm) // omitted: off, the default
+            workload["overlap"]["ep_comm"] = true;
+    }
     if (w.gradient_precision) // omitted: the default
         workload["gradient_precision"] = toString(*w.gradient_precision);
     if (w.activation_offload_layers != 0) // omitted: none, the default

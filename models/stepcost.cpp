@@ -82,6 +82,13 @@ std::vector<std::int64_t> offloadWindows(std::int64_t offloaded, std::int64_t la
     return windows;
 }
 
+double pairedSeconds(double forward_attention_s, double forward_mlp_s, double backward_attention_s,
+                     double backward_mlp_s, double forward_all_to_all_s, double backward_all_to_all_s) {
+    const double fHalf = forward_all_to_all_s / 2.0, bHalf = backward_all_to_all_s / 2.0;
+    return std::max(forward_attention_s, bHalf) + std::max(backward_mlp_s, fHalf) +
+           std::max(forward_mlp_s, bHalf) + std::max(backward_attention_s, fHalf);
+}
+
 double offloadWaitSeconds(const std::vector<std::int64_t>& windows, double copy_s, double layer_s) {
     double wait = 0.0;
     for (const std::int64_t window : windows)
@@ -129,7 +136,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // the chunk's dense and MoE layers, which keeps every `layers * x` sum exact.
     const auto moeLayers = static_cast<double>(moeLayersInChunk(w, chunk));
     const double moeShare = layers > 0 ? moeLayers / layers : 0.0;
-    double moeFfn = 0.0, moeActivationBytes = 0.0;
+    double moeFfn = 0.0, moeExperts = 0.0, moeActivationBytes = 0.0;
     if (m.moe && moeLayers > 0) {
         const auto& e = *m.moe;
         const double ef = static_cast<double>(e.expert_ffn_hidden);
@@ -139,13 +146,16 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         const double routed = tokens * et / t * static_cast<double>(e.top_k); // token-expert pairs per device
         const double perExpert = routed / local;
         const double gate = m.ffn_gated ? 2.0 : 1.0;
-        moeFfn = gemmTime(dev, attnPrec, tokens, static_cast<double>(e.experts), h) +
-                 local * (gemmTime(dev, prec, perExpert, gate * ef / et, h) +
-                          gemmTime(dev, prec, perExpert, h, ef / et));
+        moeExperts = local * (gemmTime(dev, prec, perExpert, gate * ef / et, h) +
+                              gemmTime(dev, prec, perExpert, h, ef / et));
+        moeFfn = gemmTime(dev, attnPrec, tokens, static_cast<double>(e.experts), h) + moeExperts;
         const double shared = static_cast<double>(e.shared_experts);
-        if (shared > 0)
-            moeFfn += gemmTime(dev, prec, tokens, gate * shared * ef / t, h) +
-                      gemmTime(dev, prec, tokens, h, shared * ef / t);
+        if (shared > 0) {
+            const double sharedGemms = gemmTime(dev, prec, tokens, gate * shared * ef / t, h) +
+                                       gemmTime(dev, prec, tokens, h, shared * ef / t);
+            moeFfn += sharedGemms;
+            moeExperts += sharedGemms;
+        }
         // Expert activations, and the permutation of tokens to and from expert order (read + write each).
         moeActivationBytes = (m.ffn_gated ? 3.0 : 2.0) * (routed * ef / et + shared * tokens * ef / t) * act +
                              4.0 * routed * h * act;
@@ -228,6 +238,10 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
 
     StageCost c;
     c.forward_s = layers * layerFwd;
+    // The MoE layers' expert MLPs (routed and shared experts' GEMMs, their activations and the permutation):
+    // what the combined 1F1B schedule runs beside the other micro-batch's dispatch (Workload::Overlap).
+    c.moe_mlp_forward_s = moeLayers * (moeExperts + mem.time(0.0, moeActivationBytes));
+    c.moe_mlp_backward_s = 2.0 * c.moe_mlp_forward_s;
     c.backward_s = layers * (layerBwd + recompute);
     c.recompute_s = layers * recompute;
     c.gemm_s = layers * 3.0 * gemmFwd;

@@ -61,6 +61,10 @@ struct StageCost {
     double ep_bytes = 0;
     int ep_collectives_forward = 0;
     int ep_collectives_backward = 0;
+    // The MoE layers' expert MLPs within forward_s and backward_s: the rest of an
+    // operation is attention, the router and dense layers.
+    double moe_mlp_forward_s = 0;
+    double moe_mlp_backward_s = 0;
     // Pipeline point-to-point: bytes each tensor rank sends to the next stage per micro-batch.
     double pp_bytes = 0;
     // Data-parallel traffic per device per step.
@@ -108,6 +112,13 @@ std::vector<std::int64_t> offloadWindows(std::int64_t offloaded, std::int64_t la
 // The computation's wait for one pass over the windows: each copy of `copy_s` seconds against its window's
 // layers of `layer_s` seconds each, sum of max(0, copy_s - window * layer_s).
 double offloadWaitSeconds(const std::vector<std::int64_t>& windows, double copy_s, double layer_s);
+
+// Megatron-Core's combined 1F1B (Workload::Overlap::ep_comm): a forward and a backward run as one in four
+// phases, each the larger of a computation and the other operation's all-to-alls (half of its dispatch and
+// combine time each): forward attention | backward combine, backward MLP | forward dispatch, forward MLP |
+// backward dispatch, backward attention | forward combine. `*_attention_s` is everything but the expert MLP.
+double pairedSeconds(double forward_attention_s, double forward_mlp_s, double backward_attention_s,
+                     double backward_mlp_s, double forward_all_to_all_s, double backward_all_to_all_s);
 
 // With tensor-parallel communication overlap (Workload::Overlap::tp_comm), each collective is cut in this
 // many splits pipelined with the GEMM chunks; the last split's communication follows the last GEMM chunk

@@ -223,6 +223,9 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         // Optional column: layers whose activations the recipe offloads to host memory (Megatron-Core's
         // cpu_offloading_num_layers); empty: none.
         w.activation_offload_layers = row.integer("offload_layers", 0, false);
+        // Optional column: 1 where the recipe overlaps the expert all-to-alls with another micro-batch's
+        // computation (Megatron-Core's overlap_moe_expert_parallel_comm, Megatron-Bridge moe_a2a_overlap).
+        w.overlap.ep_comm = row.integer("ep_overlap", 0, false) != 0;
         if (experts > 0) {
             MoeShape moe;
             moe.experts = experts;

@@ -96,10 +96,10 @@ models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::i
                                         double p2p, const std::vector<double>& lastBackwardEnd,
                                         const std::vector<double>& exposed,
                                         const std::vector<double>& optimizer,
-                                        const std::vector<double>& gather, double step) {
+                                        const std::vector<double>& gather, double step, bool combined) {
     using models::ActivityKind;
     const auto V = static_cast<std::int64_t>(chunks.size());
-    const auto orders = pipelineSchedule(pp, vp, micro);
+    const auto orders = pipelineSchedule(pp, vp, micro, combined);
     // end[backward][chunk][micro]; negative until scheduled.
     std::vector<std::vector<std::vector<double>>> end(
         2, std::vector<std::vector<double>>(static_cast<std::size_t>(V),
@@ -117,7 +117,7 @@ models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::i
             const auto si = static_cast<std::size_t>(s);
             const auto& order = orders[si];
             while (next[si] < order.size()) {
-                const auto& [backward, j, m] = order[next[si]];
+                const auto& [backward, j, m, paired] = order[next[si]];
                 // Its input: the previous chunk's forward, or the next chunk's backward (or its own forward).
                 double ready = 0.0;
                 bool hop = false;
@@ -219,6 +219,21 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
     const std::int64_t chunks = p.pp * p.vp;
     const auto M = static_cast<double>(w.microBatchesPerStep());
     const std::int64_t dataGroup = p.dataParallelGroup();
+    // Combined 1F1B (overlap.ep_comm): per pipeline device, the share of its operations that run in pairs,
+    // as the simulation pairs them (StepBuilder::pairable).
+    const bool combined = w.overlap.ep_comm && p.ep > 1 && p.zero < 3;
+    std::vector<double> pairedShare(static_cast<std::size_t>(p.pp), 0.0);
+    if (combined) {
+        const auto orders = pipelineSchedule(p.pp, p.vp, w.microBatchesPerStep(), true);
+        for (std::size_t s = 0; s < orders.size(); ++s) {
+            double pairs = 0.0;
+            for (const auto& slot : orders[s])
+                if (slot.paired && slot.backward &&
+                    (slot.micro + 1 < w.microBatchesPerStep() || !w.overlap.grad_reduce))
+                    pairs += 1.0;
+            pairedShare[s] = pairs / (M * static_cast<double>(p.vp));
+        }
+    }
 
     // Per pipeline device: one micro-batch's forward and backward over its chunks, its compute alone,
     // its gradient and parameter traffic, its optimizer.
@@ -314,10 +329,26 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
             }
             return OpTime{compute, base - compute, t - base};
         };
-        const OpTime fOp =
-            op(c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward, c.cp_steps_forward, false);
-        const OpTime bOp =
+        OpTime fOp = op(c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward, c.cp_steps_forward, false);
+        OpTime bOp =
             op(c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward, c.cp_steps_backward, true);
+        if (combined) {
+            // A paired forward and backward (here both of this chunk) take the sum over the four phases of
+            // the larger of the computation and the other's all-to-alls (StepBuilder::makePair) instead of
+            // everything in turn; the saving, weighted by the device's paired share, comes off the
+            // all-to-all time each waits for.
+            const double aF = allToAll(c.ep_collectives_forward), aB = allToAll(c.ep_collectives_backward);
+            const double tF = fOp.tensor - aF, tB = bOp.tensor - aB; // tensor and context traffic
+            const double fMlp = c.moe_mlp_forward_s, bMlp = c.moe_mlp_backward_s;
+            const double joined =
+                models::pairedSeconds(fOp.compute - fMlp + tF, fMlp, bOp.compute - bMlp + tB, bMlp, aF, aB);
+            const double serial = fOp.compute + fOp.tensor + bOp.compute + bOp.tensor;
+            const double saving = pairedShare[si] * std::max(0.0, serial - joined);
+            if (aF + aB > 0.0) {
+                fOp.tensor -= saving * aF / (aF + aB);
+                bOp.tensor -= saving * aB / (aF + aB);
+            }
+        }
         chunkTimes.push_back({fOp, bOp, c.backward_s > 0.0 ? c.recompute_s / c.backward_s : 0.0});
         const double f = fOp.total(), b = bOp.total();
         fwd[si] += f;
@@ -419,7 +450,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
     m.it_energy_per_step_J = energy;
     if (layout == StepLayout::Timeline)
         m.timeline = analyticalTimeline(p.pp, p.vp, w.microBatchesPerStep(), p.tp * p.cp * p.dp, chunkTimes,
-                                        p2p, lastBackwardEnd, exposedTail, optimizer, agTime, step);
+                                        p2p, lastBackwardEnd, exposedTail, optimizer, agTime, step, combined);
     m.fidelity = "analytical";
     m.calibration = kSpecSheetCalibration;
     return m;

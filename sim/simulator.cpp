@@ -53,6 +53,10 @@ struct Op {
     std::vector<Id> computes; // the representative device's computations, in order
     std::vector<std::array<Id, 2>> waits; // (from, until) pairs: from the end of `from` to the end of `until`
                                           // the device waits for a gather (ZeRO-3: (in, ready))
+    // Combined 1F1B (Workload::Overlap::ep_comm): a forward and a backward that run as one share `in` and
+    // `out`; the forward holds the span and its partner's computations, the backward is `joined` to it.
+    std::vector<Id> partner_computes;
+    bool joined = false;
 };
 
 // A task of the representative device that the timeline shows: [start, end] of `from` .. `to`.
@@ -173,22 +177,9 @@ public:
                                              tpCollectives, after, groupEdges_);
             done = c == 0 ? tensor : join(done, tensor);
         }
-        if (ep_ > 1 && epCollectives > 0) {
-            // Expert-parallel all-to-alls after the tensor collectives (no overlap, as Megatron's default),
-            // one per expert group (expertGroup) holding a simulated device.
-            const Id tensorDone = done;
-            std::vector<std::int64_t> firsts;
-            for (std::int64_t c = 0; c < activeCp_; ++c)
-                for (std::int64_t t = 0; t < activeTp_; ++t) {
-                    auto group = expertGroup(t + tp_ * c, stage);
-                    if (std::find(firsts.begin(), firsts.end(), group.front()) != firsts.end())
-                        continue;
-                    firsts.push_back(group.front());
-                    done = join(done, allToAll(graph_, platform_, fidelity_, group, cost(chunk).ep_bytes,
-                                               epCollectives, tensorDone,
-                                               folded_ ? Edges::Representative : Edges::All));
-                }
-        }
+        // Expert-parallel all-to-alls after the tensor collectives (no overlap, as Megatron's default).
+        if (ep_ > 1 && epCollectives > 0)
+            done = join(done, expertAllToAlls(chunk, epCollectives, done));
         // `out` is a join of its own, so that what is added to it later (the first forward's wait for the
         // step's parameter gather) leaves `collectives` as simulated.
         op.collectives = done;
@@ -200,6 +191,76 @@ public:
                                        op.in, groupEdges_),
                               op.out);
         return op;
+    }
+
+    // `count` expert-parallel all-to-alls of a chunk's tokens from `after` on, one per expert group
+    // (expertGroup) holding a simulated device; done when all are.
+    Id expertAllToAlls(std::int64_t chunk, int count, Id after) {
+        const std::int64_t stage = chunk % pp_;
+        Id done = after;
+        std::vector<std::int64_t> firsts;
+        for (std::int64_t c = 0; c < activeCp_; ++c)
+            for (std::int64_t t = 0; t < activeTp_; ++t) {
+                auto group = expertGroup(t + tp_ * c, stage);
+                if (std::find(firsts.begin(), firsts.end(), group.front()) != firsts.end())
+                    continue;
+                firsts.push_back(group.front());
+                done = join(done, allToAll(graph_, platform_, fidelity_, group, cost(chunk).ep_bytes, count,
+                                           after, folded_ ? Edges::Representative : Edges::All));
+            }
+        return done;
+    }
+
+    // Megatron-Core's combined 1F1B (overlap.ep_comm, model_chunk_schedule_plan.py): the forward of one
+    // micro-batch on chunk `fChunk` and the backward of another on `bChunk` run layer by layer, each phase's
+    // computation on the compute stream beside the other's all-to-all on the communication stream:
+    //   attention forward (and the router)  | the backward's combine
+    //   expert MLP backward                 | the forward's dispatch
+    //   expert MLP forward                  | the backward's dispatch
+    //   attention backward                  | the forward's combine
+    // A phase ends when both have; the chunk's layers are taken together (each phase sums them). The
+    // tensor and context-parallel traffic stays with the attention phases.
+    std::pair<Op, Op> makePair(std::int64_t fChunk, std::int64_t bChunk) {
+        const auto& f = cost(fChunk);
+        const auto& b = cost(bChunk);
+        const int fHalf = f.ep_collectives_forward / 2, bHalf = b.ep_collectives_backward / 2;
+        struct Phase {
+            bool backward;
+            double compute;
+            int tpCollectives;
+            double cpBytes;
+            int cpSteps;
+            int allToAlls; // of the other operation
+        };
+        const std::array<Phase, 4> phases{{
+            {false, f.forward_s - f.moe_mlp_forward_s, f.tp_collectives_forward, f.cp_bytes_forward,
+             f.cp_steps_forward, bHalf},
+            {true, b.moe_mlp_backward_s, 0, 0.0, 0, fHalf},
+            {false, f.moe_mlp_forward_s, 0, 0.0, 0, b.ep_collectives_backward - bHalf},
+            {true, b.backward_s - b.moe_mlp_backward_s, b.tp_collectives_backward, b.cp_bytes_backward,
+             b.cp_steps_backward, f.ep_collectives_forward - fHalf},
+        }};
+        Op fwd, bwd;
+        const Id start = graph_.join();
+        fwd.in = bwd.in = fwd.ready = bwd.ready = start;
+        Id previous = start;
+        for (const auto& phase : phases) {
+            const std::int64_t chunk = phase.backward ? bChunk : fChunk;
+            Op piece = makeOp(chunk, phase.compute, phase.tpCollectives, phase.cpBytes, phase.cpSteps);
+            graph_.depend(previous, piece.in);
+            Id end = piece.out;
+            if (ep_ > 1 && phase.allToAlls > 0)
+                end = join(end,
+                           expertAllToAlls(phase.backward ? fChunk : bChunk, phase.allToAlls, piece.ready));
+            Op& owner = phase.backward ? bwd : fwd;
+            owner.computes.insert(owner.computes.end(), piece.computes.begin(), piece.computes.end());
+            owner.waits.insert(owner.waits.end(), piece.waits.begin(), piece.waits.end());
+            previous = end;
+        }
+        fwd.out = bwd.out = fwd.collectives = bwd.collectives = previous;
+        fwd.partner_computes = bwd.computes;
+        bwd.joined = true;
+        return {fwd, bwd};
     }
 
     Id join(Id a, Id b) {
@@ -224,8 +285,10 @@ public:
     }
 
     // Sends each simulated rank's slice of a micro-batch from one chunk to the next (or previous).
+    // `posted` (if any): the receiver's previous operation, after which it posts its receive; the transfer
+    // waits for it too.
     void pipelineTransfer(Id after, std::int64_t fromChunk, std::int64_t toChunk, std::int64_t micro,
-                          Id before) {
+                          Id before, Id posted = -1) {
         const std::int64_t from = fromChunk % pp_, to = toChunk % pp_;
         const Id arrived = graph_.join();
         for (std::int64_t c = 0; c < activeCp_; ++c)
@@ -233,6 +296,8 @@ public:
                 const Id x =
                     graph_.transfer(device(t, c, 0, from), device(t, c, 0, to), cost(fromChunk).pp_bytes);
                 graph_.depend(after, x);
+                if (posted >= 0)
+                    graph_.depend(posted, x);
                 graph_.depend(x, arrived);
                 if (t == 0 && c == 0) {
                     pipeSpans_[static_cast<std::size_t>(from)].push_back({x, x, micro, fromChunk});
@@ -330,6 +395,7 @@ public:
         dataSpans_.assign(static_cast<std::size_t>(pp_), {});
         fwd_.assign(V, std::vector<Op>(M));
         bwd_.assign(V, std::vector<Op>(M));
+        posted_.assign(2, std::vector<std::vector<Id>>(V, std::vector<Id>(M, -1)));
         std::vector<std::vector<Id>> reduced(V); // per chunk: the last data collective per tensor rank
         std::vector<std::vector<Id>> gathers(
             static_cast<std::size_t>(pp_)); // ZeRO-3 gather stream per device
@@ -337,10 +403,21 @@ public:
             static_cast<std::size_t>(pp_)); // ZeRO-3 reduce stream per device
 
         // Ops in each device's schedule order, so that ZeRO-3's streams follow the schedule.
-        const auto orders = pipelineSchedule(pp_, vp_, micro_);
+        const auto orders = pipelineSchedule(pp_, vp_, micro_, combined());
         for (std::int64_t s = 0; s < pp_; ++s) {
             const auto& order = orders[static_cast<std::size_t>(s)];
-            for (const auto& [backward, chunk, m] : order) {
+            // joined[i]: order[i] runs as one with order[i - 1] (combined 1F1B).
+            std::vector<bool> joined(order.size(), false);
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                const auto& [backward, chunk, m, paired] = order[i];
+                if (paired && !backward && i + 1 < order.size() && pairable(order[i + 1])) {
+                    const auto& b = order[i + 1];
+                    auto [f, bw] = makePair(chunk, b.chunk);
+                    fwd_[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)] = f;
+                    bwd_[static_cast<std::size_t>(b.chunk)][static_cast<std::size_t>(b.micro)] = bw;
+                    joined[++i] = true;
+                    continue;
+                }
                 const auto& c = cost(chunk);
                 Op op;
                 if (zero_ >= 3) {
@@ -358,7 +435,20 @@ public:
                 (backward ? bwd_ : fwd_)[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)] = op;
             }
             for (std::size_t i = 1; i < order.size(); ++i)
-                graph_.depend(opAt(order[i - 1]).out, opAt(order[i]).in);
+                if (!joined[i])
+                    graph_.depend(opAt(order[i - 1]).out, opAt(order[i]).in);
+            // Combined 1F1B: a device posts the receives of its next pair's inputs once its current pair is
+            // done (Megatron-Core's p2p between pairs, model_chunk_schedule_plan.py), so an input crosses the
+            // network between the receiver's pairs, not beside their all-to-alls.
+            if (combined())
+                for (std::size_t i = 1; i < order.size(); ++i) {
+                    const std::size_t previous = joined[i] ? i - 2 : i - 1; // a pair's: the op before it
+                    if (joined[i] && i < 2)
+                        continue;
+                    const auto& slot = order[i];
+                    posted_[slot.backward ? 1 : 0][static_cast<std::size_t>(slot.chunk)]
+                           [static_cast<std::size_t>(slot.micro)] = opAt(order[previous]).out;
+                }
         }
         // Data dependencies between consecutive chunks.
         for (std::size_t j = 0; j < V; ++j)
@@ -366,9 +456,11 @@ public:
                 const auto chunk = static_cast<std::int64_t>(j);
                 const auto micro = static_cast<std::int64_t>(m);
                 if (j + 1 < V)
-                    pipelineTransfer(fwd_[j][m].out, chunk, chunk + 1, micro, fwd_[j + 1][m].in);
+                    pipelineTransfer(fwd_[j][m].out, chunk, chunk + 1, micro, fwd_[j + 1][m].in,
+                                     posted_[0][j + 1][m]);
                 if (j > 0)
-                    pipelineTransfer(bwd_[j][m].out, chunk, chunk - 1, micro, bwd_[j - 1][m].in);
+                    pipelineTransfer(bwd_[j][m].out, chunk, chunk - 1, micro, bwd_[j - 1][m].in,
+                                     posted_[1][j - 1][m]);
             }
         // ZeRO-1/2 parameter gather: after the optimizer, or (overlapped) issued as the step starts, for
         // every chunk in turn, with each chunk's first forward unable to finish before its parameters
@@ -464,6 +556,15 @@ public:
         return whole;
     }
 
+    // Combined 1F1B: Megatron-Core's --overlap-moe-expert-parallel-comm (resolveScenario refuses it with a
+    // fully sharded engine).
+    [[nodiscard]] bool combined() const { return w_.overlap.ep_comm && ep_ > 1 && zero_ < 3; }
+    // A steady-state backward that runs as one with the forward before it: not a last backward whose
+    // gradient buckets are reduced as it goes (lastBackward), which runs on its own.
+    [[nodiscard]] bool pairable(const PipelineSlot& b) const {
+        return b.paired && b.backward && (b.micro + 1 < micro_ || !w_.overlap.grad_reduce);
+    }
+
     const Op& opAt(const PipelineSlot& s) const {
         return (s.backward ? bwd_
                            : fwd_)[static_cast<std::size_t>(s.chunk)][static_cast<std::size_t>(s.micro)];
@@ -481,11 +582,17 @@ public:
         for (std::size_t j = critical; j < fwd_.size(); j += static_cast<std::size_t>(pp_))
             for (const auto* ops : {&fwd_[j], &bwd_[j]})
                 for (const auto& op : *ops) {
-                    double busy = 0.0;
-                    for (Id x : op.computes)
-                        busy += graph_.task(x).end_s - graph_.task(x).start_s;
+                    auto busyOf = [&](const std::vector<Id>& tasks) {
+                        double busy = 0.0;
+                        for (Id x : tasks)
+                            busy += graph_.task(x).end_s - graph_.task(x).start_s;
+                        return busy;
+                    };
+                    const double busy = busyOf(op.computes);
                     compute += busy;
-                    blocked += std::max(0.0, graph_.task(op.out).end_s - graph_.task(op.in).end_s - busy);
+                    if (!op.joined) // a joined backward's span is its forward's
+                        blocked += std::max(0.0, graph_.task(op.out).end_s - graph_.task(op.in).end_s - busy -
+                                                     busyOf(op.partner_computes));
                 }
         const auto& opt = graph_.task(optimizer_[critical]);
         const double optimizer = opt.end_s - opt.start_s;
@@ -537,8 +644,9 @@ public:
                         for (const auto& [from, to] : op.waits)
                             add(models::ActivityKind::DataComm, GatherWait, m, chunk, graph_.task(from).end_s,
                                 graph_.task(to).end_s);
-                        add(models::ActivityKind::TensorComm, OperationComm, m, chunk,
-                            graph_.task(op.in).end_s, graph_.task(op.out).end_s);
+                        if (!op.joined) // a joined backward's span is its forward's
+                            add(models::ActivityKind::TensorComm, OperationComm, m, chunk,
+                                graph_.task(op.in).end_s, graph_.task(op.out).end_s);
                     }
                 }
             }
@@ -581,6 +689,9 @@ private:
     Edges dpEdges_, groupEdges_;
     std::vector<models::StageCost> costs_;
     std::vector<std::vector<Op>> fwd_, bwd_; // [chunk][micro-batch]
+    // [backward][chunk][micro-batch]: when the receiving device posts the op's input receive (combined 1F1B),
+    // -1: whenever it arrives.
+    std::vector<std::vector<std::vector<Id>>> posted_;
     std::vector<Id> stageEnd_, lastBackwardOut_, optimizer_;
     std::vector<std::vector<Tagged>> pipeSpans_, dataSpans_; // per stage, the representative's transfers
 };

@@ -74,7 +74,8 @@ private slots:
         doc["workload"]["zero3_engine"] = "deepspeed-2021";
         doc["workload"]["fp8_recipe"] = "current";
         doc["workload"]["master_weights"] = "remainders";
-        doc["workload"]["overlap"] = Json{{"tp_comm", true}, {"param_gather", false}, {"grad_reduce", false}};
+        doc["workload"]["overlap"] =
+            Json{{"tp_comm", true}, {"param_gather", false}, {"grad_reduce", false}, {"ep_comm", true}};
         doc["workload"]["gradient_precision"] = "bf16";
         doc["workload"]["activation_offload_layers"] = 20;
         doc["workload"]["model"]["head_dim"] = 256;
@@ -183,9 +184,36 @@ private slots:
             [](Json& d) { d["cluster"]["pools"] = Json::object(); });
         row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
             [](Json& d) { d["cluster"]["network"]["topology"]["kind"] = "ring"; });
-        row("unknown overlap field", "workload.overlap.ep_comm: unknown field", [](Json& d) {
-            d["workload"]["overlap"] = Json{{"ep_comm", true}};
+        row("unknown overlap field", "workload.overlap.pp_comm: unknown field", [](Json& d) {
+            d["workload"]["overlap"] = Json{{"pp_comm", true}};
         });
+        row("expert overlap without expert parallelism",
+            "workload.overlap.ep_comm: overlapping the expert all-to-alls needs expert parallelism "
+            "(parallel.ep above 1), got ep=1",
+            [](Json& d) {
+                d["workload"]["overlap"] = Json{{"ep_comm", true}};
+            });
+        row("expert overlap with pipelining but no interleaving",
+            "workload.overlap.ep_comm: with pipeline parallelism (pp=4) it needs interleaving (parallel.vp "
+            "above "
+            "1), as Megatron-Core",
+            [](Json& d) {
+                d["workload"]["overlap"] = Json{{"ep_comm", true}};
+            });
+        row("expert overlap with full recomputation",
+            "workload.overlap.ep_comm: it cannot be combined with full recomputation (recompute \"full\"), "
+            "as "
+            "Megatron-Core",
+            [](Json& d) {
+                d["workload"]["overlap"] = Json{{"ep_comm", true}};
+            });
+        row("expert overlap under ZeRO-3",
+            "workload.overlap.ep_comm: the combined schedule is Megatron-Core's, not that of a fully sharded "
+            "engine (parallel.zero 3)",
+            [](Json& d) {
+                d["workload"]["overlap"] = Json{{"ep_comm", true}};
+                d["workload"]["parallel"]["zero"] = 3;
+            });
         row("overlap not a boolean", "workload.overlap.tp_comm:", [](Json& d) {
             d["workload"]["overlap"] = Json{{"tp_comm", "yes"}};
         });

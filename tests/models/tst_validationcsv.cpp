@@ -318,15 +318,17 @@ private slots:
 
     // The optional columns: head_dim (empty keeps hidden / heads, a number sets the head width) and
     // offload_layers (the layers a recipe offloads, as Megatron-Bridge's GB200 Llama 3 70B FP8-CS recipe's
-    // 40; empty: none); not a number: the line and column named.
+    // 40; empty: none) and ep_overlap (1 where the recipe overlaps the expert all-to-alls, as
+    // Megatron-Bridge's H100 Qwen3 235B recipe's moe_a2a_overlap; empty: no); not a number: the line and
+    // column named.
     void optionalColumns() {
         const std::string csv =
             "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
             "n_accel,accel_per_node,tp,pp,dp,micro_batch,global_batch,recompute,precision,step_time_s,"
-            "head_dim,offload_layers\n"
-            "a,m,2,2880,64,8,2880,1,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,64,1\n"
-            "b,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,,\n"
-            "c,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,wide,many\n";
+            "head_dim,offload_layers,ep_overlap\n"
+            "a,m,2,2880,64,8,2880,1,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,64,1,1\n"
+            "b,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,,,\n"
+            "c,m,2,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,1,8,none,bf16,1.0,wide,many,yes\n";
         Diagnostics errors;
         const auto cases = parseValidationCsv(csv, errors);
         QCOMPARE(cases.size(), std::size_t(2));
@@ -335,10 +337,14 @@ private slots:
         QCOMPARE(cases[0].scenario.workload.activation_offload_layers, std::int64_t(1));
         QCOMPARE(cases[1].scenario.workload.model.head_dim, std::int64_t(0));
         QCOMPARE(cases[1].scenario.workload.activation_offload_layers, std::int64_t(0));
+        QVERIFY(cases[0].scenario.workload.overlap.ep_comm);
+        QVERIFY(!cases[1].scenario.workload.overlap.ep_comm);
         const std::string all = joinDiagnostics(errors);
         QVERIFY2(all.find("line 4.head_dim: expected an integer, got \"wide\"") != std::string::npos,
                  all.c_str());
         QVERIFY2(all.find("line 4.offload_layers: expected an integer, got \"many\"") != std::string::npos,
+                 all.c_str());
+        QVERIFY2(all.find("line 4.ep_overlap: expected an integer, got \"yes\"") != std::string::npos,
                  all.c_str());
     }
 

@@ -629,6 +629,16 @@ private slots:
     // layer 1 alone and every later one two layers; 92 of 126 (Megatron-Bridge's GB200 Llama 3.1 405B
     // recipe): 126 // 92 = 1 with 34 over, w_k = 2k + 1 for k < 34, then w_k = k + 34: window 0 one layer,
     // 33 windows of two, 58 of one; they cover layers 1 .. 125. The wait: each copy less its window's time.
+    // The combined 1F1B's four phases, each the larger of a computation and half of the other operation's
+    // all-to-alls: forward attention 1 | backward combine 1 (of 2), backward MLP 4 | forward dispatch 3 (of
+    // 6), forward MLP 2 | backward dispatch 1, backward attention 3 | forward combine 3: 1 + 4 + 2 + 3 = 10,
+    // against 1 + 2 + 3 + 4 + 6 + 2 = 18 in turn. With all-to-alls of 10 each, they set every phase: 20.
+    void pairedPhasesByHand() {
+        QCOMPARE(pairedSeconds(1.0, 2.0, 3.0, 4.0, 6.0, 2.0), 10.0);
+        QCOMPARE(pairedSeconds(1.0, 1.0, 1.0, 1.0, 10.0, 10.0), 20.0);
+        QCOMPARE(pairedSeconds(1.0, 2.0, 3.0, 4.0, 0.0, 0.0), 10.0); // nothing to hide: the computation
+    }
+
     void activationOffloadWindowsByHand() {
         std::vector<std::int64_t> forty(40, 2);
         forty[0] = 1;

@@ -3,6 +3,7 @@
 #include "sim/isolate.h"
 #include "sim/platformspec.h"
 #include "sim/probes.h"
+#include "sim/schedule.h"
 
 #include <QTest>
 
@@ -23,6 +24,49 @@ double relativeError(double got, double want) {
 class TestEngine : public QObject {
     Q_OBJECT
 private slots:
+    // Megatron-Core's combined 1F1B adds one warm-up forward (schedules.py, get_pp_rank_microbatches) and
+    // runs each steady-state forward with the backward after it: without pipelining F0, F1+B0, F2+B1,
+    // F3+B2, B3; interleaved, every pair's forward and backward are independent: the backward's own
+    // forward (same chunk and micro-batch) came in an earlier operation.
+    void combinedScheduleHasOneMoreWarmup() {
+        const auto plain = pipelineSchedule(1, 1, 4);
+        const auto combined = pipelineSchedule(1, 1, 4, true);
+        QCOMPARE(plain.front().size(), combined.front().size());
+        const auto& c = combined.front();
+        QVERIFY(!c[0].backward && !c[0].paired && c[0].micro == 0);
+        for (std::size_t i = 1; i + 1 < c.size(); i += 2) {
+            QVERIFY(!c[i].backward && c[i].paired && c[i].micro == static_cast<std::int64_t>(i / 2 + 1));
+            QVERIFY(c[i + 1].backward && c[i + 1].paired &&
+                    c[i + 1].micro == static_cast<std::int64_t>(i / 2));
+        }
+        QVERIFY(c.back().backward && !c.back().paired && c.back().micro == 3);
+        // The last chunk's backward needs its own forward: on the last device, before the pair it is in.
+        const auto& last = pipelineSchedule(4, 2, 8, true).back();
+        for (std::size_t i = 1; i < last.size(); ++i) {
+            const auto& op = last[i];
+            if (!op.backward || !op.paired)
+                continue;
+            QVERIFY(last[i - 1].paired && !last[i - 1].backward);
+            if (op.chunk != 7)
+                continue;
+            bool before = false;
+            for (std::size_t k = 0; k + 1 < i; ++k)
+                before = before || (!last[k].backward && last[k].chunk == 7 && last[k].micro == op.micro);
+            QVERIFY2(before, QByteArray::number(static_cast<int>(i)));
+        }
+        const auto interleaved = pipelineSchedule(4, 2, 8);
+        const auto withPairs = pipelineSchedule(4, 2, 8, true);
+        for (std::size_t s = 0; s < 4; ++s) {
+            auto warmup = [](const std::vector<PipelineSlot>& order) {
+                std::size_t n = 0;
+                while (n < order.size() && !order[n].backward)
+                    ++n;
+                return n;
+            };
+            QCOMPARE(warmup(withPairs[s]), warmup(interleaved[s]) + 1);
+        }
+    }
+
     void computeMatchesAnalyticalTime() {
         const double flops = 3.7e15, speed = 989.4e12;
         const double t = probeCompute(flops, speed);

@@ -146,6 +146,9 @@ void TestWorkloadEditor::editUndoRedo_data() {
     QTest::newRow("overlap param gather")
         << false << Edit([](auto& e) { tick(e, u"overlapGatherCheck"_s, true); })
         << Check([](const Scenario& s) { return s.workload.overlap.param_gather; });
+    QTest::newRow("overlap expert all-to-all")
+        << true << Edit([](auto& e) { tick(e, u"overlapExpertCheck"_s, true); })
+        << Check([](const Scenario& s) { return s.workload.overlap.ep_comm; });
     QTest::newRow("offloaded layers")
         << false << Edit([](auto& e) { spin(e, u"offloadLayersSpin"_s, 20); })
         << Check([](const Scenario& s) { return s.workload.activation_offload_layers == 20; });

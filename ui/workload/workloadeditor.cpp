@@ -57,6 +57,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     , overlapTp_(new QCheckBox(tr("overlap TP communication")))
     , overlapGather_(new QCheckBox(tr("overlap parameter gather")))
     , overlapGrad_(new QCheckBox(tr("overlap gradient reduction")))
+    , overlapExpert_(new QCheckBox(tr("overlap expert all-to-all")))
     , zero_(new QComboBox)
     , moe_(new QGroupBox(tr("Mixture of Experts")))
     , attention_(new QComboBox)
@@ -281,6 +282,7 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     parallel.add(QString(), overlapTp_);
     parallel.add(QString(), overlapGather_);
     parallel.add(QString(), overlapGrad_);
+    parallel.add(QString(), overlapExpert_);
     parallel.add(QString(), suggest_);
     parallel.addWide(QString(), memory_);
     const auto tip = [this](const QString& name, const QString& text) {
@@ -315,6 +317,12 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
         tr("Data-parallel gradient reduction in buckets during the last backward (PyTorch "
            "DDP, Megatron-Core); off: after the whole backward (Megatron-LM 2021)"));
     mark(u"workload.overlap.grad_reduce"_s, overlapGrad_);
+    overlapExpert_->setObjectName(u"overlapExpertCheck"_s);
+    overlapExpert_->setToolTip(
+        tr("MoE with expert parallelism: one micro-batch's dispatch and combine all-to-alls run beside "
+           "another's computation (Megatron-Core --overlap-moe-expert-parallel-comm, combined 1F1B); "
+           "with pipeline parallelism it needs interleaving"));
+    mark(u"workload.overlap.ep_comm"_s, overlapExpert_);
     mark(u"workload.parallel.zero"_s, zero_);
 
     auto* layout = new QVBoxLayout(this);
@@ -393,6 +401,8 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
               [](models::Scenario& s) -> bool& { return s.workload.overlap.param_gather; });
     bindCheck(overlapGrad_, tr("Toggle gradient-reduction overlap"),
               [](models::Scenario& s) -> bool& { return s.workload.overlap.grad_reduce; });
+    bindCheck(overlapExpert_, tr("Toggle expert all-to-all overlap"),
+              [](models::Scenario& s) -> bool& { return s.workload.overlap.ep_comm; });
     connect(zero_, &QComboBox::activated, this, [this] {
         change(NoMerge, tr("Change ZeRO stage"),
                [v = zero_->currentData().toInt()](models::Scenario& s) { s.workload.parallel.zero = v; });
@@ -508,6 +518,7 @@ void WorkloadEditor::refresh() {
     formfields::show(overlapTp_, w.overlap.tp_comm);
     formfields::show(overlapGather_, w.overlap.param_gather);
     formfields::show(overlapGrad_, w.overlap.grad_reduce);
+    formfields::show(overlapExpert_, w.overlap.ep_comm);
     formfields::show(zero_, w.parallel.zero);
     formfields::show(attention_, static_cast<int>(w.attention));
     formfields::show(accumulation_, static_cast<int>(w.gradient_accumulation));

@@ -82,6 +82,7 @@ private:
     QCheckBox* overlapTp_;
     QCheckBox* overlapGather_;
     QCheckBox* overlapGrad_;
+    QCheckBox* overlapExpert_;
     QComboBox* zero_;
     QGroupBox* moe_;
     QComboBox* attention_;
