@@ -140,22 +140,27 @@ void checkModel(const Workload& w, Diagnostics& errors) {
                                           "(workload.model.moe), got etp=" +
                                               std::to_string(p.etp)});
     }
-    // Megatron-Core's checks for --overlap-moe-expert-parallel-comm (transformer_config.py, core_r0.15.0).
+    // Megatron-Core's checks for --overlap-moe-expert-parallel-comm (transformer_config.py, core_v0.15.0),
+    // and Choreo's: the combined schedule is Megatron-Core's pipeline, not a fully sharded engine's.
     if (w.overlap.ep_comm) {
         const std::string field = "workload.overlap.ep_comm";
         if (p.ep <= 1)
-            errors.push_back({field, "overlapping the expert all-to-alls needs expert parallelism "
-                                     "(parallel.ep above 1), got ep=" +
-                                         std::to_string(p.ep)});
+            errors.push_back(
+                {field, "overlapping the expert all-to-alls needs a Mixture-of-Experts model with "
+                        "expert parallelism (parallel.ep above 1), got ep=" +
+                            std::to_string(p.ep)});
         if (p.pp > 1 && p.vp <= 1)
             errors.push_back({field, "with pipeline parallelism (pp=" + std::to_string(p.pp) +
-                                         ") it needs interleaving (parallel.vp above 1), as Megatron-Core"});
-        if (w.recompute == Recompute::Full)
-            errors.push_back({field, "it cannot be combined with full recomputation (recompute \"full\"), as "
-                                     "Megatron-Core"});
+                                         ") it needs interleaving (parallel.vp above 1), got vp=" +
+                                         std::to_string(p.vp) + ", as Megatron-Core"});
+        if (w.recompute == Recompute::Full || w.recompute == Recompute::SelectiveOps)
+            errors.push_back({field, "needs recompute \"none\" or \"selective\" (Megatron-Core's), got \"" +
+                                         toString(w.recompute) + "\""});
         if (p.zero >= 3)
-            errors.push_back({field, "the combined schedule is Megatron-Core's, not that of a fully sharded "
-                                     "engine (parallel.zero 3)"});
+            errors.push_back(
+                {field,
+                 "needs parallel.zero 0, 1 or 2 (the combined schedule is Megatron-Core's), got zero=" +
+                     std::to_string(p.zero)});
     }
     if (w.overlap.param_gather && p.zero != 1 && p.zero != 2)
         errors.push_back(

@@ -244,7 +244,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
     };
     std::vector<std::vector<Reduction>> reductions(static_cast<std::size_t>(p.pp));
     std::vector<double> fwd(static_cast<std::size_t>(p.pp)), bwd(fwd), busy(fwd), dpTime(fwd), agTime(fwd),
-        optimizer(fwd), blocked(fwd), firstForward(fwd);
+        optimizer(fwd), blocked(fwd), firstForward(fwd), unpaired(fwd);
     double p2p = 0.0;
     std::vector<ChunkTimes> chunkTimes;
     std::vector<models::StageCost> costs;
@@ -332,6 +332,7 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
         OpTime fOp = op(c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward, c.cp_steps_forward, false);
         OpTime bOp =
             op(c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward, c.cp_steps_backward, true);
+        unpaired[si] += fOp.total() + bOp.total();
         if (combined) {
             // A paired forward and backward (here both of this chunk) take the sum over the four phases of
             // the larger of the computation and the other's all-to-alls (StepBuilder::makePair) instead of
@@ -393,12 +394,17 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
 
     // 1F1B (interleaved: the bubble shrinks by vp): the slowest device sets the steady state; the first
     // micro-batch's trip down and back the fill and drain.
-    double slowest = 0.0, fill = 0.0;
+    // Combined 1F1B: the steady state's pairs are shorter; the fill and drain are warm-up forwards and
+    // cool-down backwards, never paired (`unpaired`: a micro-batch's operations in turn).
+    double slowest = 0.0, fill = 0.0, slowestUnpaired = 0.0;
     for (std::size_t s = 0; s < fwd.size(); ++s) {
-        slowest = std::max(slowest, fwd[s] + bwd[s]);
-        fill += fwd[s] + bwd[s];
+        if (fwd[s] + bwd[s] > slowest) {
+            slowest = fwd[s] + bwd[s];
+            slowestUnpaired = unpaired[s];
+        }
+        fill += unpaired[s];
     }
-    const double pipeline = M * slowest + (fill - slowest) / static_cast<double>(p.vp) +
+    const double pipeline = M * slowest + (fill - slowestUnpaired) / static_cast<double>(p.vp) +
                             2.0 * static_cast<double>(p.pp - 1) * p2p;
     // Each device's end: its last backward ends (p.pp - 1 - s) ... device 0 ends the pipeline; device s
     // finishes s backward hops earlier. Its last bucketed reduction overlaps the last backward.

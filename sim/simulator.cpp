@@ -57,6 +57,9 @@ struct Op {
     // `out`; the forward holds the span and its partner's computations, the backward is `joined` to it.
     std::vector<Id> partner_computes;
     bool joined = false;
+    // Per computation, the share of it that is recomputation (a joined backward: none in its expert MLP, all
+    // of the chunk's in its attention phase); empty: the chunk's share in each.
+    std::vector<double> recompute_shares;
 };
 
 // A task of the representative device that the timeline shows: [start, end] of `from` .. `to`.
@@ -226,6 +229,7 @@ public:
         const int fHalf = f.ep_collectives_forward / 2, bHalf = b.ep_collectives_backward / 2;
         struct Phase {
             bool backward;
+            bool mlp; // the expert MLPs (else attention, router and dense layers, where recomputation is)
             double compute;
             int tpCollectives;
             double cpBytes;
@@ -233,11 +237,11 @@ public:
             int allToAlls; // of the other operation
         };
         const std::array<Phase, 4> phases{{
-            {false, f.forward_s - f.moe_mlp_forward_s, f.tp_collectives_forward, f.cp_bytes_forward,
+            {false, false, f.forward_s - f.moe_mlp_forward_s, f.tp_collectives_forward, f.cp_bytes_forward,
              f.cp_steps_forward, bHalf},
-            {true, b.moe_mlp_backward_s, 0, 0.0, 0, fHalf},
-            {false, f.moe_mlp_forward_s, 0, 0.0, 0, b.ep_collectives_backward - bHalf},
-            {true, b.backward_s - b.moe_mlp_backward_s, b.tp_collectives_backward, b.cp_bytes_backward,
+            {true, true, b.moe_mlp_backward_s, 0, 0.0, 0, fHalf},
+            {false, true, f.moe_mlp_forward_s, 0, 0.0, 0, b.ep_collectives_backward - bHalf},
+            {true, false, b.backward_s - b.moe_mlp_backward_s, b.tp_collectives_backward, b.cp_bytes_backward,
              b.cp_steps_backward, f.ep_collectives_forward - fHalf},
         }};
         Op fwd, bwd;
@@ -253,6 +257,10 @@ public:
                 end = join(end,
                            expertAllToAlls(phase.backward ? fChunk : bChunk, phase.allToAlls, piece.ready));
             Op& owner = phase.backward ? bwd : fwd;
+            if (phase.backward)
+                owner.recompute_shares.insert(
+                    owner.recompute_shares.end(), piece.computes.size(),
+                    phase.mlp || phase.compute <= 0.0 ? 0.0 : std::min(1.0, b.recompute_s / phase.compute));
             owner.computes.insert(owner.computes.end(), piece.computes.begin(), piece.computes.end());
             owner.waits.insert(owner.waits.end(), piece.waits.begin(), piece.waits.end());
             previous = end;
@@ -630,14 +638,16 @@ public:
                         const Op& op =
                             (backward ? bwd_
                                       : fwd_)[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)];
-                        for (Id x : op.computes) {
-                            const auto& t = graph_.task(x);
+                        for (std::size_t k = 0; k < op.computes.size(); ++k) {
+                            const auto& t = graph_.task(op.computes[k]);
                             if (!backward) {
                                 add(models::ActivityKind::Forward, Compute, m, chunk, t.start_s, t.end_s);
                                 continue;
                             }
                             // Recomputation runs before the backward it serves.
-                            const double split = t.start_s + recomputeShare * (t.end_s - t.start_s);
+                            const double share =
+                                op.recompute_shares.empty() ? recomputeShare : op.recompute_shares[k];
+                            const double split = t.start_s + share * (t.end_s - t.start_s);
                             add(models::ActivityKind::Recompute, Compute, m, chunk, t.start_s, split);
                             add(models::ActivityKind::Backward, Compute, m, chunk, split, t.end_s);
                         }
