@@ -314,6 +314,19 @@ void TestReport::htmlReportIsSelfContained() {
     QVERIFY(html.contains(u"Power over one step"_s));
     QVERIFY(html.contains(u"per run"_s));
     QVERIFY(html.contains(u"no CPU pool"_s)); // the power notes
+    // The communication the scenario overlaps (the example: the gradient reduction, the default), in the
+    // scenario section's row.
+    const auto overlapRow = [](const QString& text) {
+        const auto at = text.indexOf(u"Communication overlap"_s);
+        return at < 0 ? QString() : text.mid(at, 120);
+    };
+    QVERIFY2(overlapRow(html).contains(u"gradient reduction"_s), qPrintable(overlapRow(html)));
+    auto overlapped = in;
+    overlapped.scenario.workload.overlap.ep_comm = true;
+    overlapped.scenario.workload.overlap.grad_reduce = false;
+    const QString row = overlapRow(choreo::ui::reportHtml(overlapped));
+    QVERIFY2(row.contains(u"expert all-to-alls (combined 1F1B)"_s), qPrintable(row));
+    QVERIFY2(!row.contains(u"gradient reduction"_s), qPrintable(row));
     auto older = in;
     older.base.timeline = {};
     older.base.power = {};

@@ -226,6 +226,20 @@ std::vector<std::pair<QString, QString>> scenarioRows(const ReportInput& in) {
                           .arg(w.parallel.vp)
                           .arg(w.parallel.cp)
                           .arg(q(models::toString(w.attention))));
+    {
+        // What the result assumed the framework overlaps: it moves the step as much as a layout does.
+        QStringList overlapped;
+        if (w.overlap.tp_comm)
+            overlapped << QObject::tr("tensor-parallel collectives");
+        if (w.overlap.param_gather)
+            overlapped << QObject::tr("parameter gather");
+        if (w.overlap.grad_reduce)
+            overlapped << QObject::tr("gradient reduction");
+        if (w.overlap.ep_comm)
+            overlapped << QObject::tr("expert all-to-alls (combined 1F1B)");
+        rows.emplace_back(QObject::tr("Communication overlap"),
+                          overlapped.isEmpty() ? QObject::tr("none") : overlapped.join(u", "_s));
+    }
     if (w.activation_offload_layers > 0)
         rows.emplace_back(
             QObject::tr("Activation offloading"),
