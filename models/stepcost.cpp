@@ -148,14 +148,11 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         const double gate = m.ffn_gated ? 2.0 : 1.0;
         moeExperts = local * (gemmTime(dev, prec, perExpert, gate * ef / et, h) +
                               gemmTime(dev, prec, perExpert, h, ef / et));
-        moeFfn = gemmTime(dev, attnPrec, tokens, static_cast<double>(e.experts), h) + moeExperts;
         const double shared = static_cast<double>(e.shared_experts);
-        if (shared > 0) {
-            const double sharedGemms = gemmTime(dev, prec, tokens, gate * shared * ef / t, h) +
-                                       gemmTime(dev, prec, tokens, h, shared * ef / t);
-            moeFfn += sharedGemms;
-            moeExperts += sharedGemms;
-        }
+        if (shared > 0)
+            moeExperts += gemmTime(dev, prec, tokens, gate * shared * ef / t, h) +
+                          gemmTime(dev, prec, tokens, h, shared * ef / t);
+        moeFfn = gemmTime(dev, attnPrec, tokens, static_cast<double>(e.experts), h) + moeExperts; // + router
         // Expert activations, and the permutation of tokens to and from expert order (read + write each).
         moeActivationBytes = (m.ffn_gated ? 3.0 : 2.0) * (routed * ef / et + shared * tokens * ef / t) * act +
                              4.0 * routed * h * act;

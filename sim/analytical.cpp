@@ -219,20 +219,17 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
     const std::int64_t chunks = p.pp * p.vp;
     const auto M = static_cast<double>(w.microBatchesPerStep());
     const std::int64_t dataGroup = p.dataParallelGroup();
-    // Combined 1F1B (overlap.ep_comm): per pipeline device, the share of its operations that run in pairs,
-    // as the simulation pairs them (StepBuilder::pairable).
-    const bool combined = w.overlap.ep_comm && p.ep > 1 && p.zero < 3;
+    // Combined 1F1B (overlap.ep_comm): per pipeline device, the share of its operations that run in pairs
+    // (pipelineSchedule marks them, as the simulation runs them).
+    const bool combined = w.overlap.ep_comm;
     std::vector<double> pairedShare(static_cast<std::size_t>(p.pp), 0.0);
     if (combined) {
         const auto orders = pipelineSchedule(p.pp, p.vp, w.microBatchesPerStep(), true);
-        for (std::size_t s = 0; s < orders.size(); ++s) {
-            double pairs = 0.0;
-            for (const auto& slot : orders[s])
-                if (slot.paired && slot.backward &&
-                    (slot.micro + 1 < w.microBatchesPerStep() || !w.overlap.grad_reduce))
-                    pairs += 1.0;
-            pairedShare[s] = pairs / (M * static_cast<double>(p.vp));
-        }
+        for (std::size_t s = 0; s < orders.size(); ++s)
+            pairedShare[s] = static_cast<double>(std::count_if(
+                                 orders[s].begin(), orders[s].end(),
+                                 [](const auto& slot) { return slot.paired && slot.backward; })) /
+                             (M * static_cast<double>(p.vp));
     }
 
     // Per pipeline device: one micro-batch's forward and backward over its chunks, its compute alone,

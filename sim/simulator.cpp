@@ -60,6 +60,7 @@ struct Op {
     // Per computation, the share of it that is recomputation (a joined backward: none in its expert MLP, all
     // of the chunk's in its attention phase); empty: the chunk's share in each.
     std::vector<double> recompute_shares;
+    Id previous = -1; // the end of the device's operation before it (a pair: before the pair)
 };
 
 // A task of the representative device that the timeline shows: [start, end] of `from` .. `to`.
@@ -253,7 +254,7 @@ public:
             Op piece = makeOp(chunk, phase.compute, phase.tpCollectives, phase.cpBytes, phase.cpSteps);
             graph_.depend(previous, piece.in);
             Id end = piece.out;
-            if (ep_ > 1 && phase.allToAlls > 0)
+            if (phase.allToAlls > 0) // ep > 1 (resolveScenario)
                 end = join(end,
                            expertAllToAlls(phase.backward ? fChunk : bChunk, phase.allToAlls, piece.ready));
             Op& owner = phase.backward ? bwd : fwd;
@@ -403,7 +404,6 @@ public:
         dataSpans_.assign(static_cast<std::size_t>(pp_), {});
         fwd_.assign(V, std::vector<Op>(M));
         bwd_.assign(V, std::vector<Op>(M));
-        posted_.assign(2, std::vector<std::vector<Id>>(V, std::vector<Id>(M, -1)));
         std::vector<std::vector<Id>> reduced(V); // per chunk: the last data collective per tensor rank
         std::vector<std::vector<Id>> gathers(
             static_cast<std::size_t>(pp_)); // ZeRO-3 gather stream per device
@@ -414,16 +414,14 @@ public:
         const auto orders = pipelineSchedule(pp_, vp_, micro_, combined());
         for (std::int64_t s = 0; s < pp_; ++s) {
             const auto& order = orders[static_cast<std::size_t>(s)];
-            // joined[i]: order[i] runs as one with order[i - 1] (combined 1F1B).
-            std::vector<bool> joined(order.size(), false);
             for (std::size_t i = 0; i < order.size(); ++i) {
                 const auto& [backward, chunk, m, paired] = order[i];
-                if (paired && !backward && i + 1 < order.size() && pairable(order[i + 1])) {
+                if (paired && !backward) { // with the backward after it (pipelineSchedule)
                     const auto& b = order[i + 1];
                     auto [f, bw] = makePair(chunk, b.chunk);
                     fwd_[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)] = f;
                     bwd_[static_cast<std::size_t>(b.chunk)][static_cast<std::size_t>(b.micro)] = bw;
-                    joined[++i] = true;
+                    ++i;
                     continue;
                 }
                 const auto& c = cost(chunk);
@@ -442,33 +440,27 @@ public:
                 }
                 (backward ? bwd_ : fwd_)[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)] = op;
             }
-            for (std::size_t i = 1; i < order.size(); ++i)
-                if (!joined[i])
-                    graph_.depend(opAt(order[i - 1]).out, opAt(order[i]).in);
-            // Combined 1F1B: a device posts the receives of its next pair's inputs once its current pair is
-            // done (Megatron-Core's p2p between pairs, model_chunk_schedule_plan.py), so an input crosses the
-            // network between the receiver's pairs, not beside their all-to-alls.
-            if (combined())
-                for (std::size_t i = 1; i < order.size(); ++i) {
-                    const std::size_t previous = joined[i] ? i - 2 : i - 1; // a pair's: the op before it
-                    if (joined[i] && i < 2)
-                        continue;
-                    const auto& slot = order[i];
-                    posted_[slot.backward ? 1 : 0][static_cast<std::size_t>(slot.chunk)]
-                           [static_cast<std::size_t>(slot.micro)] = opAt(order[previous]).out;
-                }
+            for (std::size_t i = 1; i < order.size(); ++i) {
+                Op& op = opAt(order[i]);
+                op.previous = op.joined ? opAt(order[i - 1]).previous : opAt(order[i - 1]).out;
+                if (!op.joined) // a joined backward shares its forward's `in`
+                    graph_.depend(op.previous, op.in);
+            }
         }
         // Data dependencies between consecutive chunks.
         for (std::size_t j = 0; j < V; ++j)
             for (std::size_t m = 0; m < M; ++m) {
                 const auto chunk = static_cast<std::int64_t>(j);
                 const auto micro = static_cast<std::int64_t>(m);
+                // Combined 1F1B: a device posts the receives of a pair's inputs once the operation before
+                // it is done (Megatron-Core's p2p between pairs, model_chunk_schedule_plan.py), so an input
+                // crosses the network between the receiver's operations, not beside their all-to-alls.
                 if (j + 1 < V)
                     pipelineTransfer(fwd_[j][m].out, chunk, chunk + 1, micro, fwd_[j + 1][m].in,
-                                     posted_[0][j + 1][m]);
+                                     combined() ? fwd_[j + 1][m].previous : -1);
                 if (j > 0)
                     pipelineTransfer(bwd_[j][m].out, chunk, chunk - 1, micro, bwd_[j - 1][m].in,
-                                     posted_[1][j - 1][m]);
+                                     combined() ? bwd_[j - 1][m].previous : -1);
             }
         // ZeRO-1/2 parameter gather: after the optimizer, or (overlapped) issued as the step starts, for
         // every chunk in turn, with each chunk's first forward unable to finish before its parameters
@@ -564,15 +556,15 @@ public:
         return whole;
     }
 
-    // Combined 1F1B: Megatron-Core's --overlap-moe-expert-parallel-comm (resolveScenario refuses it with a
-    // fully sharded engine).
-    [[nodiscard]] bool combined() const { return w_.overlap.ep_comm && ep_ > 1 && zero_ < 3; }
-    // A steady-state backward that runs as one with the forward before it: not a last backward whose
-    // gradient buckets are reduced as it goes (lastBackward), which runs on its own.
-    [[nodiscard]] bool pairable(const PipelineSlot& b) const {
-        return b.paired && b.backward && (b.micro + 1 < micro_ || !w_.overlap.grad_reduce);
-    }
+    // Combined 1F1B: Megatron-Core's --overlap-moe-expert-parallel-comm (resolveScenario allows it only with
+    // expert parallelism, outside ZeRO-3, and where no last backward of a chunk, whose gradient buckets are
+    // reduced as it goes, falls in the steady state).
+    [[nodiscard]] bool combined() const { return w_.overlap.ep_comm; }
 
+    Op& opAt(const PipelineSlot& s) {
+        return (s.backward ? bwd_
+                           : fwd_)[static_cast<std::size_t>(s.chunk)][static_cast<std::size_t>(s.micro)];
+    }
     const Op& opAt(const PipelineSlot& s) const {
         return (s.backward ? bwd_
                            : fwd_)[static_cast<std::size_t>(s.chunk)][static_cast<std::size_t>(s.micro)];
@@ -699,9 +691,6 @@ private:
     Edges dpEdges_, groupEdges_;
     std::vector<models::StageCost> costs_;
     std::vector<std::vector<Op>> fwd_, bwd_; // [chunk][micro-batch]
-    // [backward][chunk][micro-batch]: when the receiving device posts the op's input receive (combined 1F1B),
-    // -1: whenever it arrives.
-    std::vector<std::vector<std::vector<Id>>> posted_;
     std::vector<Id> stageEnd_, lastBackwardOut_, optimizer_;
     std::vector<std::vector<Tagged>> pipeSpans_, dataSpans_; // per stage, the representative's transfers
 };
