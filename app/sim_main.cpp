@@ -41,12 +41,16 @@ Commands:
         step time, throughput, MFU, time to train, energy, power, cost and memory.
   validate CSV [--json|--markdown] [--group-by source|accelerator|model] [--chart FILE]
                [--fidelity analytical|flow|packet] [--jobs N] [--scenarios DIR]
+               [--vary FIELD=V1,V2,...]
         Simulate each published run of CSV (format: shared/validation/README.md) and compare
         the predicted with the measured step time. Cases using something not modelled yet are
         listed as skipped, with the reason. --group-by adds the error per group; --chart
         writes predicted vs measured (log-log, diagonal, +-10% band) as .svg, .png or .pdf.
         --scenarios writes the scenario each row was simulated as to DIR/ID.json (DIR is created),
-        so that `run` can show where its time goes.
+        so that `run` can show where its time goes. --vary simulates every row again with one
+        field that sources often leave unstated (micro_batch, vp or recompute) at each value,
+        and shows the range of predictions and whether the measured step lies inside it; the
+        scored error stays the row's own.
   report SCENARIO -o REPORT.pdf|REPORT.html [--sections LIST]
         Simulate SCENARIO and a scaling sweep of it (in worker processes) and write the report
         (PDF, or self-contained HTML when the name ends in .html) and the sweep as CSV next to it.
@@ -102,6 +106,7 @@ struct Options {
     sim::GroupBy groupBy = sim::GroupBy::None;
     std::optional<std::string> chart;
     std::optional<std::string> scenariosDir; // validate: write each case's scenario here
+    std::optional<sim::Variation> vary;      // validate: simulate each row at these values too
     bool quick = false;
     std::optional<std::string> gpuExe;
     std::optional<std::string> gpuMeasurements; // calibrate: fit this raw GPU document
@@ -168,6 +173,15 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
             o.scenariosDir = value("--scenarios");
             if (!o.scenariosDir)
                 return usageError("--scenarios needs a folder");
+        } else if (a == "--vary") {
+            auto v = value("--vary");
+            if (!v)
+                return usageError(std::string("--vary needs FIELD=V1,V2,... (fields: ") +
+                                  sim::kVariationFields + ")");
+            std::string error;
+            o.vary = sim::parseVariation(*v, error);
+            if (!o.vary)
+                return usageError("--vary: " + error);
         } else if (a == "--assets") {
             o.assets = value("--assets");
             if (!o.assets)
@@ -374,8 +388,16 @@ int commandValidate(int argc, char** argv, const Options& o, const fs::path& ass
             }
         }
     }
-    const auto report =
-        sim::validateCases(cases, *catalog, o.fidelity, o.jobs > 0 ? o.jobs : sim::defaultJobs());
+    std::vector<sim::VariantCases> variants;
+    if (o.vary) {
+        variants = sim::variantCases(text, *o.vary, errors);
+        if (!errors.empty()) {
+            printDiagnostics(o.positional[0] + " (--vary " + o.vary->field + ")", errors);
+            return sim::kExitInvalidInput;
+        }
+    }
+    const auto report = sim::validateCases(cases, *catalog, o.fidelity,
+                                           o.jobs > 0 ? o.jobs : sim::defaultJobs(), o.vary, variants);
     if (o.json)
         std::cout << sim::validationToJson(report, o.groupBy).dump(2) << "\n";
     else if (o.markdown)

@@ -138,7 +138,8 @@ std::optional<int> containerRelease(const std::string& source) {
     return std::nullopt;
 }
 
-std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors) {
+std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors,
+                                               const std::optional<CsvOverride>& override) {
     std::vector<ValidationCase> cases;
     std::istringstream in(text);
     std::string line;
@@ -150,6 +151,8 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
     const auto header = splitCsvLine(line);
     for (std::size_t i = 0; i < header.size(); ++i)
         columns[header[i]] = i;
+    if (override && !columns.count(override->column))
+        columns[override->column] = header.size();
     for (const char* needed :
          {"id",        "model", "layers",      "hidden",       "heads",     "kv_heads",       "ffn_hidden",
           "ffn_gated", "vocab", "seq_len",     "accelerator",  "n_accel",   "accel_per_node", "tp",
@@ -165,7 +168,14 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         if (line.empty() || line == "\r")
             continue;
         const std::size_t before = errors.size();
-        Row row(columns, splitCsvLine(line), "line " + std::to_string(lineNo), errors);
+        auto cells = splitCsvLine(line);
+        if (override) {
+            const std::size_t at = columns.at(override->column);
+            if (cells.size() <= at)
+                cells.resize(at + 1);
+            cells[at] = override->value;
+        }
+        Row row(columns, std::move(cells), "line " + std::to_string(lineNo), errors);
         ValidationCase c;
         c.id = row.text("id");
         c.source = row.text("source");

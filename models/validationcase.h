@@ -32,7 +32,15 @@ std::optional<int> containerRelease(const std::string& source);
 // The first "YYYY-MM" date in a source, as YYYYMM ("(2024-12, Grand Teton ...)" gives 202412).
 std::optional<int> publicationMonth(const std::string& source);
 
+// One column's value set for every row, as `validate --vary` rewrites a field the sources left unstated.
+struct CsvOverride {
+    std::string column; // added to the header when the file has no such column
+    std::string value;
+};
+
 // Parses the CSV (header row required). Malformed rows become diagnostics naming the line and column.
-std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors);
+// With an override, every row reads `override->value` in that column instead of what it holds.
+std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors,
+                                               const std::optional<CsvOverride>& override = std::nullopt);
 
 } // namespace choreo::models

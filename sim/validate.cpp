@@ -1,6 +1,7 @@
 #include "sim/validate.h"
 
 #include "models/resolved.h"
+#include "models/scenarioio.h"
 #include "sim/isolate.h"
 
 #include <algorithm>
@@ -17,81 +18,246 @@ double medianOfSorted(const std::vector<double>& sorted) {
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
 }
 
+// The scenario a row is simulated as. A run that happened fitted in memory: when the row as written (no
+// ZeRO) cannot, its framework sharded the optimizer states over data-parallel ranks, as Megatron's
+// distributed optimizer and NeMo's default do. Simulate that, and add it to `assumption`.
+std::optional<models::ResolvedScenario> resolveRow(const models::Scenario& scenario,
+                                                   const models::Catalog& catalog, std::string& assumption,
+                                                   models::Diagnostics& errors) {
+    auto resolved = models::resolveScenario(scenario, catalog, errors, /*checkMemory=*/false);
+    if (resolved && !resolved->fitsInMemory() && scenario.workload.parallel.zero == 0 &&
+        scenario.workload.parallel.dataParallelGroup() > 1) {
+        models::Scenario sharded = scenario;
+        sharded.workload.parallel.zero = 1;
+        models::Diagnostics ignored;
+        if (auto alt = models::resolveScenario(sharded, catalog, ignored, /*checkMemory=*/false)) {
+            resolved = std::move(alt);
+            assumption += (assumption.empty() ? "" : "; ") + std::string("zero 1, distributed optimizer");
+        }
+    }
+    return resolved;
+}
+
+// One simulation in its own process: its step time and the memory model's verdict, as JSON text.
+std::function<std::string()> simulation(models::ResolvedScenario rs, Fidelity fidelity) {
+    return [rs = std::move(rs), fidelity] {
+        SimulationOptions options;
+        options.fidelity = fidelity;
+        const auto m = simulateStep(rs, options);
+        return models::Json{
+            {"step_time_s", m.step_time_s}, {"memory_GB", rs.memory.total()}, {"fits", rs.fitsInMemory()}}
+            .dump();
+    };
+}
+
+struct Simulated {
+    double step_time_s = 0;
+    double memory_GB = 0;
+    bool fits = true;
+};
+
+// What a simulation's process returned; nullopt and `why` when it failed.
+std::optional<Simulated> readSimulation(const IsolatedOutcome& outcome, std::string& why) {
+    if (!outcome.ok) {
+        why = "simulation failed: " + outcome.output;
+        return std::nullopt;
+    }
+    try {
+        const auto j = models::Json::parse(outcome.output);
+        return Simulated{j.at("step_time_s").get<double>(), j.at("memory_GB").get<double>(),
+                         j.at("fits").get<bool>()};
+    } catch (const std::exception& e) {
+        why = std::string("unreadable simulation output: ") + e.what();
+        return std::nullopt;
+    }
+}
+
+// The range of a row's predictions over its own layout and the variants that fit, and how far outside it
+// the measured step lies.
+void settleRange(ValidationRow& row) {
+    double lo = row.predicted_step_time_s, hi = row.predicted_step_time_s;
+    for (const auto& v : row.variants)
+        if (v.simulated && v.fits) {
+            lo = std::min(lo, v.predicted_step_time_s);
+            hi = std::max(hi, v.predicted_step_time_s);
+        }
+    row.range_min_s = lo;
+    row.range_max_s = hi;
+    const double measured = row.source.measured_step_time_s;
+    row.outside_pct = measured < lo   ? (lo - measured) / measured * 100.0
+                      : measured > hi ? (hi - measured) / measured * 100.0
+                                      : 0.0;
+}
+
+bool positiveInteger(const std::string& text) {
+    if (text.empty() || text.size() > 9)
+        return false;
+    for (char ch : text)
+        if (ch < '0' || ch > '9')
+            return false;
+    return std::stol(text) > 0;
+}
+
 } // namespace
 
+std::optional<Variation> parseVariation(const std::string& text, std::string& error) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+        error =
+            "expected FIELD=V1,V2,... (fields: " + std::string(kVariationFields) + "), got \"" + text + "\"";
+        return std::nullopt;
+    }
+    Variation v;
+    v.field = text.substr(0, eq);
+    if (v.field != "micro_batch" && v.field != "vp" && v.field != "recompute") {
+        error = "unknown field \"" + v.field + "\" (fields: " + kVariationFields + ")";
+        return std::nullopt;
+    }
+    std::string rest = text.substr(eq + 1);
+    std::size_t from = 0;
+    while (true) {
+        const auto comma = rest.find(',', from);
+        const std::string value =
+            rest.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        const bool ok = v.field == "recompute" ? value == "none" || value == "selective" || value == "full"
+                                               : positiveInteger(value);
+        if (!ok) {
+            error = v.field + ": " +
+                    (value.empty()
+                         ? std::string("empty value")
+                         : "\"" + value + "\" is not " +
+                               (v.field == "recompute" ? "none, selective or full" : "a positive integer")) +
+                    " in \"" + text + "\"";
+            return std::nullopt;
+        }
+        if (std::find(v.values.begin(), v.values.end(), value) != v.values.end()) {
+            error = v.field + ": \"" + value + "\" is listed twice in \"" + text + "\"";
+            return std::nullopt;
+        }
+        v.values.push_back(value);
+        if (comma == std::string::npos)
+            break;
+        from = comma + 1;
+    }
+    return v;
+}
+
+std::vector<VariantCases> variantCases(const std::string& csvText, const Variation& variation,
+                                       models::Diagnostics& errors) {
+    std::vector<VariantCases> out;
+    for (const auto& value : variation.values)
+        out.push_back({value, models::parseValidationCsv(csvText, errors,
+                                                         models::CsvOverride{variation.field, value})});
+    return out;
+}
+
 ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
-                               const models::Catalog& catalog, Fidelity fidelity, int jobs) {
+                               const models::Catalog& catalog, Fidelity fidelity, int jobs,
+                               const std::optional<Variation>& variation,
+                               const std::vector<VariantCases>& variants) {
     ValidationReport report;
     report.fidelity = toString(fidelity);
+    report.variation = variation;
     std::vector<std::function<std::string()>> work;
-    std::vector<std::size_t> workRow;
-    for (const auto& c : cases) {
+    struct Job {
+        std::size_t row;
+        int variant; // -1: the row as written
+    };
+    std::vector<Job> jobsOf;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& c = cases[i];
         ValidationRow row;
         row.source = c;
         row.assumption = c.assumption;
         if (c.skip) {
             row.skipped = *c.skip;
-        } else {
-            models::Diagnostics errors;
-            auto resolved = models::resolveScenario(c.scenario, catalog, errors, /*checkMemory=*/false);
-            // A run that happened fitted in memory: when the row as written (no ZeRO) cannot, its framework
-            // sharded the optimizer states over data-parallel ranks, as Megatron's distributed optimizer
-            // and NeMo's default do. Simulate that, and say so.
-            if (resolved && !resolved->fitsInMemory() && c.scenario.workload.parallel.zero == 0 &&
-                c.scenario.workload.parallel.dataParallelGroup() > 1) {
-                models::Scenario sharded = c.scenario;
-                sharded.workload.parallel.zero = 1;
-                models::Diagnostics ignored;
-                if (auto alt = models::resolveScenario(sharded, catalog, ignored, /*checkMemory=*/false)) {
-                    resolved = std::move(alt);
-                    row.assumption +=
-                        (row.assumption.empty() ? "" : "; ") + std::string("zero 1, distributed optimizer");
+            report.rows.push_back(std::move(row));
+            continue;
+        }
+        models::Diagnostics errors;
+        auto resolved = resolveRow(c.scenario, catalog, row.assumption, errors);
+        if (!resolved) {
+            row.skipped = "invalid for the catalog: " + models::joinDiagnostics(errors);
+            report.rows.push_back(std::move(row));
+            continue;
+        }
+        jobsOf.push_back({report.rows.size(), -1});
+        work.push_back(simulation(*resolved, fidelity));
+        // The same row under each value of the variation: its own layout is not simulated twice.
+        const std::string own = models::serializeScenario(c.scenario);
+        for (std::size_t k = 0; k < variants.size(); ++k) {
+            ValidationVariant variant;
+            variant.value = variants[k].value;
+            const models::ValidationCase* vc = i < variants[k].cases.size() ? &variants[k].cases[i] : nullptr;
+            if (!vc || vc->id != c.id) {
+                variant.skipped = "no such row in the varied file";
+            } else if (vc->skip) {
+                variant.skipped = *vc->skip;
+            } else if (models::serializeScenario(vc->scenario) == own) {
+                variant.own = true; // takes the row's prediction below
+            } else {
+                models::Diagnostics variantErrors;
+                std::string assumption;
+                if (auto rs = resolveRow(vc->scenario, catalog, assumption, variantErrors)) {
+                    jobsOf.push_back({report.rows.size(), static_cast<int>(k)});
+                    work.push_back(simulation(*rs, fidelity));
+                } else {
+                    variant.skipped = models::joinDiagnostics(variantErrors);
                 }
             }
-            if (!resolved) {
-                row.skipped = "invalid for the catalog: " + models::joinDiagnostics(errors);
-            } else {
-                workRow.push_back(report.rows.size());
-                work.emplace_back([rs = *resolved, fidelity] {
-                    SimulationOptions options;
-                    options.fidelity = fidelity;
-                    const auto m = simulateStep(rs, options);
-                    return models::Json{{"step_time_s", m.step_time_s},
-                                        {"memory_GB", rs.memory.total()},
-                                        {"fits", rs.fitsInMemory()}}
-                        .dump();
-                });
-            }
+            row.variants.push_back(std::move(variant));
         }
         report.rows.push_back(std::move(row));
     }
     const auto outcomes = runIsolated(work, jobs);
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
-        ValidationRow& row = report.rows[workRow[i]];
-        if (!outcomes[i].ok) {
-            row.skipped = "simulation failed: " + outcomes[i].output;
+        ValidationRow& row = report.rows[jobsOf[i].row];
+        std::string why;
+        const auto sim = readSimulation(outcomes[i], why);
+        if (jobsOf[i].variant >= 0) {
+            auto& variant = row.variants[static_cast<std::size_t>(jobsOf[i].variant)];
+            if (sim) {
+                variant.simulated = true;
+                variant.predicted_step_time_s = sim->step_time_s;
+                variant.fits = sim->fits;
+            } else {
+                variant.skipped = why;
+            }
             continue;
         }
-        try {
-            const auto j = models::Json::parse(outcomes[i].output);
-            row.predicted_step_time_s = j.at("step_time_s").get<double>();
-            row.memory_GB = j.at("memory_GB").get<double>();
-            row.fits = j.at("fits").get<bool>();
-            row.simulated = true;
-            row.error_pct = (row.predicted_step_time_s - row.source.measured_step_time_s) /
-                            row.source.measured_step_time_s * 100.0;
-        } catch (const std::exception& e) {
-            row.skipped = std::string("unreadable simulation output: ") + e.what();
+        if (!sim) {
+            row.skipped = why;
+            continue;
+        }
+        row.predicted_step_time_s = sim->step_time_s;
+        row.memory_GB = sim->memory_GB;
+        row.fits = sim->fits;
+        row.simulated = true;
+        row.error_pct = (row.predicted_step_time_s - row.source.measured_step_time_s) /
+                        row.source.measured_step_time_s * 100.0;
+    }
+    std::vector<double> errors, outside;
+    for (auto& row : report.rows) {
+        if (!row.simulated) {
+            report.summary.skipped++;
+            continue;
+        }
+        errors.push_back(std::fabs(row.error_pct));
+        for (auto& v : row.variants)
+            if (v.own) {
+                v.simulated = true;
+                v.predicted_step_time_s = row.predicted_step_time_s;
+                v.fits = row.fits;
+            }
+        if (variation) {
+            settleRange(row);
+            outside.push_back(std::fabs(row.outside_pct));
+            if (row.outside_pct == 0.0)
+                report.summary.inside_range++;
         }
     }
-    std::vector<double> errors;
-    for (const auto& row : report.rows) {
-        if (row.simulated)
-            errors.push_back(std::fabs(row.error_pct));
-        else
-            report.summary.skipped++;
-    }
     std::sort(errors.begin(), errors.end());
+    std::sort(outside.begin(), outside.end());
     report.summary.n = static_cast<int>(errors.size());
     if (!errors.empty()) {
         const std::size_t n = errors.size();
@@ -99,6 +265,10 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
         const auto p90 = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1;
         report.summary.p90_abs_error_pct = errors[std::min(p90, n - 1)];
         report.summary.max_abs_error_pct = errors.back();
+    }
+    if (!outside.empty()) {
+        report.summary.median_abs_outside_pct = medianOfSorted(outside);
+        report.summary.max_abs_outside_pct = outside.back();
     }
     return report;
 }
@@ -108,18 +278,32 @@ models::Json validationToJson(const ValidationReport& report, GroupBy by) {
     models::Json skipped = models::Json::array();
     for (const auto& row : report.rows) {
         const auto& c = row.source;
-        if (row.simulated)
-            cases.push_back(models::Json{{"id", c.id},
-                                         {"model", c.model},
-                                         {"accelerator", c.accelerator},
-                                         {"devices", c.devices},
-                                         {"predicted_step_time_s", row.predicted_step_time_s},
-                                         {"measured_step_time_s", c.measured_step_time_s},
-                                         {"error_pct", row.error_pct},
-                                         {"memory_per_device_GB", row.memory_GB},
-                                         {"fits_in_memory", row.fits},
-                                         {"assumption", row.assumption}});
-        else
+        if (row.simulated) {
+            models::Json one{{"id", c.id},
+                             {"model", c.model},
+                             {"accelerator", c.accelerator},
+                             {"devices", c.devices},
+                             {"predicted_step_time_s", row.predicted_step_time_s},
+                             {"measured_step_time_s", c.measured_step_time_s},
+                             {"error_pct", row.error_pct},
+                             {"memory_per_device_GB", row.memory_GB},
+                             {"fits_in_memory", row.fits},
+                             {"assumption", row.assumption}};
+            if (report.variation) {
+                models::Json variants = models::Json::array();
+                for (const auto& v : row.variants)
+                    variants.push_back(v.simulated
+                                           ? models::Json{{"value", v.value},
+                                                          {"own", v.own},
+                                                          {"predicted_step_time_s", v.predicted_step_time_s},
+                                                          {"fits", v.fits}}
+                                           : models::Json{{"value", v.value}, {"skipped", v.skipped}});
+                one["variants"] = variants;
+                one["range_s"] = models::Json::array({row.range_min_s, row.range_max_s});
+                one["outside_pct"] = row.outside_pct;
+            }
+            cases.push_back(std::move(one));
+        } else
             skipped.push_back(models::Json{{"id", c.id}, {"model", c.model}, {"reason", row.skipped}});
     }
     models::Json out{{"fidelity", report.fidelity},
@@ -131,6 +315,12 @@ models::Json validationToJson(const ValidationReport& report, GroupBy by) {
                        {"median_abs_error_pct", report.summary.median_abs_error_pct},
                        {"p90_abs_error_pct", report.summary.p90_abs_error_pct},
                        {"max_abs_error_pct", report.summary.max_abs_error_pct}}}};
+    if (report.variation) {
+        out["variation"] = {{"field", report.variation->field}, {"values", report.variation->values}};
+        out["summary"]["inside_range"] = report.summary.inside_range;
+        out["summary"]["median_abs_outside_pct"] = report.summary.median_abs_outside_pct;
+        out["summary"]["max_abs_outside_pct"] = report.summary.max_abs_outside_pct;
+    }
     if (by != GroupBy::None) {
         models::Json groups = models::Json::array();
         for (const auto& g : groupRows(report, by))
@@ -223,6 +413,44 @@ std::string rowNote(const ValidationRow& row, const char* prefix) {
     return note;
 }
 
+// One variant's cell: its prediction, * for the row's own value, ~ when it does not fit in memory, - when
+// it is not a layout the row can take.
+std::string variantCell(const ValidationVariant& v) {
+    if (!v.simulated)
+        return "-";
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "%.3f%s%s", v.predicted_step_time_s, v.own ? "*" : "",
+                  v.fits ? "" : "~");
+    return cell;
+}
+
+std::string outsideCell(const ValidationRow& row) {
+    if (row.outside_pct == 0.0)
+        return "inside";
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "%+.1f%%", row.outside_pct);
+    return cell;
+}
+
+std::string variationLegend(const Variation& variation) {
+    std::string values;
+    for (const auto& v : variation.values)
+        values += (values.empty() ? "" : ", ") + v;
+    return "Each row again with " + variation.field + " = " + values +
+           " (* the row's own value, the scored prediction; ~ does not fit in memory and stays out of the "
+           "range; - not a layout the row can take). Outside: how far the measured step lies beyond the "
+           "range, in % of the measured step.";
+}
+
+std::string variationSummary(const ValidationReport& report) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "measured inside the range on %d of %d rows; |outside| median %.1f%%, max %.1f%%",
+                  report.summary.inside_range, report.summary.n, report.summary.median_abs_outside_pct,
+                  report.summary.max_abs_outside_pct);
+    return line;
+}
+
 } // namespace
 
 std::string validationToText(const ValidationReport& report, GroupBy by) {
@@ -251,6 +479,35 @@ std::string validationToText(const ValidationReport& report, GroupBy by) {
         report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
         report.summary.max_abs_error_pct);
     out += line;
+    if (report.variation) {
+        out +=
+            "\nsensitivity to " + report.variation->field + ": " + variationLegend(*report.variation) + "\n";
+        std::string head;
+        std::snprintf(line, sizeof line, "%-4s ", "id");
+        head += line;
+        for (const auto& v : report.variation->values) {
+            std::snprintf(line, sizeof line, "%12.12s ", v.c_str());
+            head += line;
+        }
+        std::snprintf(line, sizeof line, "%15s %12s %9s\n", "range_s", "measured_s", "outside");
+        out += head + line;
+        for (const auto& row : report.rows) {
+            if (!row.simulated)
+                continue;
+            std::snprintf(line, sizeof line, "%-4s ", row.source.id.c_str());
+            std::string text = line;
+            for (const auto& v : row.variants) {
+                std::snprintf(line, sizeof line, "%12s ", variantCell(v).c_str());
+                text += line;
+            }
+            char range[40];
+            std::snprintf(range, sizeof range, "%.3f-%.3f", row.range_min_s, row.range_max_s);
+            std::snprintf(line, sizeof line, "%15s %12.3f %9s\n", range, row.source.measured_step_time_s,
+                          outsideCell(row).c_str());
+            out += text + line;
+        }
+        out += variationSummary(report) + "\n";
+    }
     if (by != GroupBy::None) {
         out += "\n";
         std::snprintf(line, sizeof line, "%-70s %4s %9s %9s %9s\n", "group", "n", "median|e|", "max|e|",
@@ -290,6 +547,31 @@ std::string validationToMarkdown(const ValidationReport& report, GroupBy by) {
         report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
         report.summary.max_abs_error_pct);
     out += line;
+    if (report.variation) {
+        out += "\n**Sensitivity to " + report.variation->field + ".** " + variationLegend(*report.variation) +
+               "\n\n| id |";
+        std::string rule = "| --- |";
+        for (const auto& v : report.variation->values) {
+            out += " " + report.variation->field + " " + v + " |";
+            rule += " ---: |";
+        }
+        out += " range (s) | measured (s) | outside |\n" + rule + " ---: | ---: | ---: |\n";
+        for (const auto& row : report.rows) {
+            if (!row.simulated)
+                continue;
+            std::string text = "| " + row.source.id + " |";
+            for (const auto& v : row.variants) {
+                std::string cell = variantCell(v);
+                if (cell.find('*') != std::string::npos) // Markdown emphasis
+                    cell.replace(cell.find('*'), 1, "\\*");
+                text += " " + cell + " |";
+            }
+            std::snprintf(line, sizeof line, " %.3f-%.3f | %.3f | %s |\n", row.range_min_s, row.range_max_s,
+                          row.source.measured_step_time_s, outsideCell(row).c_str());
+            out += text + line;
+        }
+        out += "\n" + variationSummary(report) + ".\n";
+    }
     if (by != GroupBy::None) {
         out += "\n| group | cases | median \\|error\\| | max \\|error\\| | mean error |\n"
                "| --- | ---: | ---: | ---: | ---: |\n";

@@ -11,6 +11,38 @@
 
 namespace choreo::sim {
 
+// `validate --vary FIELD=V1,V2,...`: each row simulated again with one field the sources often leave
+// unstated (the validation README: "the row carries the usual default for that source") set to each value.
+// The row's own prediction stays the scored one; the variants give the range of predictions over layouts
+// the publication does not rule out.
+struct Variation {
+    std::string field;               // micro_batch, vp or recompute
+    std::vector<std::string> values; // as written: integers, or none|selective|full
+};
+// The fields --vary accepts, for messages.
+inline constexpr const char* kVariationFields = "micro_batch, vp, recompute";
+// Parses "FIELD=V1,V2,..."; nullopt and `error` (naming the field or value and the problem) if malformed.
+std::optional<Variation> parseVariation(const std::string& text, std::string& error);
+
+// The rows of a validation CSV with the variation's field set to one value (in the file's order).
+struct VariantCases {
+    std::string value;
+    std::vector<models::ValidationCase> cases;
+};
+// Parses `csvText` once per value of `variation`; problems become diagnostics.
+std::vector<VariantCases> variantCases(const std::string& csvText, const Variation& variation,
+                                       models::Diagnostics& errors);
+
+// One layout of a row under --vary.
+struct ValidationVariant {
+    std::string value;
+    bool own = false; // the row as written: its prediction is the row's
+    bool simulated = false;
+    std::string skipped; // why not (invalid layout for the row, failed)
+    double predicted_step_time_s = 0;
+    bool fits = true; // layouts that do not fit in memory stay out of the range
+};
+
 // One published run against its prediction.
 struct ValidationRow {
     models::ValidationCase source;
@@ -23,6 +55,14 @@ struct ValidationRow {
     // What was assumed beyond the row as written (e.g. a sharded optimizer when it cannot fit without),
     // empty if nothing.
     std::string assumption;
+    // With --vary: every value's prediction, and the range over the row's own layout and the variants that
+    // fit in memory; `outside_pct` is how far the measured step lies outside that range, in % of it (0
+    // inside; positive when even the fastest layout is slower than the run, negative when the slowest is
+    // faster).
+    std::vector<ValidationVariant> variants;
+    double range_min_s = 0;
+    double range_max_s = 0;
+    double outside_pct = 0;
 };
 
 struct ValidationSummary {
@@ -31,12 +71,17 @@ struct ValidationSummary {
     double median_abs_error_pct = 0;
     double p90_abs_error_pct = 0;
     double max_abs_error_pct = 0;
+    // With --vary: rows whose measured step lies inside their range, and |outside_pct| over all rows.
+    int inside_range = 0;
+    double median_abs_outside_pct = 0;
+    double max_abs_outside_pct = 0;
 };
 
 struct ValidationReport {
     std::vector<ValidationRow> rows;
     ValidationSummary summary;
     std::string fidelity;
+    std::optional<Variation> variation;
 };
 
 // How `validate --group-by` summarises the rows.
@@ -57,13 +102,19 @@ std::string groupKey(const ValidationRow& row, GroupBy by);
 // One group per key, in order of first appearance; skipped rows are left out.
 std::vector<ValidationGroup> groupRows(const ValidationReport& report, GroupBy by);
 
-// Simulates every case in its own process (`jobs` at a time) and compares with the measured step time.
+// Simulates every case in its own process (`jobs` at a time) and compares with the measured step time;
+// with a variation, also each case at each of its values (`variants`, from variantCases on the same file).
 ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
-                               const models::Catalog& catalog, Fidelity fidelity, int jobs);
+                               const models::Catalog& catalog, Fidelity fidelity, int jobs,
+                               const std::optional<Variation>& variation = std::nullopt,
+                               const std::vector<VariantCases>& variants = {});
 
 // {"cases":[{"id","predicted_step_time_s","measured_step_time_s","error_pct",...}], "skipped":[...],
 //  "summary":{"n","median_abs_error_pct","p90_abs_error_pct","max_abs_error_pct"}}
 // With a grouping, also "groups": [{"key","n","median_abs_error_pct","max_abs_error_pct","mean_error_pct"}].
+// With a variation, each case has "variants": [{"value","predicted_step_time_s","fits"} or {"value",
+// "skipped"}] and "range_s": [min, max], "outside_pct"; the document has "variation": {"field","values"}
+// and the summary "inside_range", "median_abs_outside_pct", "max_abs_outside_pct".
 models::Json validationToJson(const ValidationReport& report, GroupBy by = GroupBy::None);
 // A fixed-width table and the summary, for terminals (then the groups, with a grouping).
 std::string validationToText(const ValidationReport& report, GroupBy by = GroupBy::None);

@@ -348,6 +348,41 @@ private slots:
                  all.c_str());
     }
 
+    void overrideSetsOneColumnEverywhere() {
+        // `validate --vary` re-reads the file with one column set for every row: an existing column is
+        // replaced, a missing one (vp here) added; the rest of each row, and the rules that read it, stay.
+        const std::string csv =
+            "id,source,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
+            "n_accel,accel_per_node,tp,pp,dp,micro_batch,global_batch,recompute,precision,step_time_s\n"
+            "a,\"x, 2024\",m,4,64,4,4,256,0,100,32,h100-sxm,8,8,1,2,4,1,16,none,bf16,1.0\n"
+            "b,\"y, 2024\",m,4,64,4,4,256,0,100,32,h100-sxm,8,8,1,1,8,2,16,full,bf16,2.0\n";
+        Diagnostics errors;
+        const auto plain = parseValidationCsv(csv, errors);
+        const auto micro = parseValidationCsv(csv, errors, CsvOverride{"micro_batch", "4"});
+        const auto vp = parseValidationCsv(csv, errors, CsvOverride{"vp", "2"});
+        const auto recompute = parseValidationCsv(csv, errors, CsvOverride{"recompute", "selective"});
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(micro.size(), std::size_t(2));
+        QCOMPARE(plain[1].scenario.workload.micro_batch, std::int64_t(2));
+        QCOMPARE(micro[0].scenario.workload.micro_batch, std::int64_t(4));
+        QCOMPARE(micro[1].scenario.workload.micro_batch, std::int64_t(4));
+        QCOMPARE(micro[1].scenario.workload.global_batch, std::int64_t(16));
+        QCOMPARE(micro[1].measured_step_time_s, 2.0);
+        QCOMPARE(plain[0].scenario.workload.parallel.vp, std::int64_t(1));
+        QCOMPARE(vp[0].scenario.workload.parallel.vp, std::int64_t(2));
+        QCOMPARE(vp[0].scenario.workload.parallel.pp, std::int64_t(2));
+        QVERIFY(recompute[1].scenario.workload.recompute == Recompute::Selective);
+        // Only that column differs.
+        Scenario same = micro[0].scenario;
+        same.workload.micro_batch = plain[0].scenario.workload.micro_batch;
+        QCOMPARE(serializeScenario(same), serializeScenario(plain[0].scenario));
+        // A value the column cannot hold is the same diagnostic as in the file.
+        parseValidationCsv(csv, errors, CsvOverride{"micro_batch", "two"});
+        QVERIFY2(joinDiagnostics(errors).find("line 2.micro_batch: expected an integer, got \"two\"") !=
+                     std::string::npos,
+                 joinDiagnostics(errors).c_str());
+    }
+
     void malformedRowsNameTheLine() {
         const std::string csv =
             "id,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"

@@ -802,6 +802,88 @@ private slots:
         QVERIFY(bad.err.contains("--scenarios needs a folder"));
     }
 
+    void validateVariesOneField() {
+        // --vary simulates each row again at every value of a field the sources often leave unstated: the
+        // scored prediction is the row's own, the row's own value is not simulated twice, the range covers
+        // the variants that fit, and a measured step outside it says by how much.
+        const QString csv = QStringLiteral(CHOREO_TEST_HOLDOUT_CSV);
+        const QStringList common{QStringLiteral("validate"), csv, QStringLiteral("--json"),
+                                 QStringLiteral("--fidelity"), QStringLiteral("analytical")};
+        const Run plain = choreoSim(common);
+        const Run varied =
+            choreoSim(common + QStringList{QStringLiteral("--vary"), QStringLiteral("micro_batch=1,2")});
+        QCOMPARE(plain.exitCode, 0);
+        QCOMPARE(varied.exitCode, 0);
+        const Json p = Json::parse(plain.out.toStdString());
+        const Json v = Json::parse(varied.out.toStdString());
+        for (const char* key : {"median_abs_error_pct", "max_abs_error_pct"})
+            QCOMPARE(v["summary"][key].get<double>(), p["summary"][key].get<double>());
+        QCOMPARE(v["variation"]["field"].get<std::string>(), std::string("micro_batch"));
+        QCOMPARE(v["cases"].size(), p["cases"].size());
+        int inside = 0, own = 0, moved = 0;
+        for (std::size_t i = 0; i < v["cases"].size(); ++i) {
+            const Json& c = v["cases"][i];
+            QCOMPARE(c["predicted_step_time_s"].get<double>(),
+                     p["cases"][i]["predicted_step_time_s"].get<double>());
+            QCOMPARE(c["variants"].size(), std::size_t(2));
+            const double predicted = c["predicted_step_time_s"].get<double>();
+            double lo = predicted, hi = predicted;
+            for (const auto& variant : c["variants"]) {
+                if (!variant.contains("predicted_step_time_s")) {
+                    QVERIFY(!variant["skipped"].get<std::string>().empty());
+                    continue;
+                }
+                const double t = variant["predicted_step_time_s"].get<double>();
+                if (variant["own"].get<bool>()) {
+                    QCOMPARE(t, predicted);
+                    ++own;
+                } else if (std::fabs(t - predicted) > 1e-3 * predicted) {
+                    ++moved;
+                }
+                if (variant["fits"].get<bool>()) {
+                    lo = std::min(lo, t);
+                    hi = std::max(hi, t);
+                }
+            }
+            QCOMPARE(c["range_s"][0].get<double>(), lo);
+            QCOMPARE(c["range_s"][1].get<double>(), hi);
+            const double measured = c["measured_step_time_s"].get<double>();
+            const double outside = c["outside_pct"].get<double>();
+            if (measured >= lo && measured <= hi) {
+                QCOMPARE(outside, 0.0);
+                ++inside;
+            } else {
+                const double edge = measured < lo ? lo : hi;
+                QVERIFY(std::fabs(outside - (edge - measured) / measured * 100.0) < 1e-9);
+            }
+        }
+        QCOMPARE(v["summary"]["inside_range"].get<int>(), inside);
+        QVERIFY(own >= 1);   // rows written with micro-batch 1 or 2
+        QVERIFY(moved >= 1); // and another micro-batch size changes the prediction
+        // The table names the field and marks the row's own value.
+        const Run text = choreoSim({QStringLiteral("validate"), csv, QStringLiteral("--fidelity"),
+                                    QStringLiteral("analytical"), QStringLiteral("--vary"),
+                                    QStringLiteral("recompute=none,full")});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains("sensitivity to recompute: Each row again with recompute = none, full"));
+        QVERIFY(text.out.contains("measured inside the range on "));
+        // Malformed variations are usage errors that say what is wrong.
+        const std::pair<const char*, const char*> bad[] = {
+            {"micro_batch=0", "--vary: micro_batch: \"0\" is not a positive integer"},
+            {"tp=1,2", "--vary: unknown field \"tp\" (fields: micro_batch, vp, recompute)"},
+            {"micro_batch=1,,2", "--vary: micro_batch: empty value"},
+            {"vp=2,2", "--vary: vp: \"2\" is listed twice"},
+            {"recompute=partial", "--vary: recompute: \"partial\" is not none, selective or full"},
+            {"micro_batch", "--vary: expected FIELD=V1,V2,..."},
+        };
+        for (const auto& [arg, message] : bad) {
+            const Run r = choreoSim(
+                {QStringLiteral("validate"), csv, QStringLiteral("--vary"), QString::fromUtf8(arg)});
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains(message), r.err.constData());
+        }
+    }
+
     void validateGroupsAndChart() {
         if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
             QSKIP("shared/validation/published-runs.csv is not beside the checkout");
