@@ -49,8 +49,8 @@ Commands:
         --scenarios writes the scenario each row was simulated as to DIR/ID.json (DIR is created),
         so that `run` can show where its time goes. --vary simulates every row again with one
         field that sources often leave unstated (micro_batch, vp or recompute) at each value,
-        and shows the range of predictions and whether the measured step lies inside it; the
-        scored error stays the row's own.
+        and shows the range of predictions (with --chart, a bar over each point) and whether the
+        measured step lies inside it; the scored error stays the row's own.
   report SCENARIO -o REPORT.pdf|REPORT.html [--sections LIST]
         Simulate SCENARIO and a scaling sweep of it (in worker processes) and write the report
         (PDF, or self-contained HTML when the name ends in .html) and the sweep as CSV next to it.
@@ -411,12 +411,19 @@ int commandValidate(int argc, char** argv, const Options& o, const fs::path& ass
         for (const auto& row : report.rows)
             if (row.simulated)
                 rows.push_back({row.source.id, sim::groupKey(row, by), row.source.measured_step_time_s,
-                                row.predicted_step_time_s});
+                                row.predicted_step_time_s, row.range_min_s, row.range_max_s});
         char title[160];
         std::snprintf(
             title, sizeof title, "Predicted vs measured step time (%s; median |error| %.1f%%, max %.1f%%)",
             report.fidelity.c_str(), report.summary.median_abs_error_pct, report.summary.max_abs_error_pct);
-        if (auto failure = ui::writeValidationChart(argc, argv, rows, title, *o.chart); !failure.empty()) {
+        std::string rangeName;
+        if (report.variation) {
+            for (const auto& v : report.variation->values)
+                rangeName += (rangeName.empty() ? "" : ", ") + v;
+            rangeName = "range over " + report.variation->field + " " + rangeName;
+        }
+        if (auto failure = ui::writeValidationChart(argc, argv, rows, title, *o.chart, rangeName);
+            !failure.empty()) {
             std::cerr << "choreo-sim: --chart: " << failure << "\n";
             return sim::kExitIo;
         }

@@ -122,16 +122,28 @@ std::optional<Variation> parseVariation(const std::string& text, std::string& er
         const bool ok = v.field == "recompute" ? value == "none" || value == "selective" || value == "full"
                                                : positiveInteger(value);
         if (!ok) {
-            error = v.field + ": " +
-                    (value.empty()
-                         ? std::string("empty value")
-                         : "\"" + value + "\" is not " +
-                               (v.field == "recompute" ? "none, selective or full" : "a positive integer")) +
-                    " in \"" + text + "\"";
+            error = v.field;
+            error += ": ";
+            if (value.empty()) {
+                error += "empty value";
+            } else {
+                error += "\"";
+                error += value;
+                error += "\" is not ";
+                error += v.field == "recompute" ? "none, selective or full" : "a positive integer";
+            }
+            error += " in \"";
+            error += text;
+            error += "\"";
             return std::nullopt;
         }
         if (std::find(v.values.begin(), v.values.end(), value) != v.values.end()) {
-            error = v.field + ": \"" + value + "\" is listed twice in \"" + text + "\"";
+            error = v.field;
+            error += ": \"";
+            error += value;
+            error += "\" is listed twice in \"";
+            error += text;
+            error += "\"";
             return std::nullopt;
         }
         v.values.push_back(value);

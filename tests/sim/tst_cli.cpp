@@ -810,8 +810,14 @@ private slots:
         const QStringList common{QStringLiteral("validate"), csv, QStringLiteral("--json"),
                                  QStringLiteral("--fidelity"), QStringLiteral("analytical")};
         const Run plain = choreoSim(common);
-        const Run varied =
-            choreoSim(common + QStringList{QStringLiteral("--vary"), QStringLiteral("micro_batch=1,2")});
+        QStringList variedArgs =
+            common + QStringList{QStringLiteral("--vary"), QStringLiteral("micro_batch=1,2")};
+        QTemporaryDir dir;
+        const QString chart = dir.filePath(QStringLiteral("ranges.svg"));
+#ifdef CHOREO_HAVE_REPORT // the chart draws each row's range as a bar, named once in the legend
+        variedArgs << QStringLiteral("--chart") << chart;
+#endif
+        const Run varied = choreoSim(variedArgs);
         QCOMPARE(plain.exitCode, 0);
         QCOMPARE(varied.exitCode, 0);
         const Json p = Json::parse(plain.out.toStdString());
@@ -858,6 +864,11 @@ private slots:
             }
         }
         QCOMPARE(v["summary"]["inside_range"].get<int>(), inside);
+#ifdef CHOREO_HAVE_REPORT
+        QFile svg(chart);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(svg.readAll().contains("range over micro_batch 1, 2"));
+#endif
         QVERIFY(own >= 1);   // rows written with micro-batch 1 or 2
         QVERIFY(moved >= 1); // and another micro-batch size changes the prediction
         // The table names the field and marks the row's own value.

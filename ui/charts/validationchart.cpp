@@ -4,6 +4,8 @@
 
 #include <QAreaSeries>
 #include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPen>
@@ -30,7 +32,8 @@ QColor groupColour(std::size_t i) {
 
 } // namespace
 
-QChart* createValidationChart(const std::vector<ValidationChartPoint>& points, const QString& title) {
+QChart* createValidationChart(const std::vector<ValidationChartPoint>& points, const QString& title,
+                              const QString& rangeName) {
     auto* chart = new QChart;
     chartstyle::apply(*chart);
     chart->setTitle(title);
@@ -40,6 +43,10 @@ QChart* createValidationChart(const std::vector<ValidationChartPoint>& points, c
         if (p.measured_s > 0 && p.predicted_s > 0) {
             lo = std::min({lo, p.measured_s, p.predicted_s});
             hi = std::max({hi, p.measured_s, p.predicted_s});
+            if (p.range_min_s > 0 && p.range_max_s > p.range_min_s) {
+                lo = std::min(lo, p.range_min_s);
+                hi = std::max(hi, p.range_max_s);
+            }
         }
     if (hi <= 0) {
         lo = 0.1;
@@ -106,6 +113,29 @@ QChart* createValidationChart(const std::vector<ValidationChartPoint>& points, c
             order.push_back(p.group);
         }
         it->second->append(p.measured_s, p.predicted_s);
+    }
+    // Ranges under the points, in their group's colour; one legend entry names them.
+    bool ranges = false;
+    for (const auto& p : points) {
+        if (p.measured_s <= 0 || p.predicted_s <= 0 || p.range_min_s <= 0 || p.range_max_s <= p.range_min_s)
+            continue;
+        auto* bar = new QLineSeries;
+        bar->setName(QObject::tr("range of %1").arg(p.label));
+        QColor colour = byGroup.at(p.group)->color();
+        colour.setAlpha(0xa0);
+        bar->setPen(QPen(colour, 2.0));
+        bar->append(p.measured_s, p.range_min_s);
+        bar->append(p.measured_s, p.range_max_s);
+        attach(bar);
+        for (auto* marker : chart->legend()->markers(bar))
+            marker->setVisible(false);
+        ranges = true;
+    }
+    if (ranges && !rangeName.isEmpty()) {
+        auto* key = new QLineSeries;
+        key->setName(rangeName);
+        key->setPen(QPen(QColor(0x70, 0x70, 0x70), 2.0));
+        attach(key);
     }
     for (const auto& g : order)
         attach(byGroup[g]);

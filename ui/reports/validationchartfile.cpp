@@ -18,7 +18,8 @@ using namespace Qt::StringLiterals;
 namespace choreo::ui {
 
 std::string writeValidationChart(int argc, char** argv, const std::vector<ValidationChartRow>& rows,
-                                 const std::string& title, const std::string& path) {
+                                 const std::string& title, const std::string& path,
+                                 const std::string& rangeName) {
     std::unique_ptr<QApplication> ownApp;
     if (!QCoreApplication::instance()) {
         qputenv("QT_QPA_PLATFORM", "offscreen"); // drawn, never shown
@@ -29,13 +30,14 @@ std::string writeValidationChart(int argc, char** argv, const std::vector<Valida
     std::vector<ValidationChartPoint> points;
     points.reserve(rows.size());
     for (const auto& r : rows)
-        points.push_back(
-            {QString::fromStdString(r.label), QString::fromStdString(r.group), r.measured_s, r.predicted_s});
+        points.push_back({QString::fromStdString(r.label), QString::fromStdString(r.group), r.measured_s,
+                          r.predicted_s, r.range_min_s, r.range_max_s});
     const QString file = QString::fromStdString(path);
     const QString suffix = QFileInfo(file).suffix().toLower();
     const QSizeF layout(900, 720);
     auto chart = [&] {
-        return std::unique_ptr<QChart>(createValidationChart(points, QString::fromStdString(title)));
+        return std::unique_ptr<QChart>(
+            createValidationChart(points, QString::fromStdString(title), QString::fromStdString(rangeName)));
     };
     if (suffix == u"svg"_s) {
         QSvgGenerator svg;
