@@ -18,21 +18,25 @@ double medianOfSorted(const std::vector<double>& sorted) {
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
 }
 
+constexpr const char* kShardedOptimizer = "zero 1, distributed optimizer";
+
 // The scenario a row is simulated as. A run that happened fitted in memory: when the row as written (no
 // ZeRO) cannot, its framework sharded the optimizer states over data-parallel ranks, as Megatron's
-// distributed optimizer and NeMo's default do. Simulate that, and add it to `assumption`.
+// distributed optimizer and NeMo's default do. Simulate that, set `sharded`, and add it to `assumption`.
 std::optional<models::ResolvedScenario> resolveRow(const models::Scenario& scenario,
                                                    const models::Catalog& catalog, std::string& assumption,
-                                                   models::Diagnostics& errors) {
+                                                   bool& sharded, models::Diagnostics& errors) {
+    sharded = false;
     auto resolved = models::resolveScenario(scenario, catalog, errors, /*checkMemory=*/false);
     if (resolved && !resolved->fitsInMemory() && scenario.workload.parallel.zero == 0 &&
         scenario.workload.parallel.dataParallelGroup() > 1) {
-        models::Scenario sharded = scenario;
-        sharded.workload.parallel.zero = 1;
+        models::Scenario alternative = scenario;
+        alternative.workload.parallel.zero = 1;
         models::Diagnostics ignored;
-        if (auto alt = models::resolveScenario(sharded, catalog, ignored, /*checkMemory=*/false)) {
+        if (auto alt = models::resolveScenario(alternative, catalog, ignored, /*checkMemory=*/false)) {
             resolved = std::move(alt);
-            assumption += (assumption.empty() ? "" : "; ") + std::string("zero 1, distributed optimizer");
+            sharded = true;
+            assumption += (assumption.empty() ? "" : "; ") + std::string(kShardedOptimizer);
         }
     }
     return resolved;
@@ -89,13 +93,11 @@ void settleRange(ValidationRow& row) {
                                       : 0.0;
 }
 
+// A whole number from 1 to 999,999,999 (a micro-batch or a chunk count), without leading zeros.
 bool positiveInteger(const std::string& text) {
-    if (text.empty() || text.size() > 9)
+    if (text.empty() || text.size() > 9 || text[0] == '0')
         return false;
-    for (char ch : text)
-        if (ch < '0' || ch > '9')
-            return false;
-    return std::stol(text) > 0;
+    return std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
 }
 
 } // namespace
@@ -130,7 +132,8 @@ std::optional<Variation> parseVariation(const std::string& text, std::string& er
                 error += "\"";
                 error += value;
                 error += "\" is not ";
-                error += v.field == "recompute" ? "none, selective or full" : "a positive integer";
+                error += v.field == "recompute" ? "none, selective or full"
+                                                : "a whole number from 1 to 999999999 without leading zeros";
             }
             error += " in \"";
             error += text;
@@ -187,7 +190,8 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
             continue;
         }
         models::Diagnostics errors;
-        auto resolved = resolveRow(c.scenario, catalog, row.assumption, errors);
+        bool sharded = false;
+        auto resolved = resolveRow(c.scenario, catalog, row.assumption, sharded, errors);
         if (!resolved) {
             row.skipped = "invalid for the catalog: " + models::joinDiagnostics(errors);
             report.rows.push_back(std::move(row));
@@ -207,10 +211,19 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                 variant.skipped = *vc->skip;
             } else if (models::serializeScenario(vc->scenario) == own) {
                 variant.own = true; // takes the row's prediction below
+                if (sharded)
+                    variant.assumption = kShardedOptimizer;
             } else {
+                // Every value is simulated as the row was: with the row's optimizer sharding, and no other
+                // fallback (a value that does not fit then says so, and stays out of the range).
+                models::Scenario scenario = vc->scenario;
+                if (sharded) {
+                    scenario.workload.parallel.zero = 1;
+                    variant.assumption = kShardedOptimizer;
+                }
                 models::Diagnostics variantErrors;
-                std::string assumption;
-                if (auto rs = resolveRow(vc->scenario, catalog, assumption, variantErrors)) {
+                if (auto rs =
+                        models::resolveScenario(scenario, catalog, variantErrors, /*checkMemory=*/false)) {
                     jobsOf.push_back({report.rows.size(), static_cast<int>(k)});
                     work.push_back(simulation(*rs, fidelity));
                 } else {
@@ -263,9 +276,10 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
             }
         if (variation) {
             settleRange(row);
-            outside.push_back(std::fabs(row.outside_pct));
             if (row.outside_pct == 0.0)
                 report.summary.inside_range++;
+            else
+                outside.push_back(std::fabs(row.outside_pct));
         }
     }
     std::sort(errors.begin(), errors.end());
@@ -308,7 +322,8 @@ models::Json validationToJson(const ValidationReport& report, GroupBy by) {
                                            ? models::Json{{"value", v.value},
                                                           {"own", v.own},
                                                           {"predicted_step_time_s", v.predicted_step_time_s},
-                                                          {"fits", v.fits}}
+                                                          {"fits", v.fits},
+                                                          {"assumption", v.assumption}}
                                            : models::Json{{"value", v.value}, {"skipped", v.skipped}});
                 one["variants"] = variants;
                 one["range_s"] = models::Json::array({row.range_min_s, row.range_max_s});
@@ -440,7 +455,8 @@ std::string outsideCell(const ValidationRow& row) {
     if (row.outside_pct == 0.0)
         return "inside";
     char cell[32];
-    std::snprintf(cell, sizeof cell, "%+.1f%%", row.outside_pct);
+    std::snprintf(cell, sizeof cell, std::fabs(row.outside_pct) < 0.05 ? "%+.2f%%" : "%+.1f%%",
+                  row.outside_pct);
     return cell;
 }
 
@@ -449,17 +465,20 @@ std::string variationLegend(const Variation& variation) {
     for (const auto& v : variation.values)
         values += (values.empty() ? "" : ", ") + v;
     return "Each row again with " + variation.field + " = " + values +
-           " (* the row's own value, the scored prediction; ~ does not fit in memory and stays out of the "
-           "range; - not a layout the row can take). Outside: how far the measured step lies beyond the "
-           "range, in % of the measured step.";
+           " (* the row's own value: the scored prediction, always in the range; ~ does not fit in memory, "
+           "and another value marked so stays out of the range; - not simulated: not a layout the row can "
+           "take, or failed, the JSON says why). Outside: how far the measured step lies beyond the range, "
+           "in "
+           "% of the measured step; positive when even the fastest value is slower than the run.";
 }
 
 std::string variationSummary(const ValidationReport& report) {
     char line[256];
-    std::snprintf(line, sizeof line,
-                  "measured inside the range on %d of %d rows; |outside| median %.1f%%, max %.1f%%",
-                  report.summary.inside_range, report.summary.n, report.summary.median_abs_outside_pct,
-                  report.summary.max_abs_outside_pct);
+    std::snprintf(
+        line, sizeof line,
+        "measured inside the range on %d of %d rows; outside on %d: |distance| median %.1f%%, max %.1f%%",
+        report.summary.inside_range, report.summary.n, report.summary.n - report.summary.inside_range,
+        report.summary.median_abs_outside_pct, report.summary.max_abs_outside_pct);
     return line;
 }
 

@@ -17,7 +17,7 @@ namespace choreo::sim {
 // the publication does not rule out.
 struct Variation {
     std::string field;               // micro_batch, vp or recompute
-    std::vector<std::string> values; // as written: integers, or none|selective|full
+    std::vector<std::string> values; // integers (without leading zeros), or none|selective|full
 };
 // The fields --vary accepts, for messages.
 inline constexpr const char* kVariationFields = "micro_batch, vp, recompute";
@@ -40,7 +40,8 @@ struct ValidationVariant {
     bool simulated = false;
     std::string skipped; // why not (invalid layout for the row, failed)
     double predicted_step_time_s = 0;
-    bool fits = true; // layouts that do not fit in memory stay out of the range
+    bool fits = true;       // other values that do not fit in memory stay out of the range
+    std::string assumption; // the row's own fallback (a sharded optimizer), kept for every value
 };
 
 // One published run against its prediction.
@@ -55,9 +56,10 @@ struct ValidationRow {
     // What was assumed beyond the row as written (e.g. a sharded optimizer when it cannot fit without),
     // empty if nothing.
     std::string assumption;
-    // With --vary: every value's prediction, and the range over the row's own layout and the variants that
-    // fit in memory; `outside_pct` is how far the measured step lies outside that range, in % of it (0
-    // inside; positive when even the fastest layout is slower than the run, negative when the slowest is
+    // With --vary: every value's prediction, and the range over the row's own prediction (the scored one,
+    // whether or not the memory model says it fits) and the other values that fit in memory; `outside_pct`
+    // is how far the measured step lies outside that range, in % of the measured step (0 inside; positive
+    // when even the fastest layout is slower than the run, as error_pct, negative when the slowest is
     // faster).
     std::vector<ValidationVariant> variants;
     double range_min_s = 0;
@@ -71,7 +73,7 @@ struct ValidationSummary {
     double median_abs_error_pct = 0;
     double p90_abs_error_pct = 0;
     double max_abs_error_pct = 0;
-    // With --vary: rows whose measured step lies inside their range, and |outside_pct| over all rows.
+    // With --vary: rows whose measured step lies inside their range, and |outside_pct| over the others.
     int inside_range = 0;
     double median_abs_outside_pct = 0;
     double max_abs_outside_pct = 0;
@@ -112,9 +114,10 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
 // {"cases":[{"id","predicted_step_time_s","measured_step_time_s","error_pct",...}], "skipped":[...],
 //  "summary":{"n","median_abs_error_pct","p90_abs_error_pct","max_abs_error_pct"}}
 // With a grouping, also "groups": [{"key","n","median_abs_error_pct","max_abs_error_pct","mean_error_pct"}].
-// With a variation, each case has "variants": [{"value","predicted_step_time_s","fits"} or {"value",
-// "skipped"}] and "range_s": [min, max], "outside_pct"; the document has "variation": {"field","values"}
-// and the summary "inside_range", "median_abs_outside_pct", "max_abs_outside_pct".
+// With a variation, each case has "variants": [{"value","own","predicted_step_time_s","fits","assumption"}
+// or {"value","skipped"}] and "range_s": [min, max], "outside_pct"; the document has "variation":
+// {"field","values"} and the summary "inside_range", and "median_abs_outside_pct" and
+// "max_abs_outside_pct" over the rows outside their range (0 when none).
 models::Json validationToJson(const ValidationReport& report, GroupBy by = GroupBy::None);
 // A fixed-width table and the summary, for terminals (then the groups, with a grouping).
 std::string validationToText(const ValidationReport& report, GroupBy by = GroupBy::None);

@@ -880,7 +880,8 @@ private slots:
         QVERIFY(text.out.contains("measured inside the range on "));
         // Malformed variations are usage errors that say what is wrong.
         const std::pair<const char*, const char*> bad[] = {
-            {"micro_batch=0", "--vary: micro_batch: \"0\" is not a positive integer"},
+            {"micro_batch=0", "--vary: micro_batch: \"0\" is not a whole number from 1 to 999999999"},
+            {"micro_batch=1,02", "--vary: micro_batch: \"02\" is not a whole number"},
             {"tp=1,2", "--vary: unknown field \"tp\" (fields: micro_batch, vp, recompute)"},
             {"micro_batch=1,,2", "--vary: micro_batch: empty value"},
             {"vp=2,2", "--vary: vp: \"2\" is listed twice"},
@@ -893,6 +894,73 @@ private slots:
             QCOMPARE(r.exitCode, 1);
             QVERIFY2(r.err.contains(message), r.err.constData());
         }
+    }
+
+    void validateVaryRangeRules() {
+        // The range's rules on rows built for them (closed form): a value that does not fit in memory stays
+        // out of the range, the row's own prediction is always in it, every value is simulated with the
+        // row's own fallback (the sharded optimizer), and the summary's distance is over the rows outside.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("rows.csv"));
+        {
+            QFile f(csv);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            const QByteArray header =
+                "id,source,reliability,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,"
+                "accelerator,n_accel,accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,"
+                "recompute,precision,finetune,step_time_s,basis\n";
+            // Llama 3 8B on 8 H100: tensor-parallel 8 (fits at micro-batch 1, not at 32), or data-parallel 8
+            // without ZeRO (needs the sharded optimizer).
+            const QByteArray tp8 =
+                ",\"test 2024\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,8192,h100-sxm,8,8,8,1,1,"
+                "1,1,1,1,0,1,32,none,bf16,,";
+            const QByteArray dp8 =
+                ",\"test 2024\",A,Llama-3-8B,32,4096,32,8,14336,1,128256,2048,h100-sxm,8,8,1,1,1,"
+                "8,1,1,0,0,1,256,none,bf16,,";
+            f.write(header + "fast" + tp8 + "0.001,measured\n" + "slow" + tp8 + "1000000,measured\n" +
+                    "shard" + dp8 + "0.001,measured\n");
+        }
+        const Run r = choreoSim({QStringLiteral("validate"), csv, QStringLiteral("--json"),
+                                 QStringLiteral("--fidelity"), QStringLiteral("analytical"),
+                                 QStringLiteral("--vary"), QStringLiteral("micro_batch=1,32")});
+        QCOMPARE(r.exitCode, 0);
+        const Json j = Json::parse(r.out.toStdString());
+        QCOMPARE(j["cases"].size(), std::size_t(3));
+        std::vector<double> distances;
+        for (const auto& c : j["cases"]) {
+            const auto id = c["id"].get<std::string>();
+            const double own = c["predicted_step_time_s"].get<double>();
+            const auto& variants = c["variants"];
+            QCOMPARE(variants.size(), std::size_t(2));
+            QVERIFY(variants[0]["own"].get<bool>());
+            QCOMPARE(variants[0]["predicted_step_time_s"].get<double>(), own);
+            QVERIFY(!variants[1]["own"].get<bool>());
+            if (id != "shard") {
+                // 32 sequences of 8,192 tokens at once do not fit: out of the range, which is the row's own.
+                QVERIFY(c["fits_in_memory"].get<bool>());
+                QVERIFY(!variants[1]["fits"].get<bool>());
+                QCOMPARE(c["range_s"][0].get<double>(), own);
+                QCOMPARE(c["range_s"][1].get<double>(), own);
+                QVERIFY(variants[1]["assumption"].get<std::string>().empty());
+            } else {
+                // Both values with the row's sharded optimizer, said so.
+                QCOMPARE(c["assumption"].get<std::string>(), std::string("zero 1, distributed optimizer"));
+                for (const auto& v : variants)
+                    QCOMPARE(v["assumption"].get<std::string>(),
+                             std::string("zero 1, distributed optimizer"));
+            }
+            const double measured = c["measured_step_time_s"].get<double>();
+            const double outside = c["outside_pct"].get<double>();
+            const double edge = measured < c["range_s"][0].get<double>() ? c["range_s"][0].get<double>()
+                                                                         : c["range_s"][1].get<double>();
+            QVERIFY(std::fabs(outside - (edge - measured) / measured * 100.0) < 1e-6 * std::fabs(outside));
+            QVERIFY(id == "slow" ? outside < 0 && outside > -100.0 : outside > 0);
+            distances.push_back(std::fabs(outside));
+        }
+        std::sort(distances.begin(), distances.end());
+        QCOMPARE(j["summary"]["inside_range"].get<int>(), 0);
+        QCOMPARE(j["summary"]["median_abs_outside_pct"].get<double>(), distances[1]);
+        QCOMPARE(j["summary"]["max_abs_outside_pct"].get<double>(), distances[2]);
     }
 
     void validateGroupsAndChart() {
