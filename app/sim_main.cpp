@@ -388,7 +388,7 @@ int commandValidate(int argc, char** argv, const Options& o, const fs::path& ass
             }
         }
     }
-    std::vector<sim::VariantCases> variants;
+    std::vector<std::vector<models::ValidationCase>> variants;
     if (o.vary) {
         variants = sim::variantCases(text, *o.vary, errors);
         if (!errors.empty()) {
@@ -416,12 +416,9 @@ int commandValidate(int argc, char** argv, const Options& o, const fs::path& ass
         std::snprintf(
             title, sizeof title, "Predicted vs measured step time (%s; median |error| %.1f%%, max %.1f%%)",
             report.fidelity.c_str(), report.summary.median_abs_error_pct, report.summary.max_abs_error_pct);
-        std::string rangeName;
-        if (report.variation) {
-            for (const auto& v : report.variation->values)
-                rangeName += (rangeName.empty() ? "" : ", ") + v;
-            rangeName = "range over " + report.variation->field + " " + rangeName;
-        }
+        const std::string rangeName = report.variation ? "range over " + report.variation->field + " " +
+                                                             sim::joinedValues(*report.variation)
+                                                       : std::string();
         if (auto failure = ui::writeValidationChart(argc, argv, rows, title, *o.chart, rangeName);
             !failure.empty()) {
             std::cerr << "choreo-sim: --chart: " << failure << "\n";

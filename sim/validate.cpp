@@ -157,19 +157,26 @@ std::optional<Variation> parseVariation(const std::string& text, std::string& er
     return v;
 }
 
-std::vector<VariantCases> variantCases(const std::string& csvText, const Variation& variation,
-                                       models::Diagnostics& errors) {
-    std::vector<VariantCases> out;
+std::string joinedValues(const Variation& variation) {
+    std::string values;
+    for (const auto& v : variation.values)
+        values += (values.empty() ? "" : ", ") + v;
+    return values;
+}
+
+std::vector<std::vector<models::ValidationCase>>
+variantCases(const std::string& csvText, const Variation& variation, models::Diagnostics& errors) {
+    std::vector<std::vector<models::ValidationCase>> out;
     for (const auto& value : variation.values)
-        out.push_back({value, models::parseValidationCsv(csvText, errors,
-                                                         models::CsvOverride{variation.field, value})});
+        out.push_back(
+            models::parseValidationCsv(csvText, errors, models::CsvOverride{variation.field, value}));
     return out;
 }
 
 ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                                const models::Catalog& catalog, Fidelity fidelity, int jobs,
                                const std::optional<Variation>& variation,
-                               const std::vector<VariantCases>& variants) {
+                               const std::vector<std::vector<models::ValidationCase>>& variants) {
     ValidationReport report;
     report.fidelity = toString(fidelity);
     report.variation = variation;
@@ -199,12 +206,16 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
         }
         jobsOf.push_back({report.rows.size(), -1});
         work.push_back(simulation(*resolved, fidelity));
+        if (!variation || variants.empty()) {
+            report.rows.push_back(std::move(row));
+            continue;
+        }
         // The same row under each value of the variation: its own layout is not simulated twice.
         const std::string own = models::serializeScenario(c.scenario);
-        for (std::size_t k = 0; k < variants.size(); ++k) {
+        for (std::size_t k = 0; k < variants.size() && k < variation->values.size(); ++k) {
             ValidationVariant variant;
-            variant.value = variants[k].value;
-            const models::ValidationCase* vc = i < variants[k].cases.size() ? &variants[k].cases[i] : nullptr;
+            variant.value = variation->values[k];
+            const models::ValidationCase* vc = i < variants[k].size() ? &variants[k][i] : nullptr;
             if (!vc || vc->id != c.id) {
                 variant.skipped = "no such row in the varied file";
             } else if (vc->skip) {
@@ -461,10 +472,7 @@ std::string outsideCell(const ValidationRow& row) {
 }
 
 std::string variationLegend(const Variation& variation) {
-    std::string values;
-    for (const auto& v : variation.values)
-        values += (values.empty() ? "" : ", ") + v;
-    return "Each row again with " + variation.field + " = " + values +
+    return "Each row again with " + variation.field + " = " + joinedValues(variation) +
            " (* the row's own value: the scored prediction, always in the range; ~ does not fit in memory, "
            "and another value marked so stays out of the range; - not simulated: not a layout the row can "
            "take, or failed, the JSON says why). Outside: how far the measured step lies beyond the range, "

@@ -23,15 +23,13 @@ struct Variation {
 inline constexpr const char* kVariationFields = "micro_batch, vp, recompute";
 // Parses "FIELD=V1,V2,..."; nullopt and `error` (naming the field or value and the problem) if malformed.
 std::optional<Variation> parseVariation(const std::string& text, std::string& error);
+// The values as a reader sees them: "1, 2, 4".
+std::string joinedValues(const Variation& variation);
 
-// The rows of a validation CSV with the variation's field set to one value (in the file's order).
-struct VariantCases {
-    std::string value;
-    std::vector<models::ValidationCase> cases;
-};
-// Parses `csvText` once per value of `variation`; problems become diagnostics.
-std::vector<VariantCases> variantCases(const std::string& csvText, const Variation& variation,
-                                       models::Diagnostics& errors);
+// Parses `csvText` once per value of `variation` (the rows in the file's order, with the variation's field
+// set to that value), in the order of the values; problems become diagnostics.
+std::vector<std::vector<models::ValidationCase>>
+variantCases(const std::string& csvText, const Variation& variation, models::Diagnostics& errors);
 
 // One layout of a row under --vary.
 struct ValidationVariant {
@@ -109,7 +107,7 @@ std::vector<ValidationGroup> groupRows(const ValidationReport& report, GroupBy b
 ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                                const models::Catalog& catalog, Fidelity fidelity, int jobs,
                                const std::optional<Variation>& variation = std::nullopt,
-                               const std::vector<VariantCases>& variants = {});
+                               const std::vector<std::vector<models::ValidationCase>>& variants = {});
 
 // {"cases":[{"id","predicted_step_time_s","measured_step_time_s","error_pct",...}], "skipped":[...],
 //  "summary":{"n","median_abs_error_pct","p90_abs_error_pct","max_abs_error_pct"}}

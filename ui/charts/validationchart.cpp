@@ -97,8 +97,10 @@ QChart* createValidationChart(const std::vector<ValidationChartPoint>& points, c
     diagonal->setPen(QPen(QColor(0x40, 0x40, 0x40), 1.0, Qt::DashLine));
     attach(diagonal);
 
+    // One scatter series per group, attached after the loop so the points sit on the ranges drawn in it.
     std::map<QString, QScatterSeries*> byGroup;
     std::vector<QString> order;
+    bool ranges = false;
     for (const auto& p : points) {
         if (p.measured_s <= 0 || p.predicted_s <= 0)
             continue;
@@ -113,15 +115,12 @@ QChart* createValidationChart(const std::vector<ValidationChartPoint>& points, c
             order.push_back(p.group);
         }
         it->second->append(p.measured_s, p.predicted_s);
-    }
-    // Ranges under the points, in their group's colour; one legend entry names them.
-    bool ranges = false;
-    for (const auto& p : points) {
-        if (p.measured_s <= 0 || p.predicted_s <= 0 || p.range_min_s <= 0 || p.range_max_s <= p.range_min_s)
+        if (p.range_min_s <= 0 || p.range_max_s <= p.range_min_s)
             continue;
+        // The range, in the group's colour, out of the legend (one grey entry below names them all).
         auto* bar = new QLineSeries;
         bar->setName(QObject::tr("range of %1").arg(p.label));
-        QColor colour = byGroup.at(p.group)->color();
+        QColor colour = it->second->color();
         colour.setAlpha(0xa0);
         bar->setPen(QPen(colour, 2.0));
         bar->append(p.measured_s, p.range_min_s);
