@@ -127,7 +127,17 @@ MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
     activations += std::max(logits, inFlight);
     m.activations_GB = activations / kGB;
     m.buffers_GB = kRuntimeBuffersGB;
-    if (zero >= 3) { // two layers' parameters gathered (current and prefetched) and one layer's gradients
+    if (zero >= 3 && w.zero3_engine == Zero3Engine::DeepSpeed2021) {
+        // DeepSpeed's hooks gather module by module and free each module after it runs: at most a module and
+        // the next one prefetched, and the largest module's gradients before their reduce-scatter.
+        const auto modules = deepSpeedModuleParameters(w);
+        double pair = 0.0, largest = 0.0;
+        for (std::size_t k = 0; k < modules.size(); ++k) {
+            pair = std::max(pair, modules[k] + modules[(k + 1) % modules.size()]);
+            largest = std::max(largest, modules[k]);
+        }
+        m.buffers_GB += (pair * bytes.weights + largest * bytes.gradients) / kGB;
+    } else if (zero >= 3) { // two layers' parameters gathered (current and prefetched), one layer's gradients
         const auto counts = countParameters(w.model);
         const double layer = (counts.attention_per_layer + counts.ffn_per_layer) / static_cast<double>(p.tp);
         m.buffers_GB += layer * (2.0 * bytes.weights + bytes.gradients) / kGB;

@@ -367,14 +367,9 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
         c.zero3_layer_param_bytes = layerParams * paramBytes;
         c.zero3_layer_grad_bytes = layerParams * gradBytes;
         if (w.zero3_engine == Zero3Engine::DeepSpeed2021) {
-            // Modules as DeepSpeed's hooks see them: QKV and the output projection split the attention's
-            // parameters as their widths, the FFN's up (and gate) and down projections as gate : 1.
+            // Modules as DeepSpeed's hooks see them.
             const double gate = m.ffn_gated ? 2.0 : 1.0;
-            const double qkvShare = (q + 2.0 * kvWidth) / (2.0 * q + 2.0 * kvWidth);
-            const double ffnParams = counts.ffn_per_layer;
-            const std::array<double, 4> moduleParams = {
-                counts.attention_per_layer * qkvShare / t, counts.attention_per_layer * (1.0 - qkvShare) / t,
-                ffnParams * gate / (gate + 1.0) / t, ffnParams / (gate + 1.0) / t};
+            const std::array<double, 4> moduleParams = deepSpeedModuleParameters(w);
             const double ffnFwd = (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
             const double upFwd = ffnFwd * gate / (gate + 1.0), downFwd = ffnFwd / (gate + 1.0);
             const std::array<double, 4> fwd = {qkv + attnFwd + 0.5 * memFwd, proj, upFwd + 0.5 * memFwd,

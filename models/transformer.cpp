@@ -4,6 +4,19 @@
 
 namespace choreo::models {
 
+std::array<double, 4> deepSpeedModuleParameters(const Workload& w) {
+    const auto& m = w.model;
+    const auto counts = countParameters(m);
+    const double t = static_cast<double>(w.parallel.tp);
+    // QKV and the output projection split the attention's parameters as their widths, the FFN's up (and
+    // gate) and down projections as gate : 1.
+    const double q = m.queryWidth(), kv = m.kvWidth();
+    const double qkvShare = (q + 2.0 * kv) / (2.0 * q + 2.0 * kv);
+    const double gate = m.ffn_gated ? 2.0 : 1.0;
+    return {counts.attention_per_layer * qkvShare / t, counts.attention_per_layer * (1.0 - qkvShare) / t,
+            counts.ffn_per_layer * gate / (gate + 1.0) / t, counts.ffn_per_layer / (gate + 1.0) / t};
+}
+
 ParameterCount countParameters(const ModelShape& m) {
     const double h = static_cast<double>(m.hidden);
     const double q = m.queryWidth();

@@ -2,6 +2,8 @@
 
 #include "models/scenario.h"
 
+#include <array>
+
 namespace choreo::models {
 
 // Parameter counts of a decoder-only transformer (untied input and output embeddings).
@@ -41,6 +43,10 @@ struct ParameterCount {
     }
 };
 ParameterCount countParameters(const ModelShape& model);
+
+// A dense layer's parameters on one tensor rank as DeepSpeed's ZeRO-3 hooks see its modules, in the order it
+// runs them: QKV, the output projection, the FFN's up (and gate) and down projections (Zero3Engine).
+std::array<double, 4> deepSpeedModuleParameters(const Workload& workload);
 
 // Transformer layers in model chunk `chunk` (0 .. pp*vp-1). When pp*vp does not divide the layers, the
 // chunks get ceil(layers / chunks) or one less; the first and last chunks, which also hold the embedding

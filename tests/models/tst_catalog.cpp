@@ -88,7 +88,7 @@ private slots:
         auto catalog = Catalog::load(kCatalog, errors);
         const Device* d = catalog->find("h100-sxm");
         QCOMPARE(d->peakFlops(Precision::Bf16).value_or(0), 989.4e12);
-        QCOMPARE(d->memory_GB.value, 80.0);
+        QCOMPARE(d->memory_GB.value, 85.52); // 81,559 MiB, as nvidia-smi reports it
         QVERIFY(!catalog->find("a100-sxm-80gb")->peakFlops(Precision::Fp8));
     }
 

@@ -121,9 +121,11 @@ private slots:
         row("layout vs pool", "cluster: tp*pp*dp = 96 but the pool has 128 devices",
             [](Json& d) { d["workload"]["parallel"]["dp"] = 6; });
         row("memory",
-            "memory: 84.71 GB per device needed, h100-sxm has 80 GB (weights 9.082 GB, gradients 18.16 GB,",
+            "memory: 132.4 GB per device needed, h100-sxm has 85.52 GB (weights 9.082 GB, gradients 18.16 "
+            "GB,",
             [](Json& d) {
                 d["workload"]["recompute"] = "selective";
+                d["workload"]["micro_batch"] = 2;
                 d["workload"]["model"]["dropout"] = true;
             });
         row("unknown field", "workload.model.experts: unknown field",

@@ -224,10 +224,19 @@ private slots:
         QCOMPARE(layered.size(), std::size_t{1});
         QCOMPARE(layered[0].gather_bytes, layer);
         QCOMPARE(layered[0].reduce_bytes, stageCost(rs, 0).zero3_layer_grad_bytes);
+        // Gathered parameters in memory: the layered engine holds two layers (the current and the prefetched
+        // one) and one layer's gradients, beside the 3 GB runtime allowance.
+        const double gradientBytes = choreo::models::trainingStateBytes(w).gradients;
+        const double layerParams = 4.0 * 2048 * 2048 + 2 * 2048 * 8192;
+        QCOMPARE(memoryForStage(w, 0).buffers_GB, 3.0 + layerParams * (2 * 2 + gradientBytes) / 1e9);
 
         w.zero3_engine = Zero3Engine::DeepSpeed2021;
         const StageCost c = stageCost(rs, 0);
         const std::array<double, 4> bytes = {25165824.0, 8388608.0, 33554432.0, 33554432.0};
+        // DeepSpeed's hooks hold a module and the next one (up and down, the largest pair) and the largest
+        // module's gradients: 2 x 2048 x 8192 parameters in bf16, 2048 x 8192 gradients.
+        QCOMPARE(memoryForStage(w, 0).buffers_GB,
+                 3.0 + (2.0 * bytes[2] + 2048.0 * 8192 * gradientBytes) / 1e9);
         const auto& forward = c.zero3Steps(false);
         QCOMPARE(forward.size(), std::size_t{4});
         double shares = 0.0;
