@@ -22,6 +22,7 @@
 #endif
 
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -51,6 +52,12 @@ Commands:
         field that sources often leave unstated (micro_batch, vp or recompute) at each value,
         and shows the range of predictions (with --chart, a bar over each point) and whether the
         measured step lies inside it; the scored error stays the row's own.
+  accuracy CSV... [--fidelity analytical|flow|packet] [--jobs N]
+        Simulate every row of the validation files and print, per catalog device, how far the
+        predictions were from the measured step times (rows, rows too fast, median error, the
+        error 90 % of rows are within, the worst row) as the catalog document that
+        assets/catalog/accuracy.json holds; `run`, the desktop and reports quote it beside every
+        result on that device (docs/validation.md).
   report SCENARIO -o REPORT.pdf|REPORT.html [--sections LIST]
         Simulate SCENARIO and a scaling sweep of it (in worker processes) and write the report
         (PDF, or self-contained HTML when the name ends in .html) and the sweep as CSV next to it.
@@ -270,6 +277,7 @@ void printText(const models::RunResult& r) {
               << "devices             " << r.devices << " x " << r.device << "\n"
               << "fidelity            " << r.fidelity << "\n"
               << "calibration         " << r.calibration << "\n"
+              << "accuracy            " << r.accuracy << "\n"
               << "step time           " << fmt("%.3f s", r.step_time_s) << "  (compute "
               << fmt("%.3f", r.breakdown.compute_s) << ", exposed communication "
               << fmt("%.3f", r.breakdown.exposed_communication_s) << ", pipeline bubble "
@@ -435,6 +443,40 @@ int commandValidate(int argc, char** argv, const Options& o, const fs::path& ass
     return sim::kExitOk;
 }
 
+int commandAccuracy(const Options& o, const fs::path& assets) {
+    if (o.positional.empty())
+        return usageError("accuracy needs one or more validation CSV files");
+    auto catalog = loadCatalogOrSay(assets);
+    if (!catalog)
+        return sim::kExitIo;
+    std::vector<sim::NamedReport> reports;
+    std::string command = "choreo-sim accuracy --fidelity " + sim::toString(o.fidelity);
+    for (const auto& file : o.positional) {
+        std::string text, error;
+        if (!models::readTextFile(file, text, error)) {
+            std::cerr << "choreo-sim: " << error << "\n";
+            return sim::kExitIo;
+        }
+        models::Diagnostics errors;
+        const auto cases = models::parseValidationCsv(text, errors);
+        if (!errors.empty()) {
+            printDiagnostics(file, errors);
+            return sim::kExitInvalidInput;
+        }
+        const std::string name = fs::path(file).filename().string();
+        command += " " + name;
+        reports.push_back({name, sim::validateCases(cases, *catalog, o.fidelity,
+                                                    o.jobs > 0 ? o.jobs : sim::defaultJobs())});
+    }
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char today[16];
+    std::strftime(today, sizeof today, "%Y-%m-%d", &utc);
+    std::cout << sim::accuracyDocument(reports, *catalog, command, today).dump(2) << "\n";
+    return sim::kExitOk;
+}
+
 int commandReport(int argc, char** argv, const Options& o, const fs::path& assets) {
     if (o.positional.size() != 1 || !o.output)
         return usageError("report needs a SCENARIO file and -o REPORT.pdf (or REPORT.html)");
@@ -574,6 +616,8 @@ int main(int argc, char** argv) {
             return commandRun(o, assets);
         if (o.command == "validate")
             return commandValidate(argc, argv, o, assets);
+        if (o.command == "accuracy")
+            return commandAccuracy(o, assets);
         if (o.command == "report")
             return commandReport(argc, argv, o, assets);
         if (o.command == "worker")

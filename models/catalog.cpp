@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -264,6 +265,67 @@ struct DeviceParser {
     }
 };
 
+// A device's entry of an "accuracy" block, to attach once every device is loaded.
+struct AccuracyEntry {
+    std::string path, device;
+    DeviceAccuracy accuracy;
+};
+
+// A signed percentage: any finite number.
+double signedPercent(JsonReader& reader, const Json& object, const std::string& path, const char* key) {
+    const auto field = object.find(key);
+    if (field == object.end()) {
+        reader.error(JsonReader::join(path, key), "missing");
+        return 0.0;
+    }
+    if (!field->is_number() || !std::isfinite(field->get<double>())) {
+        reader.error(JsonReader::join(path, key), "expected a number, got " + JsonReader::typeName(*field));
+        return 0.0;
+    }
+    return field->get<double>();
+}
+
+// {"fidelity", "as_of", "command", "devices": {ID: {"runs", "too_fast", "median_error_pct",
+// "p90_abs_error_pct", "worst_error_pct", "worst_run"}}}, as `choreo-sim accuracy` writes it.
+void readAccuracy(JsonReader& reader, const Json& block, const std::string& fileName,
+                  std::vector<AccuracyEntry>& out) {
+    if (!reader.expectObject(block, "accuracy"))
+        return;
+    reader.rejectUnknownKeys(block, "accuracy", {"fidelity", "as_of", "command", "devices"});
+    const auto fidelity = reader.text(block, "accuracy", "fidelity");
+    const auto asOf = reader.text(block, "accuracy", "as_of");
+    reader.text(block, "accuracy", "command");
+    const auto devices = block.find("devices");
+    if (devices == block.end() || !reader.expectObject(*devices, "accuracy.devices"))
+        return;
+    for (const auto& item : devices->items()) {
+        const Json& entry = item.value();
+        const std::string p = "accuracy.devices." + item.key();
+        if (!reader.expectObject(entry, p))
+            continue;
+        reader.rejectUnknownKeys(
+            entry, p,
+            {"runs", "too_fast", "median_error_pct", "p90_abs_error_pct", "worst_error_pct", "worst_run"});
+        DeviceAccuracy acc;
+        acc.runs = static_cast<int>(reader.integer(entry, p, "runs").value_or(0));
+        acc.too_fast = static_cast<int>(reader.integer(entry, p, "too_fast", 0).value_or(0));
+        acc.median_error_pct = signedPercent(reader, entry, p, "median_error_pct");
+        acc.p90_abs_error_pct = reader.number(entry, p, "p90_abs_error_pct", false).value_or(0);
+        acc.worst_error_pct = signedPercent(reader, entry, p, "worst_error_pct");
+        acc.worst_run = reader.text(entry, p, "worst_run").value_or("");
+        acc.fidelity = fidelity.value_or("");
+        acc.as_of = asOf.value_or("");
+        if (acc.too_fast > acc.runs) {
+            std::string message = std::to_string(acc.too_fast);
+            message += " is more than the " + std::to_string(acc.runs) + " runs";
+            reader.error(JsonReader::join(p, "too_fast"), message);
+        }
+        std::string where = fileName;
+        where += ": " + p;
+        out.push_back({where, item.key(), acc});
+    }
+}
+
 } // namespace
 
 std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Diagnostics& errors) {
@@ -284,6 +346,7 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
 
     Catalog catalog;
     std::vector<std::pair<std::string, std::string>> citations;
+    std::vector<AccuracyEntry> accuracies;
     std::set<std::string> ids;
     for (const auto& file : files) {
         const std::string name = file.filename().string();
@@ -300,7 +363,7 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
         Diagnostics local;
         JsonReader reader(local);
         if (reader.expectObject(doc, "")) {
-            reader.rejectUnknownKeys(doc, "", {"format", "sources", "devices"});
+            reader.rejectUnknownKeys(doc, "", {"format", "sources", "devices", "accuracy"});
             auto format = reader.text(doc, "", "format");
             if (format && *format != "choreo-catalog/1")
                 reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
@@ -316,6 +379,8 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
                     catalog.addSource(std::move(s));
                 }
             }
+            if (auto it = doc.find("accuracy"); it != doc.end())
+                readAccuracy(reader, *it, name, accuracies);
             if (auto it = doc.find("devices"); it != doc.end()) {
                 if (!it->is_array()) {
                     reader.error("devices", "expected an array, got " + JsonReader::typeName(*it));
@@ -344,9 +409,43 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
     for (const auto& [path, key] : citations)
         if (!catalog.source(key))
             errors.push_back({path, "source \"" + key + "\" is not in any catalog file's sources"});
+    for (auto& entry : accuracies) {
+        auto* device = catalog.findMutable(entry.device);
+        if (!device)
+            errors.push_back({entry.path, "unknown device (known: " + catalog.idList() + ")"});
+        else if (device->accuracy)
+            errors.push_back({entry.path, "the device's accuracy is given twice"});
+        else
+            device->accuracy = std::move(entry.accuracy);
+    }
     if (!errors.empty())
         return std::nullopt;
     return catalog;
+}
+
+std::string describeAccuracy(const DeviceAccuracy& a) {
+    auto signedError = [](double pct) {
+        char text[48];
+        std::snprintf(text, sizeof text, "%.1f %%%s", std::fabs(pct),
+                      pct < 0.0 ? " too fast" : (pct > 0.0 ? " too slow" : ""));
+        return std::string(text);
+    };
+    char text[512];
+    std::snprintf(
+        text, sizeof text,
+        "median %s on %d published run%s (%d of them too fast), 90 %% within %.1f %%, the worst %s (%s); "
+        "%s fidelity, %s",
+        signedError(a.median_error_pct).c_str(), a.runs, a.runs == 1 ? "" : "s", a.too_fast,
+        a.p90_abs_error_pct, signedError(a.worst_error_pct).c_str(), a.worst_run.c_str(), a.fidelity.c_str(),
+        a.as_of.c_str());
+    return text;
+}
+
+Device* Catalog::findMutable(const std::string& id) {
+    for (auto& d : devices_)
+        if (d.id == id || std::find(d.aliases.begin(), d.aliases.end(), id) != d.aliases.end())
+            return &d;
+    return nullptr;
 }
 
 const Device* Catalog::find(const std::string& id) const {

@@ -74,6 +74,24 @@ struct ScaleUpFabric {
     Sourced latency_us;
 };
 
+// How far Choreo's predictions for one device were from the published runs it was compared with
+// (`choreo-sim accuracy`, written to assets/catalog/accuracy.json; docs/validation.md): not a figure of the
+// device but of the model on it, regenerated whenever the model changes.
+struct DeviceAccuracy {
+    int runs = 0;                 // rows simulated
+    int too_fast = 0;             // rows predicted faster than measured
+    double median_error_pct = 0;  // signed: negative = predicted too fast
+    double p90_abs_error_pct = 0; // 90 % of the rows are within this
+    double worst_error_pct = 0;   // signed, the largest |error|
+    std::string worst_run;        // the file and row of the worst case: "holdout-4-runs.csv Q15"
+    std::string fidelity;         // the fidelity they were simulated at
+    std::string as_of;            // when the table was generated (YYYY-MM-DD)
+};
+
+// "median 6.0 % too fast on 52 published runs (38 of them too fast), 90 % within 24.6 %, the worst 29.7 %
+// too slow (published-runs.csv 26); analytical fidelity, 2026-12-02": predicted against measured step time
+std::string describeAccuracy(const DeviceAccuracy& accuracy);
+
 // One catalog entry; every number carries its source.
 struct Device {
     std::string id;
@@ -100,6 +118,8 @@ struct Device {
     // which). Times activation offloading (Workload::activation_offload_layers). Absent: unknown.
     Sourced host_link_GBps;
     DeviceEfficiency efficiency;
+    // Predictions against published runs on this device, where any were compared.
+    std::optional<DeviceAccuracy> accuracy;
 
     // Dense peak in FLOP/s for a precision, or nullopt when the device does not support it.
     [[nodiscard]] std::optional<double> peakFlops(Precision precision) const;
@@ -121,6 +141,8 @@ public:
     [[nodiscard]] std::string idList() const;
 
     void addDevice(Device device) { devices_.push_back(std::move(device)); }
+    // The device with this id or alias, to amend while loading, or nullptr.
+    Device* findMutable(const std::string& id);
     void addSource(Source source) { sources_[source.key] = std::move(source); }
 
 private:

@@ -55,6 +55,8 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.devices = rs.pool().count;
     r.fidelity = step.fidelity;
     r.calibration = rs.calibration.empty() ? withAssumedEfficiencies(rs, step.calibration) : rs.calibration;
+    r.accuracy = rs.device().accuracy ? describeAccuracy(*rs.device().accuracy)
+                                      : "no published run on " + rs.device().id + " compared yet";
     r.step_time_s = step.step_time_s;
     const double tokensPerStep = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
     r.tokens_per_s = tokensPerStep / step.step_time_s;
@@ -111,6 +113,7 @@ Json resultToJson(const RunResult& r) {
     j["devices"] = r.devices;
     j["fidelity"] = r.fidelity;
     j["calibration"] = r.calibration;
+    j["accuracy"] = r.accuracy;
     j["step_time_s"] = r.step_time_s;
     j["tokens_per_s"] = r.tokens_per_s;
     j["mfu"] = r.mfu;
@@ -172,6 +175,7 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
     r.devices = rd.integer(j, p, "devices").value_or(0);
     r.fidelity = rd.text(j, p, "fidelity").value_or("");
     r.calibration = rd.text(j, p, "calibration").value_or("");
+    r.accuracy = rd.text(j, p, "accuracy", false).value_or(""); // absent from older results
     auto num = [&](const Json& o, const std::string& path, const char* key) {
         return rd.number(o, path, key, false).value_or(0.0);
     };

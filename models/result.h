@@ -57,6 +57,9 @@ struct RunResult {
     std::int64_t devices = 0;
     std::string fidelity;
     std::string calibration;
+    // How far the model's predictions on this device were from published runs (describeAccuracy), or that
+    // none was compared; empty in older results.
+    std::string accuracy;
     double step_time_s = 0;
     double tokens_per_s = 0;
     double mfu = 0;

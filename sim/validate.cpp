@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace choreo::sim {
 
@@ -19,6 +20,13 @@ double medianOfSorted(const std::vector<double>& sorted) {
 }
 
 constexpr const char* kShardedOptimizer = "zero 1, distributed optimizer";
+
+// The value 90 % of `sorted` (ascending, not empty) are at or below, as validate's summary takes it.
+double p90OfSorted(const std::vector<double>& sorted) {
+    const std::size_t n = sorted.size();
+    const auto i = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1;
+    return sorted[std::min(i, n - 1)];
+}
 
 // The scenario a row is simulated as. A run that happened fitted in memory: when the row as written (no
 // ZeRO) cannot, its framework sharded the optimizer states over data-parallel ranks, as Megatron's
@@ -299,9 +307,8 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
     if (!errors.empty()) {
         const std::size_t n = errors.size();
         report.summary.median_abs_error_pct = medianOfSorted(errors);
-        const auto p90 = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1;
-        report.summary.p90_abs_error_pct = errors[std::min(p90, n - 1)];
-        report.summary.max_abs_error_pct = errors.back();
+        report.summary.p90_abs_error_pct = p90OfSorted(errors);
+        report.summary.max_abs_error_pct = errors[n - 1];
     }
     if (!outside.empty()) {
         report.summary.median_abs_outside_pct = medianOfSorted(outside);
@@ -621,6 +628,55 @@ std::string validationToMarkdown(const ValidationReport& report, GroupBy by) {
         }
     }
     return out;
+}
+
+models::Json accuracyDocument(const std::vector<NamedReport>& reports, const models::Catalog& catalog,
+                              const std::string& command, const std::string& asOf) {
+    struct Rows {
+        std::vector<double> signedErrors;
+        const ValidationRow* worst = nullptr;
+        std::string worstFile;
+    };
+    std::map<std::string, Rows> byDevice;
+    std::string fidelity;
+    for (const auto& named : reports) {
+        fidelity = named.report.fidelity;
+        for (const auto& row : named.report.rows) {
+            const models::Device* device = catalog.find(row.source.accelerator);
+            if (!row.simulated || !device)
+                continue;
+            auto& rows = byDevice[device->id];
+            rows.signedErrors.push_back(row.error_pct);
+            if (!rows.worst || std::fabs(row.error_pct) > std::fabs(rows.worst->error_pct)) {
+                rows.worst = &row;
+                rows.worstFile = named.file;
+            }
+        }
+    }
+    models::Json devices = models::Json::object();
+    for (auto& [id, rows] : byDevice) {
+        auto& errors = rows.signedErrors;
+        std::vector<double> magnitudes;
+        int tooFast = 0;
+        for (double e : errors) {
+            magnitudes.push_back(std::fabs(e));
+            tooFast += e < 0.0 ? 1 : 0;
+        }
+        std::sort(errors.begin(), errors.end());
+        std::sort(magnitudes.begin(), magnitudes.end());
+        // Rounded to 0.1 point, as the table is read (and compared when regenerated).
+        auto round1 = [](double v) { return std::round(v * 10.0) / 10.0; };
+        devices[id] = models::Json{{"runs", static_cast<int>(errors.size())},
+                                   {"too_fast", tooFast},
+                                   {"median_error_pct", round1(medianOfSorted(errors))},
+                                   {"p90_abs_error_pct", round1(p90OfSorted(magnitudes))},
+                                   {"worst_error_pct", round1(rows.worst->error_pct)},
+                                   {"worst_run", rows.worstFile + " " + rows.worst->source.id}};
+    }
+    return models::Json{
+        {"format", "choreo-catalog/1"},
+        {"accuracy",
+         models::Json{{"fidelity", fidelity}, {"as_of", asOf}, {"command", command}, {"devices", devices}}}};
 }
 
 } // namespace choreo::sim

@@ -117,6 +117,18 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
 // {"field","values"} and the summary "inside_range", and "median_abs_outside_pct" and
 // "max_abs_outside_pct" over the rows outside their range (0 when none).
 models::Json validationToJson(const ValidationReport& report, GroupBy by = GroupBy::None);
+// `choreo-sim accuracy`: the error of every simulated row of several validation files, per catalog device
+// (rows name a device by id or alias): rows, rows predicted too fast, median signed error, the |error| 90 %
+// of the rows are within, the worst row (signed, with its file's name and id). As a catalog document,
+// {"format":"choreo-catalog/1","accuracy":{"fidelity","as_of","command","devices":{ID:{...}}}}, the form
+// assets/catalog/accuracy.json has (models::DeviceAccuracy). Rows on devices the catalog lacks are left out.
+struct NamedReport {
+    std::string file; // the CSV's file name, for worst_run
+    ValidationReport report;
+};
+models::Json accuracyDocument(const std::vector<NamedReport>& reports, const models::Catalog& catalog,
+                              const std::string& command, const std::string& asOf);
+
 // A fixed-width table and the summary, for terminals (then the groups, with a grouping).
 std::string validationToText(const ValidationReport& report, GroupBy by = GroupBy::None);
 // The same as a Markdown table with the summary, for docs/validation.md.

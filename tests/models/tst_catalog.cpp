@@ -219,6 +219,71 @@ private slots:
                  joinDiagnostics(errors).c_str());
     }
 
+    // assets/catalog/accuracy.json (choreo-sim accuracy) attaches to the devices it names, by id or alias;
+    // a device the catalog lacks, a count of too-fast rows above the rows, or a percentage that is not a
+    // number is an error naming its path.
+    void accuracyAttachesToDevices() {
+        Diagnostics errors;
+        auto catalog = Catalog::load(kCatalog, errors);
+        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        const auto& onH100 = catalog->find("h100-sxm")->accuracy;
+        QVERIFY(onH100 && onH100->runs >= 43 && onH100->too_fast <= onH100->runs &&
+                onH100->fidelity == "analytical");
+        QVERIFY(!catalog->find("rtx-4090")->accuracy); // no run on it
+
+        Json d = h100();
+        d["id"] = "test-gpu";
+        d["aliases"] = Json::array({"tg"});
+        const fs::path dir = scratchCatalog(d);
+        const Json entry = {{"runs", 3},
+                            {"too_fast", 2},
+                            {"median_error_pct", -4.25},
+                            {"p90_abs_error_pct", 9.0},
+                            {"worst_error_pct", 12.5},
+                            {"worst_run", "x.csv 7"}};
+        auto write = [&](const Json& devices) {
+            std::string error;
+            writeTextFileAtomically(dir / "accuracy.json",
+                                    Json{{"format", "choreo-catalog/1"},
+                                         {"accuracy",
+                                          {{"fidelity", "flow"},
+                                           {"as_of", "2026-12-02"},
+                                           {"command", "choreo-sim accuracy x.csv"},
+                                           {"devices", devices}}}}
+                                        .dump(),
+                                    error);
+        };
+        write({{"tg", entry}});
+        errors.clear();
+        auto scratch = Catalog::load(dir, errors);
+        QVERIFY2(scratch, joinDiagnostics(errors).c_str());
+        const auto& a = scratch->find("test-gpu")->accuracy;
+        QVERIFY(a && a->runs == 3 && a->too_fast == 2 && a->median_error_pct == -4.25 &&
+                a->worst_run == "x.csv 7");
+        QCOMPARE(
+            describeAccuracy(*a),
+            std::string("median 4.2 % too fast on 3 published runs (2 of them too fast), 90 % within 9.0 %, "
+                        "the worst 12.5 % too slow (x.csv 7); flow fidelity, 2026-12-02"));
+
+        auto rejects = [&](const Json& devices, const std::string& expected) {
+            write(devices);
+            Diagnostics e;
+            QVERIFY(!Catalog::load(dir, e));
+            QVERIFY2(joinDiagnostics(e).find(expected) != std::string::npos, joinDiagnostics(e).c_str());
+        };
+        rejects({{"no-such-gpu", entry}},
+                "accuracy.json: accuracy.devices.no-such-gpu: unknown device (known:");
+        Json tooMany = entry;
+        tooMany["too_fast"] = 4;
+        rejects({{"tg", tooMany}}, "accuracy.devices.tg.too_fast: 4 is more than the 3 runs");
+        Json text = entry;
+        text["median_error_pct"] = "-4";
+        rejects({{"tg", text}}, "accuracy.devices.tg.median_error_pct: expected a number, got a string");
+        Json missing = entry;
+        missing.erase("worst_error_pct");
+        rejects({{"tg", missing}}, "accuracy.devices.tg.worst_error_pct: missing");
+    }
+
     void duplicateIdIsRejected() {
         Json d = h100(); // same id as nvidia.json's, but the scratch folder has only this file: add it twice
         const fs::path dir = scratchCatalog(d);

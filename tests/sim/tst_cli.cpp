@@ -670,6 +670,48 @@ private slots:
             .arg(worstBound);
     }
 
+    // assets/catalog/accuracy.json is what `choreo-sim accuracy` gives for the five validation files now:
+    // regenerated here (closed form, as the file says), it must match in every figure, so that a change
+    // of the model that moves the error on a device fails until the table is regenerated
+    // (docs/validation.md). `run` quotes the device's entry.
+    void accuracyTableIsCurrent() {
+        if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
+            QSKIP("shared/validation/published-runs.csv is not beside the checkout");
+        const QDir holdouts = QFileInfo(QStringLiteral(CHOREO_TEST_HOLDOUT_CSV)).dir();
+        QStringList args = {QStringLiteral("accuracy"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV)};
+        for (const char* name :
+             {"holdout-runs.csv", "holdout-2-runs.csv", "holdout-3-runs.csv", "holdout-4-runs.csv"})
+            args << holdouts.filePath(QString::fromLatin1(name));
+        args << QStringLiteral("--fidelity") << QStringLiteral("analytical");
+        const Run r = choreoSim(args);
+        QCOMPARE(r.exitCode, 0);
+        Json fresh = Json::parse(r.out.toStdString());
+        std::string text, error;
+        QVERIFY(choreo::models::readTextFile(CHOREO_TEST_ASSETS "/catalog/accuracy.json", text, error));
+        Json kept = Json::parse(text);
+        QVERIFY(fresh["accuracy"]["devices"].size() >= 8);
+        fresh["accuracy"].erase("as_of"); // the day it was generated
+        kept["accuracy"].erase("as_of");
+        QVERIFY2(
+            fresh == kept,
+            ("regenerate assets/catalog/accuracy.json (docs/validation.md); now:\n" + fresh.dump(2)).c_str());
+        const auto& h100 = fresh["accuracy"]["devices"]["h100-sxm"];
+        QVERIFY(h100["runs"].get<int>() >= 43 && h100["too_fast"].get<int>() <= h100["runs"].get<int>());
+
+        const Run run = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                                   QStringLiteral("analytical")});
+        QCOMPARE(run.exitCode, 0);
+        std::string runs = " on " + std::to_string(h100["runs"].get<int>());
+        runs += " published runs (";
+        QVERIFY2(run.out.contains("accuracy            median ") && run.out.contains(runs.c_str()),
+                 run.out.constData());
+        QVERIFY(run.out.contains("; analytical fidelity, "));
+
+        const Run none = choreoSim({QStringLiteral("accuracy")});
+        QCOMPARE(none.exitCode, 1);
+        QVERIFY2(none.err.contains("accuracy needs one or more validation CSV files"), none.err.constData());
+    }
+
     void validateSecondHeldOutRuns() {
         // The second held-out set (validation/README.md), compiled after the first had been looked at:
         // its first run measured a median |error| of 14.6 % and a worst case of 36.1 % with row N8 skipped
