@@ -55,8 +55,11 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.devices = rs.pool().count;
     r.fidelity = step.fidelity;
     r.calibration = rs.calibration.empty() ? withAssumedEfficiencies(rs, step.calibration) : rs.calibration;
+    // The table was measured with the catalog's figures: a calibrated run's own error is not known.
     r.accuracy = rs.device().accuracy ? describeAccuracy(*rs.device().accuracy)
                                       : "no published run on " + rs.device().id + " compared yet";
+    if (!rs.calibration.empty())
+        r.accuracy += " (with the catalog's figures, not this calibration)";
     r.step_time_s = step.step_time_s;
     const double tokensPerStep = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
     r.tokens_per_s = tokensPerStep / step.step_time_s;

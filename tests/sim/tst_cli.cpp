@@ -584,6 +584,11 @@ private slots:
         const Run text = choreoSim(
             {QStringLiteral("run"), file, QStringLiteral("--fidelity"), QStringLiteral("analytical")});
         QVERIFY2(text.out.contains("calibration         h100-cli-test"), text.out.constData());
+        // The accuracy table was measured with the catalog's figures, and says so beside a calibrated run.
+        QVERIFY(!a["accuracy"].get<std::string>().ends_with("not this calibration)"));
+        QVERIFY2(
+            b["accuracy"].get<std::string>().ends_with(" (with the catalog's figures, not this calibration)"),
+            b["accuracy"].get<std::string>().c_str());
 
         // The worker finds it through the request's scenario_dir.
         std::string scenarioText, error;
