@@ -271,20 +271,6 @@ struct AccuracyEntry {
     DeviceAccuracy accuracy;
 };
 
-// A signed percentage: any finite number.
-double signedPercent(JsonReader& reader, const Json& object, const std::string& path, const char* key) {
-    const auto field = object.find(key);
-    if (field == object.end()) {
-        reader.error(JsonReader::join(path, key), "missing");
-        return 0.0;
-    }
-    if (!field->is_number() || !std::isfinite(field->get<double>())) {
-        reader.error(JsonReader::join(path, key), "expected a number, got " + JsonReader::typeName(*field));
-        return 0.0;
-    }
-    return field->get<double>();
-}
-
 // {"fidelity", "as_of", "command", "devices": {ID: {"runs", "too_fast", "median_error_pct",
 // "p90_abs_error_pct", "worst_error_pct", "worst_run"}}}, as `choreo-sim accuracy` writes it.
 void readAccuracy(JsonReader& reader, const Json& block, const std::string& fileName,
@@ -309,9 +295,9 @@ void readAccuracy(JsonReader& reader, const Json& block, const std::string& file
         DeviceAccuracy acc;
         acc.runs = static_cast<int>(reader.integer(entry, p, "runs").value_or(0));
         acc.too_fast = static_cast<int>(reader.integer(entry, p, "too_fast", 0).value_or(0));
-        acc.median_error_pct = signedPercent(reader, entry, p, "median_error_pct");
+        acc.median_error_pct = reader.signedNumber(entry, p, "median_error_pct").value_or(0);
         acc.p90_abs_error_pct = reader.number(entry, p, "p90_abs_error_pct", false).value_or(0);
-        acc.worst_error_pct = signedPercent(reader, entry, p, "worst_error_pct");
+        acc.worst_error_pct = reader.signedNumber(entry, p, "worst_error_pct").value_or(0);
         acc.worst_run = reader.text(entry, p, "worst_run").value_or("");
         acc.fidelity = fidelity.value_or("");
         acc.as_of = asOf.value_or("");
@@ -442,20 +428,19 @@ std::string describeAccuracy(const DeviceAccuracy& a) {
 }
 
 Device* Catalog::findMutable(const std::string& id) {
-    for (auto& d : devices_)
-        if (d.id == id || std::find(d.aliases.begin(), d.aliases.end(), id) != d.aliases.end())
-            return &d;
-    return nullptr;
+    const auto it =
+        std::find_if(devices_.begin(), devices_.end(), [&](const Device& d) { return d.answersTo(id); });
+    return it == devices_.end() ? nullptr : &*it;
+}
+
+bool Device::answersTo(const std::string& key) const {
+    return id == key || std::find(aliases.begin(), aliases.end(), key) != aliases.end();
 }
 
 const Device* Catalog::find(const std::string& id) const {
-    for (const auto& d : devices_) {
-        if (d.id == id)
-            return &d;
-        if (std::find(d.aliases.begin(), d.aliases.end(), id) != d.aliases.end())
-            return &d;
-    }
-    return nullptr;
+    const auto it =
+        std::find_if(devices_.begin(), devices_.end(), [&](const Device& d) { return d.answersTo(id); });
+    return it == devices_.end() ? nullptr : &*it;
 }
 
 const Source* Catalog::source(const std::string& key) const {

@@ -121,6 +121,8 @@ struct Device {
     // Predictions against published runs on this device, where any were compared.
     std::optional<DeviceAccuracy> accuracy;
 
+    // Whether `key` is this device's id or one of its aliases.
+    [[nodiscard]] bool answersTo(const std::string& key) const;
     // Dense peak in FLOP/s for a precision, or nullopt when the device does not support it.
     [[nodiscard]] std::optional<double> peakFlops(Precision precision) const;
 };

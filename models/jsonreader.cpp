@@ -139,8 +139,8 @@ std::optional<std::int64_t> JsonReader::integer(const Json& object, const std::s
     return result;
 }
 
-std::optional<double> JsonReader::number(const Json& object, const std::string& path, const char* key,
-                                         bool strictlyPositive, bool required) {
+std::optional<double> JsonReader::signedNumber(const Json& object, const std::string& path, const char* key,
+                                               bool required) {
     const Json* value = field(object, path, key, required);
     if (!value)
         return std::nullopt;
@@ -153,6 +153,15 @@ std::optional<double> JsonReader::number(const Json& object, const std::string& 
         error(join(path, key), "must be a finite number");
         return std::nullopt;
     }
+    return d;
+}
+
+std::optional<double> JsonReader::number(const Json& object, const std::string& path, const char* key,
+                                         bool strictlyPositive, bool required) {
+    const auto value = signedNumber(object, path, key, required);
+    if (!value)
+        return std::nullopt;
+    const double d = *value;
     if (strictlyPositive && d <= 0.0) {
         error(join(path, key), "must be greater than 0, got " + formatNumber(d));
         return std::nullopt;

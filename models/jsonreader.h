@@ -34,6 +34,9 @@ public:
     // A finite number; `strictlyPositive` rejects zero and negatives, otherwise negatives only.
     std::optional<double> number(const Json& object, const std::string& path, const char* key,
                                  bool strictlyPositive = true, bool required = true);
+    // Any finite number, negative ones included.
+    std::optional<double> signedNumber(const Json& object, const std::string& path, const char* key,
+                                       bool required = true);
     std::optional<bool> boolean(const Json& object, const std::string& path, const char* key,
                                 bool required = true);
 
