@@ -22,7 +22,6 @@
 #endif
 
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -468,12 +467,7 @@ int commandAccuracy(const Options& o, const fs::path& assets) {
         reports.push_back({name, sim::validateCases(cases, *catalog, o.fidelity,
                                                     o.jobs > 0 ? o.jobs : sim::defaultJobs())});
     }
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char today[16];
-    std::strftime(today, sizeof today, "%Y-%m-%d", &utc);
-    std::cout << sim::accuracyDocument(reports, *catalog, command, today).dump(2) << "\n";
+    std::cout << sim::accuracyDocument(reports, *catalog, command, sim::utcNow("%Y-%m-%d")).dump(2) << "\n";
     return sim::kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace choreo::models {
 
@@ -427,10 +428,13 @@ std::string describeAccuracy(const DeviceAccuracy& a) {
     return text;
 }
 
+std::string accuracyHeadline(const std::string& sentence) {
+    const auto end = sentence.rfind("median ", 0) == 0 ? sentence.find(" on ") : std::string::npos;
+    return end == std::string::npos ? sentence : sentence.substr(0, end);
+}
+
 Device* Catalog::findMutable(const std::string& id) {
-    const auto it =
-        std::find_if(devices_.begin(), devices_.end(), [&](const Device& d) { return d.answersTo(id); });
-    return it == devices_.end() ? nullptr : &*it;
+    return const_cast<Device*>(std::as_const(*this).find(id)); // the same lookup; this catalog is not const
 }
 
 bool Device::answersTo(const std::string& key) const {

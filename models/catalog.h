@@ -91,6 +91,8 @@ struct DeviceAccuracy {
 // "median 6.0 % too fast on 52 published runs (38 of them too fast), 90 % within 24.6 %, the worst 29.7 %
 // too slow (published-runs.csv 26); analytical fidelity, 2026-12-02": predicted against measured step time
 std::string describeAccuracy(const DeviceAccuracy& accuracy);
+// The sentence's head for a narrow cell, "median 6.0 % too fast"; any other text (no run compared) whole.
+std::string accuracyHeadline(const std::string& sentence);
 
 // One catalog entry; every number carries its source.
 struct Device {

@@ -26,15 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string utcNow() {
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buffer;
-}
-
 // Lower case, letters, digits and dashes only: a profile name that is also a file name.
 std::string slug(const std::string& text) {
     std::string out;
@@ -97,6 +88,15 @@ ToolRun runTool(const fs::path& exe, const std::vector<std::string>& args, std::
 }
 
 } // namespace
+
+std::string utcNow(const char* format) {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, format, &tm);
+    return buffer;
+}
 
 fs::path findGpuTool(const fs::path& self) {
     std::error_code ec;

@@ -41,6 +41,9 @@ struct CalibrateOutcome {
 // measurements do not form a valid profile (the message lists the diagnostics).
 CalibrateOutcome runCalibration(const CalibrateOptions& options, const models::Catalog& catalog);
 
+// The current time in UTC as strftime `format` writes it (a profile's date, ISO 8601 by default).
+std::string utcNow(const char* format = "%Y-%m-%dT%H:%M:%SZ");
+
 // choreo-calibrate-gpu next to `self` (the running choreo-sim), or an empty path.
 std::filesystem::path findGpuTool(const std::filesystem::path& self);
 

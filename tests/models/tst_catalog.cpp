@@ -264,6 +264,9 @@ private slots:
             describeAccuracy(*a),
             std::string("median 4.2 % too fast on 3 published runs (2 of them too fast), 90 % within 9.0 %, "
                         "the worst 12.5 % too slow (x.csv 7); flow fidelity, 2026-12-02"));
+        QCOMPARE(accuracyHeadline(describeAccuracy(*a)), std::string("median 4.2 % too fast"));
+        QCOMPARE(accuracyHeadline("no published run on x compared yet"),
+                 std::string("no published run on x compared yet"));
 
         auto rejects = [&](const Json& devices, const std::string& expected) {
             write(devices);

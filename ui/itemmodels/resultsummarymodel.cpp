@@ -1,5 +1,6 @@
 #include "ui/itemmodels/resultsummarymodel.h"
 
+#include "models/catalog.h"
 #include "models/sourced.h"
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/roles.h"
@@ -22,12 +23,6 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
             return {};
         return c.find(models::kAssumedSource) != std::string::npos ? tr("none: efficiencies assumed")
                                                                    : tr("none: catalog figures");
-    };
-    // The narrow cell of the accuracy sentence (models::describeAccuracy): "median 6.0 % too fast"; the whole
-    // sentence is in the tooltip and the report.
-    const auto accuracyCell = [](const std::string& a) {
-        const auto end = a.rfind("median ", 0) == 0 ? a.find(" on ") : std::string::npos;
-        return QString::fromStdString(end == std::string::npos ? a : a.substr(0, end));
     };
     const double days = r.time_to_train_s / 86400.0;
     const double stepParts =
@@ -53,7 +48,8 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
          tr("Accuracy on this device"),
          text(r.accuracy),
          {},
-         accuracyCell(r.accuracy)},
+         // the whole sentence is in the tooltip and the report
+         QString::fromStdString(models::accuracyHeadline(r.accuracy))},
         {G::Results, u"step_time_s"_s, tr("Step time"), formatSignificant(r.step_time_s, 4) + u" s"_s,
          r.step_time_s},
         {G::Results, u"tokens_per_s"_s, tr("Throughput"), formatFixed(r.tokens_per_s, 0) + u" tokens/s"_s,
