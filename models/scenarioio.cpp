@@ -1,5 +1,6 @@
 #include "models/scenarioio.h"
 
+#include "models/fieldoverride.h"
 #include "models/jsonreader.h"
 
 #include <cstdio>
@@ -395,7 +396,10 @@ std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& erro
     const auto parsed = parseDocument(text, errors);
     if (!parsed)
         return std::nullopt;
-    const Json& doc = *parsed;
+    return readScenarioDocument(*parsed, errors);
+}
+
+std::optional<Scenario> readScenarioDocument(const Json& doc, Diagnostics& errors) {
     const std::size_t before = errors.size();
     JsonReader r(errors);
     if (!r.expectObject(doc, ""))
@@ -575,13 +579,19 @@ bool writeTextFileAtomically(const std::filesystem::path& path, const std::strin
     return true;
 }
 
-std::optional<Scenario> loadScenarioFile(const std::filesystem::path& path, Diagnostics& errors) {
+std::optional<Scenario> loadScenarioFile(const std::filesystem::path& path, Diagnostics& errors,
+                                         const std::vector<FieldOverride>& overrides) {
     std::string text, error;
     if (!readTextFile(path, text, error)) {
         errors.push_back({"(file)", error});
         return std::nullopt;
     }
-    return parseScenario(text, errors);
+    if (overrides.empty())
+        return parseScenario(text, errors);
+    auto document = parseDocument(text, errors);
+    if (!document || !applyFieldOverrides(*document, overrides, errors))
+        return std::nullopt;
+    return readScenarioDocument(*document, errors);
 }
 
 bool saveScenarioFile(const std::filesystem::path& path, const Scenario& scenario, std::string& error) {

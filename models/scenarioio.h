@@ -1,6 +1,8 @@
 #pragma once
 
 #include "models/diagnostic.h"
+#include "models/fieldoverride.h"
+#include "models/jsonreader.h"
 #include "models/scenario.h"
 
 #include <filesystem>
@@ -12,12 +14,16 @@ namespace choreo::models {
 // Parses a scenario document. On failure returns nullopt and appends one diagnostic per problem
 // (malformed JSON, unknown or missing fields, wrong types, zero or negative sizes, bad enum values).
 std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& errors);
+// The same, for a document already parsed as JSON.
+std::optional<Scenario> readScenarioDocument(const Json& document, Diagnostics& errors);
 
 // Serialises a scenario; parseScenario(serializeScenario(s)) == s, and serialising again gives the same text.
 std::string serializeScenario(const Scenario& scenario);
 
-// Reads and parses a file; a missing or unreadable file is a diagnostic, not an exception.
-std::optional<Scenario> loadScenarioFile(const std::filesystem::path& path, Diagnostics& errors);
+// Reads and parses a file, with `overrides` (--set) applied to its document first; a missing or unreadable
+// file is a diagnostic, not an exception.
+std::optional<Scenario> loadScenarioFile(const std::filesystem::path& path, Diagnostics& errors,
+                                         const std::vector<FieldOverride>& overrides = {});
 
 // Writes atomically (temporary file, then rename), so a failed save never destroys the old file.
 bool saveScenarioFile(const std::filesystem::path& path, const Scenario& scenario, std::string& error);

@@ -1,24 +1,18 @@
 #include "sim/calibrate.h"
 
+#include "models/exitcodes.h"
 #include "models/profilefit.h"
 #include "models/scenarioio.h"
+#include "sim/process.h"
 
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
-#include <signal.h>
-#include <spawn.h>
 #include <stdexcept>
-#include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 #include "calibrate/cpu/cpubench.h"
-
-extern char** environ;
 
 namespace choreo::sim {
 
@@ -41,52 +35,6 @@ std::string slug(const std::string& text) {
     return out.empty() ? std::string("device") : out;
 }
 
-struct ToolRun {
-    int exit_code = -1; // -1: could not start, or killed
-    std::string error;
-};
-
-// Runs the GPU tool with its standard error (its progress) passed through, killing it past `limit`.
-ToolRun runTool(const fs::path& exe, const std::vector<std::string>& args, std::chrono::seconds limit) {
-    std::vector<std::string> all{exe.string()};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    argv.reserve(all.size() + 1);
-    for (auto& a : all)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    ToolRun run;
-    if (const int rc = posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv.data(), environ); rc != 0) {
-        run.error = "cannot start " + exe.string() + ": " + std::strerror(rc);
-        return run;
-    }
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    int status = 0;
-    for (;;) {
-        const pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid)
-            break;
-        if (done < 0) {
-            run.error = std::string("waiting for the GPU tool failed: ") + std::strerror(errno);
-            return run;
-        }
-        if (std::chrono::steady_clock::now() > deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            run.error =
-                exe.filename().string() + " ran past " + std::to_string(limit.count()) + " s and was stopped";
-            return run;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    if (WIFEXITED(status))
-        run.exit_code = WEXITSTATUS(status);
-    else
-        run.error = exe.filename().string() + " ended by signal " + std::to_string(WTERMSIG(status));
-    return run;
-}
-
 } // namespace
 
 std::string utcNow(const char* format) {
@@ -99,9 +47,7 @@ std::string utcNow(const char* format) {
 }
 
 fs::path findGpuTool(const fs::path& self) {
-    std::error_code ec;
-    const fs::path candidate = fs::weakly_canonical(self, ec).parent_path() / "choreo-calibrate-gpu";
-    return fs::is_regular_file(candidate, ec) ? candidate : fs::path();
+    return siblingProgram(self, "choreo-calibrate-gpu");
 }
 
 CalibrateOutcome runCalibration(const CalibrateOptions& o, const models::Catalog& catalog) {
@@ -137,9 +83,9 @@ CalibrateOutcome runCalibration(const CalibrateOptions& o, const models::Catalog
         std::vector<std::string> args{"--out", raw.string()};
         if (o.quick)
             args.emplace_back("--quick");
-        const ToolRun run = runTool(o.gpu_tool, args, std::chrono::seconds(o.quick ? 120 : 900));
+        const ProgramRun run = runProgram(o.gpu_tool, args, std::chrono::seconds(o.quick ? 120 : 900));
         std::string text, error;
-        if (run.exit_code == kGpuToolNoGpu) {
+        if (run.exit_code == kExitGpuToolNoGpu) {
             in.gpu_absent_reason = "no CUDA-capable GPU or driver found";
         } else if (run.exit_code < 0) {
             in.gpu_absent_reason = run.error;

@@ -11,10 +11,6 @@
 
 namespace choreo::sim {
 
-// Exit codes of choreo-calibrate-gpu (docs/calibration.md).
-inline constexpr int kGpuToolNoGpu = 10;       // no CUDA device or driver: nothing measured
-inline constexpr int kGpuToolCheckFailed = 11; // a CUDA error or a failed check; the document lists it
-
 struct CalibrateOptions {
     bool quick = false;
     std::string cpu_size;           // "tiny", "quick" or "full"; empty: quick or full as `quick` says

@@ -1,11 +1,11 @@
 #include "sim/worker.h"
 
 #include "models/calibration.h"
+#include "models/exitcodes.h"
 #include "models/jsonreader.h"
 #include "models/resolved.h"
 #include "models/result.h"
 #include "models/scenarioio.h"
-#include "sim/exitcodes.h"
 #include "sim/simulator.h"
 
 #include <iostream>

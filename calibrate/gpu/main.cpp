@@ -1,6 +1,8 @@
 // choreo-calibrate-gpu: measures one CUDA GPU for Choreo's calibration (docs/calibration.md) and writes
 // the raw measurement document (choreo-gpu-measurements/1). Needs only the CUDA toolkit and nlohmann/json.
 
+#include "models/exitcodes.h"
+
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -29,12 +31,12 @@ using namespace choreo::gpucal;
 using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
-// Exit codes (docs/calibration.md; sim/calibrate.h mirrors them).
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 1;
-constexpr int kExitIo = 4;
-constexpr int kExitNoGpu = 10;
-constexpr int kExitCheckFailed = 11;
+// Exit codes (docs/calibration.md), declared in models/exitcodes.h.
+using choreo::kExitIo;
+using choreo::kExitOk;
+using choreo::kExitUsage;
+constexpr int kExitNoGpu = choreo::kExitGpuToolNoGpu;
+constexpr int kExitCheckFailed = choreo::kExitGpuToolCheckFailed;
 
 constexpr const char* kUsage = R"(Usage: choreo-calibrate-gpu [--quick] [--out FILE] [--device N] [--budget S]
 

@@ -463,6 +463,70 @@ private slots:
         QCOMPARE(errors[0].text(), std::string("(document): expected an object, got an array"));
     }
 
+    void fieldOverridesSetFieldsByPath() {
+        std::string error;
+        const auto count = parseFieldOverride("cluster.pools[0].count=256", error);
+        QVERIFY2(count, error.c_str());
+        QCOMPARE(count->path, std::string("cluster.pools[0].count"));
+        QVERIFY(count->value == Json(256));
+        QVERIFY(parseFieldOverride("workload.recompute=full", error)->value == Json("full")); // a bare word
+        QVERIFY(parseFieldOverride("name=\"7\"", error)->value == Json("7"));                 // quoted JSON
+        Json doc = Json::parse(defaultText());
+        QVERIFY(applyFieldOverride(doc, *count, error));
+        QVERIFY(applyFieldOverride(doc, *parseFieldOverride("workload.overlap.tp_comm=true", error), error));
+        QVERIFY(doc["cluster"]["pools"][0]["count"] == Json(256));
+        QVERIFY(doc["workload"]["overlap"]["tp_comm"] == Json(true));
+
+        // Malformed assignments and paths that lead nowhere say what is wrong.
+        const std::pair<const char*, const char*> malformed[] = {
+            {"workload.micro_batch", "expected PATH=VALUE"},
+            {"=2", "expected PATH=VALUE"},
+            {"workload..tp=2", "expected a field name at character 10"},
+            {"cluster.pools[x].count=2", "expected [INDEX] with a whole number after \"cluster.pools\""},
+            {"workload.=2", "the path ends with \".\""},
+            {"cluster.pools[0]x=2", "unexpected \"x\" after \"cluster.pools[0]\""},
+        };
+        for (const auto& [assignment, message] : malformed) {
+            error.clear();
+            QVERIFY2(!parseFieldOverride(assignment, error), assignment);
+            QVERIFY2(error.find(message) != std::string::npos, error.c_str());
+        }
+        const std::pair<const char*, const char*> nowhere[] = {
+            {"cluster.pools[3].count=2", "cluster.pools has 1 entry; there is no [3]"},
+            {"workload.global_batch.size=2", "workload.global_batch is an integer, not an object"},
+            {"workload[0]=2", "workload is an object, not an array"},
+        };
+        for (const auto& [assignment, message] : nowhere) {
+            error.clear();
+            Json again = Json::parse(defaultText());
+            QVERIFY2(!applyFieldOverride(again, *parseFieldOverride(assignment, error), error), assignment);
+            QCOMPARE(error, std::string(message));
+        }
+    }
+
+    void fieldOverridesGetTheFilesChecks() {
+        // The override is read as the file would be: a misspelt key and a bad value name their path.
+        const auto file = std::filesystem::path(CHOREO_TEST_ASSETS) / "scenarios" / "default.json";
+        std::string error;
+        Diagnostics errors;
+        QVERIFY(!loadScenarioFile(file, errors, {*parseFieldOverride("workload.paralel.tp=2", error)}));
+        QVERIFY2(joinDiagnostics(errors).find("workload.paralel: unknown field") != std::string::npos,
+                 joinDiagnostics(errors).c_str());
+        errors.clear();
+        QVERIFY(
+            !loadScenarioFile(file, errors, {*parseFieldOverride("workload.recompute=sometimes", error)}));
+        QVERIFY2(joinDiagnostics(errors).find("workload.recompute: unknown policy \"sometimes\"") !=
+                     std::string::npos,
+                 joinDiagnostics(errors).c_str());
+        errors.clear();
+        const auto scenario = loadScenarioFile(file, errors,
+                                               {*parseFieldOverride("cluster.pools[0].count=256", error),
+                                                *parseFieldOverride("workload.parallel.dp=16", error)});
+        QVERIFY2(scenario, joinDiagnostics(errors).c_str());
+        QCOMPARE(scenario->cluster.pools[0].count, std::int64_t(256));
+        QCOMPARE(scenario->workload.parallel.dp, std::int64_t(16));
+    }
+
     void missingFileIsADiagnostic() {
         Diagnostics errors;
         QVERIFY(!loadScenarioFile("/nonexistent/choreo.json", errors));

@@ -177,11 +177,75 @@ private slots:
     }
 
     void usageErrors() {
-        QCOMPARE(choreoSim({QStringLiteral("fly")}).exitCode, 1);
-        QCOMPARE(choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
-                            QStringLiteral("quantum")})
-                     .exitCode,
+        const Run unknown = choreoSim({QStringLiteral("fly")});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(
+            unknown.err.contains("unknown command \"fly\" (commands: run, validate, accuracy, report, bench, "
+                                 "calibrate, worker)"),
+            unknown.err.constData());
+        const Run level = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                                     QStringLiteral("quantum")});
+        QCOMPARE(level.exitCode, 1);
+        QVERIFY2(level.err.contains("--fidelity: unknown level \"quantum\""), level.err.constData());
+        // An option of another command is refused, not ignored, and nothing runs.
+        const Run foreign = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--vary"),
+                                       QStringLiteral("micro_batch=1,2")});
+        QCOMPARE(foreign.exitCode, 1);
+        QVERIFY2(foreign.err.contains("run does not take --vary"), foreign.err.constData());
+        QVERIFY(foreign.out.isEmpty());
+        const Run jobs =
+            choreoSim({QStringLiteral("bench"), QStringLiteral("--jobs"), QStringLiteral("two")});
+        QCOMPARE(jobs.exitCode, 1);
+        QVERIFY2(jobs.err.contains("--jobs: needs a positive number, got \"two\""), jobs.err.constData());
+        QCOMPARE(choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--bogus")}).exitCode,
                  1);
+    }
+
+    void runSetsFieldsByPath() {
+        const QString scenario = defaultScenario();
+        const Run base = choreoSim({QStringLiteral("run"), scenario, QStringLiteral("--json"),
+                                    QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        const Run doubled = choreoSim({QStringLiteral("run"), scenario, QStringLiteral("--json"),
+                                       QStringLiteral("--fidelity"), QStringLiteral("analytical"),
+                                       QStringLiteral("--set"), QStringLiteral("cluster.pools[0].count=256"),
+                                       QStringLiteral("--set"), QStringLiteral("workload.parallel.dp=16")});
+        QCOMPARE(base.exitCode, 0);
+        QVERIFY2(doubled.exitCode == 0, doubled.err.constData());
+        const Json one = Json::parse(base.out.toStdString()), two = Json::parse(doubled.out.toStdString());
+        QCOMPARE(two["devices"].get<int>(), 256);
+        QVERIFY(two["step_time_s"].get<double>() < one["step_time_s"].get<double>());
+        // The file's own checks, with its messages; an override that leads nowhere names its path.
+        const Run odd = choreoSim({QStringLiteral("run"), scenario, QStringLiteral("--set"),
+                                   QStringLiteral("workload.parallel.tp=6")});
+        QCOMPARE(odd.exitCode, 2);
+        QVERIFY2(odd.err.contains("workload.parallel.tp: 6 does not divide heads=64"), odd.err.constData());
+        const Run nowhere = choreoSim({QStringLiteral("run"), scenario, QStringLiteral("--set"),
+                                       QStringLiteral("cluster.pools[2].count=1")});
+        QCOMPARE(nowhere.exitCode, 2);
+        QVERIFY2(nowhere.err.contains("cluster.pools[2].count: --set: cluster.pools has 1 entry"),
+                 nowhere.err.constData());
+        const Run malformed = choreoSim({QStringLiteral("run"), scenario, QStringLiteral("--set"),
+                                         QStringLiteral("workload.micro_batch")});
+        QCOMPARE(malformed.exitCode, 1);
+        QVERIFY2(malformed.err.contains("--set: expected PATH=VALUE"), malformed.err.constData());
+    }
+
+    void helpIsWrittenFromTheCommandTable() {
+        const Run all = choreoSim({QStringLiteral("--help")});
+        QCOMPARE(all.exitCode, 0);
+        for (const char* line :
+             {"  run SCENARIO [--json] [--fidelity F]", "  validate CSV [--json] [--markdown]", "  worker\n",
+              "  --out FILE, -o, --output", "Exit codes: 0 ok, 1 usage"})
+            QVERIFY2(all.out.contains(line), line);
+        const Run one = choreoSim({QStringLiteral("validate"), QStringLiteral("--help")});
+        QCOMPARE(one.exitCode, 0);
+        QVERIFY2(one.out.startsWith("Usage: choreo-sim validate CSV [--json]"), one.out.constData());
+        QVERIFY2(one.out.contains("--vary FIELD=V1,V2,...") && !one.out.contains("--sections"),
+                 one.out.constData());
+        QCOMPARE(choreoSim({QStringLiteral("help"), QStringLiteral("validate")}).out, one.out);
+        const Run none = choreoSim({});
+        QCOMPARE(none.exitCode, 1);
+        QVERIFY(none.err.contains("Usage: choreo-sim COMMAND [OPTIONS]"));
     }
 
 #ifdef CHOREO_HAVE_REPORT

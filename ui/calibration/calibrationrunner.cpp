@@ -22,7 +22,6 @@ namespace choreo::ui {
 namespace {
 
 constexpr qsizetype kStderrTailChars = 2000;
-constexpr int kExitNoGpu = 7; // choreo-sim calibrate: the CPU part was measured and written
 
 } // namespace
 

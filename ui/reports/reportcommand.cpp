@@ -2,6 +2,7 @@
 
 #include "models/calibration.h"
 #include "models/catalog.h"
+#include "models/exitcodes.h"
 #include "models/resolved.h"
 #include "models/scenarioio.h"
 #include "ui/itemmodels/sweepresultmodel.h"
@@ -23,12 +24,6 @@ using namespace Qt::StringLiterals;
 namespace choreo::ui {
 
 namespace {
-
-constexpr int kExitUsage = 1;
-constexpr int kExitInvalidInput = 2;
-constexpr int kExitSimulationFailed = 3;
-constexpr int kExitIo = 4;
-constexpr int kExitInternal = 5;
 
 void printDiagnostics(const models::Diagnostics& diagnostics) {
     for (const auto& d : diagnostics)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "models/exitcodes.h" // kWorkerProtocol, the protocol this client speaks
+
 #include <QString>
 #include <QStringList>
 
@@ -10,8 +12,5 @@ struct WorkerCommand {
     QString program;
     QStringList arguments;
 };
-
-// The worker protocol this client speaks (docs/protocol.md).
-inline constexpr char kWorkerProtocol[] = "choreo-worker/1";
 
 } // namespace choreo::ui

@@ -1,0 +1,41 @@
+#pragma once
+
+// What several of choreo-sim's commands share: their common options and the catalog.
+
+#include "app/cli/command.h"
+#include "models/catalog.h"
+#include "models/diagnostic.h"
+#include "sim/simulator.h"
+
+#include <optional>
+#include <string>
+
+namespace choreo::cli {
+
+extern const Option kAssetsOption;   // --assets DIR: every command
+extern const Option kJsonOption;     // --json
+extern const Option kFidelityOption; // --fidelity analytical|flow|packet
+extern const Option kJobsOption;     // --jobs N
+extern const Option kOutOption;      // --out FILE (-o, --output)
+extern const Option kSetOption;      // --set PATH=VALUE: run
+
+sim::Fidelity fidelityOf(const Invocation& call); // flow unless --fidelity says otherwise
+int jobsOf(const Invocation& call);               // --jobs, or the number of CPUs
+
+// The catalog under the assets folder, or nullopt with what went wrong in `error`.
+std::optional<models::Catalog> loadCatalog(const std::filesystem::path& assets, std::string& error);
+// The catalog, or nullopt after saying why on standard error.
+std::optional<models::Catalog> loadCatalogOrSay(const std::filesystem::path& assets);
+
+void printDiagnostics(const std::string& file, const models::Diagnostics& errors);
+
+// The program's commands (one file each under app/cli/).
+extern const Command kRunCommand;
+extern const Command kValidateCommand;
+extern const Command kAccuracyCommand;
+extern const Command kReportCommand;
+extern const Command kBenchCommand;
+extern const Command kCalibrateCommand;
+extern const Command kWorkerCommand;
+
+} // namespace choreo::cli

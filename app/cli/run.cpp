@@ -1,0 +1,141 @@
+#include "app/cli/common.h"
+#include "models/calibration.h"
+#include "models/exitcodes.h"
+#include "models/resolved.h"
+#include "models/result.h"
+#include "models/scenarioio.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace choreo::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fmt(const char* format, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
+
+void printText(const models::RunResult& r) {
+    std::cout << "scenario            " << r.scenario << "\n"
+              << "devices             " << r.devices << " x " << r.device << "\n"
+              << "fidelity            " << r.fidelity << "\n"
+              << "calibration         " << r.calibration << "\n"
+              << "accuracy            " << r.accuracy << "\n"
+              << "step time           " << fmt("%.3f s", r.step_time_s) << "  (compute "
+              << fmt("%.3f", r.breakdown.compute_s) << ", exposed communication "
+              << fmt("%.3f", r.breakdown.exposed_communication_s) << ", pipeline bubble "
+              << fmt("%.3f", r.breakdown.pipeline_bubble_s) << ")\n";
+    if (const auto& cs = r.compute_split; cs.total() > 0) {
+        std::cout << "compute by kind     " << fmt("GEMM %.3f s", cs.gemm_s)
+                  << fmt(", attention %.3f", cs.attention_s) << fmt(", memory-bound %.3f", cs.memory_bound_s)
+                  << fmt(", optimizer %.3f", cs.optimizer_s)
+                  << (cs.offload_wait_s > 0.0 ? fmt(", offload wait %.3f", cs.offload_wait_s) : std::string())
+                  << "  (pipeline stage " << cs.stage << ", the busiest; from the step model)\n";
+        // What that stage's device waits for besides its own computation, as simulated: the exposed part
+        // of each kind of communication and the pipeline's idle time (its timeline's totals, which the
+        // size bound does not fold). The step line's split is the critical path's, which may run on
+        // another stage.
+        for (const auto& st : r.timeline.stages) {
+            if (st.stage != cs.stage)
+                continue;
+            using models::ActivityKind;
+            std::cout << "waiting by kind     "
+                      << fmt("tensor, context and expert collectives %.3f s",
+                             st.total_s(ActivityKind::TensorComm))
+                      << fmt(", data-parallel %.3f", st.total_s(ActivityKind::DataComm))
+                      << fmt(", pipeline transfers %.3f", st.total_s(ActivityKind::PipelineComm))
+                      << fmt(", bubble %.3f", st.total_s(ActivityKind::Bubble)) << "  (pipeline stage "
+                      << st.stage << ", from its timeline)\n";
+        }
+    }
+    std::cout << "throughput          " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n"
+              << "MFU                 " << fmt("%.1f %%", 100.0 * r.mfu) << "  ("
+              << fmt("%.0f TFLOP/s per device", r.achieved_tflops_per_device) << ")\n"
+              << "time to train       " << fmt("%.1f days", r.time_to_train_s / 86400.0) << "  ("
+              << fmt("%.0f steps", r.steps) << ")\n"
+              << "energy              " << fmt("%.0f MWh", r.energy_kWh / 1000.0) << " at the facility\n"
+              << "average power       " << fmt("%.0f kW", r.average_power_kW) << " (IT "
+              << fmt("%.0f kW", r.it_power_kW) << ")\n"
+              << "cost                " << fmt("$%.0f", r.cost_usd) << " (" << r.cost_mode << ")\n"
+              << "memory per device   " << fmt("%.1f GB", r.memory_per_device_GB) << "  ("
+              << r.memory.describe() << ")\n";
+    const auto& t = r.topology;
+    std::cout << "network             " << t.kind
+              << (t.tiers > 0 ? ", " + std::to_string(t.tiers) + " tiers" : "") << ", scale-up " << t.scale_up
+              << ": bisection " << fmt("%.0f GB/s", t.bisection_GBps) << ", diameter " << t.diameter_hops
+              << " hops, " << t.switches << " switches + " << t.scale_up_switches << " scale-up, " << t.nics
+              << " NICs, " << t.cables << " cables + " << t.scale_up_links << " scale-up links\n";
+}
+
+int run(const Invocation& call) {
+    if (call.positional.size() != 1)
+        return usageError(call, "run needs exactly one SCENARIO file");
+    auto catalog = loadCatalogOrSay(call.assets);
+    if (!catalog)
+        return kExitIo;
+    const std::string& file = call.positional[0];
+    models::Diagnostics errors;
+    std::vector<models::FieldOverride> overrides;
+    for (const auto& assignment : call.values("--set")) {
+        std::string error;
+        overrides.push_back(*models::parseFieldOverride(assignment, error)); // checked as it was read
+    }
+    auto scenario = models::loadScenarioFile(file, errors, overrides);
+    if (!scenario) {
+        printDiagnostics(file, errors);
+        return errors.size() == 1 && errors[0].path == "(file)" ? kExitIo : kExitInvalidInput;
+    }
+    auto resolved = models::resolveScenario(*scenario, *catalog, errors);
+    // A calibration profile is looked up next to the scenario, then in the assets.
+    if (resolved && !models::applyScenarioCalibration(
+                        *resolved, {fs::absolute(file).parent_path(), call.assets / "calibration"}, errors))
+        resolved.reset();
+    if (!resolved) {
+        printDiagnostics(file, errors);
+        return kExitInvalidInput;
+    }
+    sim::SimulationOptions options;
+    options.fidelity = fidelityOf(call);
+    try {
+        const auto result = sim::runScenario(*resolved, options);
+        if (call.has("--json"))
+            std::cout << models::resultToJson(result).dump(2) << "\n";
+        else
+            printText(result);
+    } catch (const std::exception& e) {
+        std::cerr << "choreo-sim: simulation failed: " << e.what() << "\n";
+        return kExitSimulationFailed;
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+const Option kSetOption{
+    "--set",
+    "PATH=VALUE",
+    "Overrides one field of the scenario by its JSON path before it is read, e.g. cluster.pools[0].count=256 "
+    "or workload.recompute=full; VALUE is JSON, and a bare word is a string. Repeatable. The scenario's own "
+    "checks apply, with the same messages",
+    "PATH=VALUE (e.g. workload.micro_batch=2)",
+    {},
+    [](const std::string& value) {
+        std::string error;
+        return models::parseFieldOverride(value, error) ? std::string() : error;
+    },
+    true};
+
+const Command kRunCommand{
+    "run",
+    "SCENARIO",
+    "Simulate one training step of SCENARIO (a choreo-scenario/1 JSON file) and print step time, "
+    "throughput, MFU, time to train, energy, power, cost and memory.",
+    {&kJsonOption, &kFidelityOption, &kSetOption},
+    run};
+
+} // namespace choreo::cli
