@@ -23,6 +23,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <vector>
 
 using namespace Qt::StringLiterals;
 
@@ -40,51 +41,196 @@ void fail(bool interactive, const QString& message) {
         std::fprintf(stderr, "choreo: %s\n", qPrintable(message));
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    QApplication app(argc, argv);
+void setApplicationNames() {
     QCoreApplication::setOrganizationName(u"Choreo"_s);
     QCoreApplication::setApplicationName(u"Choreo"_s);
     QGuiApplication::setApplicationDisplayName(u"Choreo"_s);
     QGuiApplication::setDesktopFileName(u"choreo"_s);
     QApplication::setWindowIcon(QIcon(u":/choreo.svg"_s));
+}
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QObject::tr("Capacity planner for AI training clusters"));
-    parser.addHelpOption();
-    parser.addPositionalArgument(u"scenario"_s, QObject::tr("Scenario file to open (default: the example)."));
-    const QCommandLineOption screenshot(
+// The command line's options.
+struct Options {
+    const QCommandLineOption screenshot{
         u"screenshot"_s, QObject::tr("Run the scenario, save a picture of the window to <png> and quit."),
-        u"png"_s);
-    const QCommandLineOption worker(
-        u"worker"_s, QObject::tr("The choreo-sim executable to run simulations with."), u"path"_s);
-    const QCommandLineOption profile(
+        u"png"_s};
+    const QCommandLineOption worker{
+        u"worker"_s, QObject::tr("The choreo-sim executable to run simulations with."), u"path"_s};
+    const QCommandLineOption profile{
         u"profile"_s,
         QObject::tr("Show the calibration profile <file>; with --screenshot, picture it instead of a run."),
-        u"file"_s);
-    const QCommandLineOption page(
+        u"file"_s};
+    const QCommandLineOption page{
         u"show"_s,
         QObject::tr(
             "With --screenshot: picture <page> instead of the results: network (the topology view, "
             "without a run; --zoom scales it), run-queue (the run queue, with a device-type sweep) or "
             "compare (the compare view: the scenario and the further scenario files given, run)."),
-        u"page"_s);
-    const QCommandLineOption zoom(u"zoom"_s, QObject::tr("With --show network: zoom factor after fitting."),
-                                  u"factor"_s, u"1"_s);
-    const QCommandLineOption resultsTab(
+        u"page"_s};
+    const QCommandLineOption zoom{u"zoom"_s, QObject::tr("With --show network: zoom factor after fitting."),
+                                  u"factor"_s, u"1"_s};
+    const QCommandLineOption resultsTab{
         u"results-tab"_s,
         QObject::tr("With --screenshot: the results tab to show (e.g. \"Step timeline\", \"Power\"); with "
                     "--show compare, the chart tab."),
-        u"title"_s);
-    parser.addOption(screenshot);
-    parser.addOption(worker);
-    parser.addOption(profile);
-    parser.addOption(page);
-    parser.addOption(zoom);
-    parser.addOption(resultsTab);
+        u"title"_s};
+};
+
+void parseCommandLine(QCommandLineParser& parser, const Options& options, const QApplication& app) {
+    parser.setApplicationDescription(QObject::tr("Capacity planner for AI training clusters"));
+    parser.addHelpOption();
+    parser.addPositionalArgument(u"scenario"_s, QObject::tr("Scenario file to open (default: the example)."));
+    parser.addOption(options.screenshot);
+    parser.addOption(options.worker);
+    parser.addOption(options.profile);
+    parser.addOption(options.page);
+    parser.addOption(options.zoom);
+    parser.addOption(options.resultsTab);
     parser.process(app);
-    const bool interactive = !parser.isSet(screenshot);
+}
+
+// Model presets are a convenience: without them the forms still work, so a broken file is reported
+// and the program goes on.
+std::vector<choreo::ui::ModelPreset> loadPresets(const std::filesystem::path& assets, bool interactive) {
+    choreo::models::Diagnostics errors;
+    auto presets = choreo::ui::loadModelPresets(assets / "presets" / "models.json", errors);
+    if (!presets) {
+        fail(interactive,
+             QObject::tr("The model presets cannot be loaded; only custom shapes are offered:\n%1")
+                 .arg(QString::fromStdString(choreo::models::joinDiagnostics(errors))));
+        presets.emplace();
+    }
+    return std::move(*presets);
+}
+
+void configureWindow(choreo::ui::MainWindow& window, const std::filesystem::path& assets,
+                     const QString& workerExe, const QString& assetsDir, bool interactive) {
+    window.setQuiet(!interactive);
+    // A profile named by a scenario is looked up as choreo-sim run does: next to the scenario, then in the
+    // assets. Tools > Calibrate writes new ones to the user's folder; a scenario names those by path.
+    const QString userProfiles =
+        QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(u"calibration"_s);
+    window.document()->setProfileFolders({assets / "calibration"});
+    window.setCalibration({workerExe, {u"calibrate"_s, u"--assets"_s, assetsDir}}, userProfiles);
+    // The smoke test never touches the user's autosave.
+    if (interactive)
+        window.enableAutosave(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation),
+                              kAutosaveIntervalMs);
+}
+
+// Smoke-test mode with --profile: a picture of the calibration profile.
+int screenshotProfile(QApplication& app, choreo::ui::ProfileView* view, const QString& png) {
+    view->resize(1280, 800);
+    QTimer::singleShot(500, view, [view, png] {
+        const bool saved = view->grab().save(png, "PNG");
+        if (!saved)
+            std::fprintf(stderr, "choreo: cannot write %s\n", qPrintable(png));
+        QCoreApplication::exit(saved ? 0 : 1);
+    });
+    return app.exec();
+}
+
+// Smoke-test mode with --show network: a picture of the topology view, without a run.
+int screenshotNetwork(QApplication& app, choreo::ui::MainWindow& window, const QString& png, double factor) {
+    // The network needs no run: draw it, zoom, take the picture.
+    window.results()->showPage(window.topologyPanel());
+    window.show();
+    QTimer::singleShot(800, &window, [&window, png, factor] {
+        if (factor > 0 && factor != 1.0)
+            window.topologyPanel()->view()->zoomBy(factor);
+        window.topologyPanel()->view()->redrawNow();
+        QCoreApplication::exit(window.grab().save(png, "PNG") ? 0 : 1);
+    });
+    return app.exec();
+}
+
+// Smoke-test mode with --show compare: a picture of the compare view.
+int screenshotCompare(QApplication& app, choreo::ui::MainWindow& window, const QStringList& files,
+                      const QString& tab, const QString& png) {
+    // The scenario opened and the further files, side by side, run at analytical fidelity.
+    window.compareScenarios();
+    choreo::ui::CompareDialog* compare = window.compareDialog();
+    for (const QString& file : files) {
+        QString error;
+        if (!compare->addFile(file, error)) {
+            std::fprintf(stderr, "choreo: %s\n", qPrintable(error));
+            return 1;
+        }
+    }
+    compare->resize(1280, 800);
+    if (!tab.isEmpty() && !compare->showChartTitled(tab)) {
+        std::fprintf(stderr, "choreo: no compare chart \"%s\"\n", qPrintable(tab));
+        return 1;
+    }
+    QObject::connect(compare, &choreo::ui::CompareDialog::runFinished, compare, [compare, png] {
+        // Let the charts rebuild from the last result before taking the picture.
+        QTimer::singleShot(300, compare, [compare, png] {
+            QCoreApplication::exit(compare->grab().save(png, "PNG") ? 0 : 1);
+        });
+    });
+    QTimer::singleShot(0, compare, [compare] { compare->runAll(u"analytical"_s); });
+    return app.exec();
+}
+
+// Smoke-test mode: a fixed size, one run, a picture of the window with its results, exit status.
+int screenshotRun(QApplication& app, choreo::ui::MainWindow& window, const QCommandLineParser& parser,
+                  const Options& options, const QStringList& positional) {
+    const QString png = parser.value(options.screenshot);
+    window.resize(1280, 800);
+    const QString tab = parser.value(options.resultsTab);
+    if (!tab.isEmpty() && parser.value(options.page) != u"compare"_s &&
+        !window.results()->showPageTitled(tab)) {
+        std::fprintf(stderr, "choreo: no results tab \"%s\"\n", qPrintable(tab));
+        return 1;
+    }
+    QObject::connect(&window, &choreo::ui::MainWindow::analysisFinished, &app, [&window, png](bool ok) {
+        // Let the charts rebuild from the last sweep update before taking the picture.
+        QTimer::singleShot(200, &window, [&window, png, ok] {
+            const bool saved = window.grab().save(png, "PNG");
+            if (!saved)
+                std::fprintf(stderr, "choreo: cannot write %s\n", qPrintable(png));
+            if (!ok)
+                std::fprintf(stderr, "choreo: the run failed: %s\n", qPrintable(window.results()->message()));
+            QCoreApplication::exit(saved && ok ? 0 : 1);
+        });
+    });
+    QTimer::singleShot(kScreenshotTimeoutMs, &app, [] {
+        std::fprintf(stderr, "choreo: no result after %d s\n", kScreenshotTimeoutMs / 1000);
+        QCoreApplication::exit(2);
+    });
+    const QString shown = parser.value(options.page);
+    if (shown == u"network"_s)
+        return screenshotNetwork(app, window, png, parser.value(options.zoom).toDouble());
+    if (shown == u"compare"_s)
+        return screenshotCompare(app, window, positional.mid(1), tab, png);
+    if (shown == u"run-queue"_s) {
+        window.runQueueDock()->show();
+        QTimer::singleShot(0, &window, [&window] {
+            window.runQueueDock()->queueSweep(choreo::ui::RunQueueDock::Sweep::DeviceType);
+        });
+    } else if (!shown.isEmpty()) {
+        std::fprintf(stderr, "choreo: --show takes network, run-queue or compare\n");
+        return 1;
+    }
+    if (!window.document()->isValid()) {
+        std::fprintf(stderr, "choreo: the scenario is not valid\n");
+        return 1;
+    }
+    QTimer::singleShot(0, &window, &choreo::ui::MainWindow::runAnalysis);
+    window.show();
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    setApplicationNames();
+
+    QCommandLineParser parser;
+    const Options options;
+    parseCommandLine(parser, options, app);
+    const bool interactive = !parser.isSet(options.screenshot);
 
     const std::filesystem::path assets =
         choreo::models::locateAssets(QCoreApplication::applicationFilePath().toStdString());
@@ -98,36 +244,16 @@ int main(int argc, char** argv) {
     }
 
     const QString assetsDir = QString::fromStdString(assets.string());
-    const QString workerExe = parser.isSet(worker)
-                                  ? parser.value(worker)
+    const QString workerExe = parser.isSet(options.worker)
+                                  ? parser.value(options.worker)
                                   : QDir(QCoreApplication::applicationDirPath()).filePath(u"choreo-sim"_s);
     const QString defaultScenario = QDir(assetsDir).filePath(u"scenarios/default.json"_s);
-
-    // Model presets are a convenience: without them the forms still work, so a broken file is reported
-    // and the program goes on.
-    errors.clear();
-    auto presets = choreo::ui::loadModelPresets(assets / "presets" / "models.json", errors);
-    if (!presets) {
-        fail(interactive,
-             QObject::tr("The model presets cannot be loaded; only custom shapes are offered:\n%1")
-                 .arg(QString::fromStdString(choreo::models::joinDiagnostics(errors))));
-        presets.emplace();
-    }
+    auto presets = loadPresets(assets, interactive);
 
     QSettings settings;
     choreo::ui::MainWindow window(*catalog, {workerExe, {u"worker"_s, u"--assets"_s, assetsDir}}, settings,
-                                  defaultScenario, std::move(*presets));
-    window.setQuiet(!interactive);
-    // A profile named by a scenario is looked up as choreo-sim run does: next to the scenario, then in the
-    // assets. Tools > Calibrate writes new ones to the user's folder; a scenario names those by path.
-    const QString userProfiles =
-        QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(u"calibration"_s);
-    window.document()->setProfileFolders({assets / "calibration"});
-    window.setCalibration({workerExe, {u"calibrate"_s, u"--assets"_s, assetsDir}}, userProfiles);
-    // The smoke test never touches the user's autosave.
-    if (interactive)
-        window.enableAutosave(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation),
-                              kAutosaveIntervalMs);
+                                  defaultScenario, std::move(presets));
+    configureWindow(window, assets, workerExe, assetsDir, interactive);
     const QStringList positional = parser.positionalArguments();
     const QString initial = positional.isEmpty() ? defaultScenario : positional.front();
     if (!window.offerRecovery() && !window.openFile(initial)) {
@@ -135,101 +261,16 @@ int main(int argc, char** argv) {
             return 1;
     }
 
-    if (parser.isSet(profile)) {
-        choreo::ui::ProfileView* view = window.showProfile(parser.value(profile));
+    if (parser.isSet(options.profile)) {
+        choreo::ui::ProfileView* view = window.showProfile(parser.value(options.profile));
         if (!view)
             return 1;
-        if (!interactive) {
-            view->resize(1280, 800);
-            const QString png = parser.value(screenshot);
-            QTimer::singleShot(500, view, [view, png] {
-                const bool saved = view->grab().save(png, "PNG");
-                if (!saved)
-                    std::fprintf(stderr, "choreo: cannot write %s\n", qPrintable(png));
-                QCoreApplication::exit(saved ? 0 : 1);
-            });
-            return app.exec();
-        }
+        if (!interactive)
+            return screenshotProfile(app, view, parser.value(options.screenshot));
     }
 
-    if (!interactive) {
-        // Smoke-test mode: a fixed size, one run, a picture of the window with its results, exit status.
-        const QString png = parser.value(screenshot);
-        window.resize(1280, 800);
-        const QString tab = parser.value(resultsTab);
-        if (!tab.isEmpty() && parser.value(page) != u"compare"_s && !window.results()->showPageTitled(tab)) {
-            std::fprintf(stderr, "choreo: no results tab \"%s\"\n", qPrintable(tab));
-            return 1;
-        }
-        QObject::connect(&window, &choreo::ui::MainWindow::analysisFinished, &app, [&window, png](bool ok) {
-            // Let the charts rebuild from the last sweep update before taking the picture.
-            QTimer::singleShot(200, &window, [&window, png, ok] {
-                const bool saved = window.grab().save(png, "PNG");
-                if (!saved)
-                    std::fprintf(stderr, "choreo: cannot write %s\n", qPrintable(png));
-                if (!ok)
-                    std::fprintf(stderr, "choreo: the run failed: %s\n",
-                                 qPrintable(window.results()->message()));
-                QCoreApplication::exit(saved && ok ? 0 : 1);
-            });
-        });
-        QTimer::singleShot(kScreenshotTimeoutMs, &app, [] {
-            std::fprintf(stderr, "choreo: no result after %d s\n", kScreenshotTimeoutMs / 1000);
-            QCoreApplication::exit(2);
-        });
-        const QString shown = parser.value(page);
-        if (shown == u"network"_s) {
-            // The network needs no run: draw it, zoom, take the picture.
-            window.results()->showPage(window.topologyPanel());
-            window.show();
-            QTimer::singleShot(800, &window, [&window, png, factor = parser.value(zoom).toDouble()] {
-                if (factor > 0 && factor != 1.0)
-                    window.topologyPanel()->view()->zoomBy(factor);
-                window.topologyPanel()->view()->redrawNow();
-                QCoreApplication::exit(window.grab().save(png, "PNG") ? 0 : 1);
-            });
-            return app.exec();
-        }
-        if (shown == u"compare"_s) {
-            // The scenario opened and the further files, side by side, run at analytical fidelity.
-            window.compareScenarios();
-            choreo::ui::CompareDialog* compare = window.compareDialog();
-            for (const QString& file : positional.mid(1)) {
-                QString error;
-                if (!compare->addFile(file, error)) {
-                    std::fprintf(stderr, "choreo: %s\n", qPrintable(error));
-                    return 1;
-                }
-            }
-            compare->resize(1280, 800);
-            if (!tab.isEmpty() && !compare->showChartTitled(tab)) {
-                std::fprintf(stderr, "choreo: no compare chart \"%s\"\n", qPrintable(tab));
-                return 1;
-            }
-            QObject::connect(compare, &choreo::ui::CompareDialog::runFinished, compare, [compare, png] {
-                // Let the charts rebuild from the last result before taking the picture.
-                QTimer::singleShot(300, compare, [compare, png] {
-                    QCoreApplication::exit(compare->grab().save(png, "PNG") ? 0 : 1);
-                });
-            });
-            QTimer::singleShot(0, compare, [compare] { compare->runAll(u"analytical"_s); });
-            return app.exec();
-        }
-        if (shown == u"run-queue"_s) {
-            window.runQueueDock()->show();
-            QTimer::singleShot(0, &window, [&window] {
-                window.runQueueDock()->queueSweep(choreo::ui::RunQueueDock::Sweep::DeviceType);
-            });
-        } else if (!shown.isEmpty()) {
-            std::fprintf(stderr, "choreo: --show takes network, run-queue or compare\n");
-            return 1;
-        }
-        if (!window.document()->isValid()) {
-            std::fprintf(stderr, "choreo: the scenario is not valid\n");
-            return 1;
-        }
-        QTimer::singleShot(0, &window, &choreo::ui::MainWindow::runAnalysis);
-    }
+    if (!interactive)
+        return screenshotRun(app, window, parser, options, positional);
     window.show();
     return app.exec();
 }

@@ -12,180 +12,232 @@ std::string divides(std::int64_t a, const char* what, std::int64_t b) {
     return std::to_string(a) + " does not divide " + what + "=" + std::to_string(b);
 }
 
-void checkModel(const Workload& w, Diagnostics& errors) {
-    const auto& m = w.model;
-    const auto& p = w.parallel;
-    if (m.head_dim < 0)
+// Attention heads, and the tensor-parallel split of heads and the feed-forward.
+void checkHeadsAndTensorSplit(const Workload& workload, Diagnostics& errors) {
+    const auto& model = workload.model;
+    const auto& parallel = workload.parallel;
+    if (model.head_dim < 0)
         errors.push_back({"workload.model.head_dim",
-                          "must be positive (or 0: hidden / heads), got " + std::to_string(m.head_dim)});
-    else if (m.head_dim == 0 && m.hidden % m.heads != 0)
+                          "must be positive (or 0: hidden / heads), got " + std::to_string(model.head_dim)});
+    else if (model.head_dim == 0 && model.hidden % model.heads != 0)
         errors.push_back(
-            {"workload.model.heads",
-             divides(m.heads, "hidden", m.hidden) + " (set head_dim for heads narrower or wider than that)"});
-    if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
-        errors.push_back({"workload.model.kv_heads", "must divide heads=" + std::to_string(m.heads) +
-                                                         ", got " + std::to_string(m.kv_heads)});
-    if (m.heads % p.tp != 0)
-        errors.push_back({"workload.parallel.tp", divides(p.tp, "heads", m.heads)});
-    else if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
-        errors.push_back({"workload.parallel.tp", std::to_string(p.tp) +
-                                                      " and kv_heads=" + std::to_string(m.kv_heads) +
+            {"workload.model.heads", divides(model.heads, "hidden", model.hidden) +
+                                         " (set head_dim for heads narrower or wider than that)"});
+    if (model.kv_heads > model.heads || model.heads % model.kv_heads != 0)
+        errors.push_back({"workload.model.kv_heads", "must divide heads=" + std::to_string(model.heads) +
+                                                         ", got " + std::to_string(model.kv_heads)});
+    if (model.heads % parallel.tp != 0)
+        errors.push_back({"workload.parallel.tp", divides(parallel.tp, "heads", model.heads)});
+    else if (model.kv_heads % parallel.tp != 0 && parallel.tp % model.kv_heads != 0)
+        errors.push_back({"workload.parallel.tp", std::to_string(parallel.tp) +
+                                                      " and kv_heads=" + std::to_string(model.kv_heads) +
                                                       " must divide one another"});
-    if (m.ffn_hidden % p.tp != 0)
-        errors.push_back({"workload.parallel.tp", divides(p.tp, "ffn_hidden", m.ffn_hidden)});
+    if (model.ffn_hidden % parallel.tp != 0)
+        errors.push_back({"workload.parallel.tp", divides(parallel.tp, "ffn_hidden", model.ffn_hidden)});
+}
+
+// Pipeline stages and interleaving, context parallelism, and the batch.
+void checkPipelineAndBatch(const Workload& workload, Diagnostics& errors) {
+    const auto& model = workload.model;
+    const auto& parallel = workload.parallel;
     // Uneven splits are allowed (layersInChunk): the first and last chunks give up a layer first, down to
     // none, when they hold only the embedding or only the output layer and the loss (Megatron-Core's
     // account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split: Llama 3.1 405B's 126
     // layers over 128 chunks). Every other chunk needs a layer.
-    if (p.pp > m.layers + 2)
-        errors.push_back({"workload.parallel.pp",
-                          std::to_string(p.pp) + " pipeline stages for layers=" + std::to_string(m.layers) +
-                              ": every stage but the first and last needs a layer"});
-    else if (p.pp * p.vp > m.layers + 2)
-        errors.push_back({"workload.parallel.vp", "pp*vp = " + std::to_string(p.pp * p.vp) +
-                                                      " model chunks for layers=" + std::to_string(m.layers) +
-                                                      ": every chunk but the first and last needs a layer"});
-    if (p.vp > 1 && p.pp == 1)
+    if (parallel.pp > model.layers + 2)
+        errors.push_back(
+            {"workload.parallel.pp", std::to_string(parallel.pp) +
+                                         " pipeline stages for layers=" + std::to_string(model.layers) +
+                                         ": every stage but the first and last needs a layer"});
+    else if (parallel.pp * parallel.vp > model.layers + 2)
+        errors.push_back(
+            {"workload.parallel.vp", "pp*vp = " + std::to_string(parallel.pp * parallel.vp) +
+                                         " model chunks for layers=" + std::to_string(model.layers) +
+                                         ": every chunk but the first and last needs a layer"});
+    if (parallel.vp > 1 && parallel.pp == 1)
         errors.push_back(
             {"workload.parallel.vp", "interleaving (vp > 1) needs pipeline parallelism (pp > 1)"});
-    else if (p.vp > 1 && w.global_batch % (w.micro_batch * p.dp) == 0 && w.microBatchesPerStep() % p.pp != 0)
-        errors.push_back({"workload.parallel.vp", "interleaving needs the micro-batches per step (" +
-                                                      std::to_string(w.microBatchesPerStep()) +
-                                                      ") to be a multiple of pp=" + std::to_string(p.pp)});
-    if (p.cp > 1 && m.seq_len % (2 * p.cp) != 0)
+    else if (parallel.vp > 1 && workload.global_batch % (workload.micro_batch * parallel.dp) == 0 &&
+             workload.microBatchesPerStep() % parallel.pp != 0)
         errors.push_back(
-            {"workload.parallel.cp", "2*cp = " + std::to_string(2 * p.cp) +
-                                         " does not divide seq_len=" + std::to_string(m.seq_len) +
+            {"workload.parallel.vp", "interleaving needs the micro-batches per step (" +
+                                         std::to_string(workload.microBatchesPerStep()) +
+                                         ") to be a multiple of pp=" + std::to_string(parallel.pp)});
+    if (parallel.cp > 1 && model.seq_len % (2 * parallel.cp) != 0)
+        errors.push_back(
+            {"workload.parallel.cp", "2*cp = " + std::to_string(2 * parallel.cp) +
+                                         " does not divide seq_len=" + std::to_string(model.seq_len) +
                                          " (the causal load-balanced split needs 2*cp chunks)"});
-    if (w.global_batch % (w.micro_batch * p.dp) != 0)
-        errors.push_back({"workload.global_batch", std::to_string(w.global_batch) +
+    if (workload.global_batch % (workload.micro_batch * parallel.dp) != 0)
+        errors.push_back({"workload.global_batch", std::to_string(workload.global_batch) +
                                                        " is not a multiple of micro_batch*dp = " +
-                                                       std::to_string(w.micro_batch * p.dp)});
-    if (w.global_batch % (w.micro_batch * p.dp) == 0 && w.microBatchesPerStep() > kMaxMicroBatchesPerStep)
+                                                       std::to_string(workload.micro_batch * parallel.dp)});
+    if (workload.global_batch % (workload.micro_batch * parallel.dp) == 0 &&
+        workload.microBatchesPerStep() > kMaxMicroBatchesPerStep)
         errors.push_back(
-            {"workload.global_batch", std::to_string(w.microBatchesPerStep()) +
+            {"workload.global_batch", std::to_string(workload.microBatchesPerStep()) +
                                           " micro-batches per pipeline and step is more than the " +
                                           std::to_string(kMaxMicroBatchesPerStep) + " supported"});
-    else if (w.global_batch % (w.micro_batch * p.dp) == 0 &&
-             w.microBatchesPerStep() * p.pp > kMaxPipelineOperations)
-        errors.push_back({"workload", std::to_string(w.microBatchesPerStep()) +
-                                          " micro-batches x pp=" + std::to_string(p.pp) +
+    else if (workload.global_batch % (workload.micro_batch * parallel.dp) == 0 &&
+             workload.microBatchesPerStep() * parallel.pp > kMaxPipelineOperations)
+        errors.push_back({"workload", std::to_string(workload.microBatchesPerStep()) +
+                                          " micro-batches x pp=" + std::to_string(parallel.pp) +
                                           " pipeline operations per step is more than the " +
                                           std::to_string(kMaxPipelineOperations) + " supported"});
-    if (m.moe) {
-        const auto& e = *m.moe;
-        if (e.experts < 2)
-            errors.push_back(
-                {"workload.model.moe.experts", "must be at least 2, got " + std::to_string(e.experts)});
-        if (e.top_k < 1 || e.top_k > e.experts)
-            errors.push_back(
-                {"workload.model.moe.top_k", "must be between 1 and experts=" + std::to_string(e.experts) +
-                                                 ", got " + std::to_string(e.top_k)});
-        if (e.expert_ffn_hidden < 1)
-            errors.push_back({"workload.model.moe.expert_ffn_hidden",
-                              "must be at least 1, got " + std::to_string(e.expert_ffn_hidden)});
-        else if (p.etp == 0 && e.expert_ffn_hidden % p.tp != 0)
-            errors.push_back(
-                {"workload.parallel.tp", divides(p.tp, "expert_ffn_hidden", e.expert_ffn_hidden)});
-        else if (p.etp > 0 && e.shared_experts > 0 && (e.shared_experts * e.expert_ffn_hidden) % p.tp != 0)
-            errors.push_back(
-                {"workload.parallel.tp",
-                 divides(p.tp, "shared_experts*expert_ffn_hidden", e.shared_experts * e.expert_ffn_hidden) +
-                     " (shared experts are split over the tensor ranks)"});
-        if (e.shared_experts < 0)
-            errors.push_back({"workload.model.moe.shared_experts",
-                              "must be at least 0, got " + std::to_string(e.shared_experts)});
-        if (e.dense_layers < 0 || e.dense_layers >= m.layers)
-            errors.push_back({"workload.model.moe.dense_layers",
-                              "must be between 0 and layers-1=" + std::to_string(m.layers - 1) + ", got " +
-                                  std::to_string(e.dense_layers)});
-        const bool etpValid = p.etp == 0 || (p.etp >= 1 && p.tp >= 1 && p.tp % p.etp == 0);
-        if (!etpValid)
-            errors.push_back({"workload.parallel.etp",
-                              "must divide tp=" + std::to_string(p.tp) + ", got " + std::to_string(p.etp) +
-                                  " (a routed expert's matrices are split over some of the tensor ranks)"});
-        else if (p.etp > 0 && e.expert_ffn_hidden >= 1 && e.expert_ffn_hidden % p.etp != 0)
-            errors.push_back(
-                {"workload.parallel.etp", divides(p.etp, "expert_ffn_hidden", e.expert_ffn_hidden)});
-        else if (p.etp > 0 && p.etp < p.tp && !p.sequence_parallel)
-            errors.push_back({"workload.parallel.sequence_parallel",
-                              "must be true with etp=" + std::to_string(p.etp) +
-                                  " below tp=" + std::to_string(p.tp) +
-                                  " (each tensor rank routes its own share of the sequence, as Megatron-Core "
-                                  "requires)"});
-        if (p.ep < 1) {
-            errors.push_back({"workload.parallel.ep", "must be at least 1, got " + std::to_string(p.ep)});
-        } else if (e.experts >= 1 && e.experts % p.ep != 0) {
-            errors.push_back({"workload.parallel.ep", divides(p.ep, "experts", e.experts)});
-        } else if (etpValid && p.etp == 0 && (p.dp * p.cp) % p.ep != 0) {
+}
+
+// A Mixture-of-Experts model's experts.
+void checkExperts(const Workload& workload, const MoeShape& moe, Diagnostics& errors) {
+    const auto& model = workload.model;
+    const auto& parallel = workload.parallel;
+    if (moe.experts < 2)
+        errors.push_back(
+            {"workload.model.moe.experts", "must be at least 2, got " + std::to_string(moe.experts)});
+    if (moe.top_k < 1 || moe.top_k > moe.experts)
+        errors.push_back(
+            {"workload.model.moe.top_k", "must be between 1 and experts=" + std::to_string(moe.experts) +
+                                             ", got " + std::to_string(moe.top_k)});
+    if (moe.expert_ffn_hidden < 1)
+        errors.push_back({"workload.model.moe.expert_ffn_hidden",
+                          "must be at least 1, got " + std::to_string(moe.expert_ffn_hidden)});
+    else if (parallel.etp == 0 && moe.expert_ffn_hidden % parallel.tp != 0)
+        errors.push_back(
+            {"workload.parallel.tp", divides(parallel.tp, "expert_ffn_hidden", moe.expert_ffn_hidden)});
+    else if (parallel.etp > 0 && moe.shared_experts > 0 &&
+             (moe.shared_experts * moe.expert_ffn_hidden) % parallel.tp != 0)
+        errors.push_back({"workload.parallel.tp", divides(parallel.tp, "shared_experts*expert_ffn_hidden",
+                                                          moe.shared_experts * moe.expert_ffn_hidden) +
+                                                      " (shared experts are split over the tensor ranks)"});
+    if (moe.shared_experts < 0)
+        errors.push_back({"workload.model.moe.shared_experts",
+                          "must be at least 0, got " + std::to_string(moe.shared_experts)});
+    if (moe.dense_layers < 0 || moe.dense_layers >= model.layers)
+        errors.push_back({"workload.model.moe.dense_layers",
+                          "must be between 0 and layers-1=" + std::to_string(model.layers - 1) + ", got " +
+                              std::to_string(moe.dense_layers)});
+}
+
+// A Mixture-of-Experts model's expert tensor and expert parallelism.
+void checkExpertParallelism(const Workload& workload, const MoeShape& moe, Diagnostics& errors) {
+    const auto& parallel = workload.parallel;
+    const bool etpValid =
+        parallel.etp == 0 || (parallel.etp >= 1 && parallel.tp >= 1 && parallel.tp % parallel.etp == 0);
+    if (!etpValid)
+        errors.push_back({"workload.parallel.etp",
+                          "must divide tp=" + std::to_string(parallel.tp) + ", got " +
+                              std::to_string(parallel.etp) +
+                              " (a routed expert's matrices are split over some of the tensor ranks)"});
+    else if (parallel.etp > 0 && moe.expert_ffn_hidden >= 1 && moe.expert_ffn_hidden % parallel.etp != 0)
+        errors.push_back(
+            {"workload.parallel.etp", divides(parallel.etp, "expert_ffn_hidden", moe.expert_ffn_hidden)});
+    else if (parallel.etp > 0 && parallel.etp < parallel.tp && !parallel.sequence_parallel)
+        errors.push_back({"workload.parallel.sequence_parallel",
+                          "must be true with etp=" + std::to_string(parallel.etp) +
+                              " below tp=" + std::to_string(parallel.tp) +
+                              " (each tensor rank routes its own share of the sequence, as Megatron-Core "
+                              "requires)"});
+    if (parallel.ep < 1) {
+        errors.push_back({"workload.parallel.ep", "must be at least 1, got " + std::to_string(parallel.ep)});
+    } else if (moe.experts >= 1 && moe.experts % parallel.ep != 0) {
+        errors.push_back({"workload.parallel.ep", divides(parallel.ep, "experts", moe.experts)});
+    } else if (etpValid && parallel.etp == 0 && (parallel.dp * parallel.cp) % parallel.ep != 0) {
+        errors.push_back({"workload.parallel.ep",
+                          divides(parallel.ep, "dp*cp", parallel.dp * parallel.cp) +
+                              " (experts are split over the data- and context-parallel ranks; with "
+                              "parallel.etp below tp, over tensor ranks as well)"});
+    } else if (etpValid && parallel.etp > 0) {
+        const std::int64_t ranks = parallel.tp / parallel.etp * parallel.dp * parallel.cp;
+        if (ranks % parallel.ep != 0)
             errors.push_back({"workload.parallel.ep",
-                              divides(p.ep, "dp*cp", p.dp * p.cp) +
-                                  " (experts are split over the data- and context-parallel ranks; with "
-                                  "parallel.etp below tp, over tensor ranks as well)"});
-        } else if (etpValid && p.etp > 0) {
-            const std::int64_t ranks = p.tp / p.etp * p.dp * p.cp;
-            if (ranks % p.ep != 0)
-                errors.push_back({"workload.parallel.ep",
-                                  divides(p.ep, "(tp/etp)*dp*cp", ranks) +
-                                      " (experts are split over the stage's devices in groups of etp)"});
-        }
-    } else {
-        if (p.ep != 1)
-            errors.push_back({"workload.parallel.ep", "expert parallelism needs a Mixture-of-Experts model "
-                                                      "(workload.model.moe), got ep=" +
-                                                          std::to_string(p.ep)});
-        if (p.etp != 0)
-            errors.push_back(
-                {"workload.parallel.etp", "expert tensor parallelism needs a Mixture-of-Experts model "
-                                          "(workload.model.moe), got etp=" +
-                                              std::to_string(p.etp)});
+                              divides(parallel.ep, "(tp/etp)*dp*cp", ranks) +
+                                  " (experts are split over the stage's devices in groups of etp)"});
     }
+}
+
+// A dense model: no expert parallelism.
+void checkNoExpertParallelism(const Workload& workload, Diagnostics& errors) {
+    const auto& parallel = workload.parallel;
+    if (parallel.ep != 1)
+        errors.push_back({"workload.parallel.ep", "expert parallelism needs a Mixture-of-Experts model "
+                                                  "(workload.model.moe), got ep=" +
+                                                      std::to_string(parallel.ep)});
+    if (parallel.etp != 0)
+        errors.push_back(
+            {"workload.parallel.etp", "expert tensor parallelism needs a Mixture-of-Experts model "
+                                      "(workload.model.moe), got etp=" +
+                                          std::to_string(parallel.etp)});
+}
+
+// The overlap options.
+void checkOverlap(const Workload& workload, Diagnostics& errors) {
+    const auto& parallel = workload.parallel;
     // Megatron-Core's checks for --overlap-moe-expert-parallel-comm (transformer_config.py, core_v0.15.0),
     // and Choreo's: the combined schedule is Megatron-Core's pipeline, not a fully sharded engine's.
-    if (w.overlap.ep_comm) {
+    if (workload.overlap.ep_comm) {
         const std::string field = "workload.overlap.ep_comm";
-        if (p.ep <= 1)
+        if (parallel.ep <= 1)
             errors.push_back(
                 {field, "overlapping the expert all-to-alls needs a Mixture-of-Experts model with "
                         "expert parallelism (parallel.ep above 1), got ep=" +
-                            std::to_string(p.ep)});
-        if (p.pp > 1 && p.vp <= 1)
-            errors.push_back({field, "with pipeline parallelism (pp=" + std::to_string(p.pp) +
+                            std::to_string(parallel.ep)});
+        if (parallel.pp > 1 && parallel.vp <= 1)
+            errors.push_back({field, "with pipeline parallelism (pp=" + std::to_string(parallel.pp) +
                                          ") it needs interleaving (parallel.vp above 1), got vp=" +
-                                         std::to_string(p.vp) + ", as Megatron-Core"});
-        if (w.recompute == Recompute::Full || w.recompute == Recompute::SelectiveOps)
+                                         std::to_string(parallel.vp) + ", as Megatron-Core"});
+        if (workload.recompute == Recompute::Full || workload.recompute == Recompute::SelectiveOps)
             errors.push_back({field, "needs recompute \"none\" or \"selective\" (Megatron-Core's), got \"" +
-                                         toString(w.recompute) + "\""});
-        if (p.zero >= 3)
+                                         toString(workload.recompute) + "\""});
+        if (parallel.zero >= 3)
             errors.push_back(
                 {field,
                  "needs parallel.zero 0, 1 or 2 (the combined schedule is Megatron-Core's), got zero=" +
-                     std::to_string(p.zero)});
+                     std::to_string(parallel.zero)});
     }
-    if (w.overlap.param_gather && p.zero != 1 && p.zero != 2)
+    if (workload.overlap.param_gather && parallel.zero != 1 && parallel.zero != 2)
         errors.push_back(
             {"workload.overlap.param_gather",
              "overlapping the parameter gather needs the distributed optimizer (parallel.zero 1 or "
              "2), got zero=" +
-                 std::to_string(p.zero)});
-    if (w.gradient_precision && *w.gradient_precision != Precision::Fp32) {
-        const Precision sixteen = w.sixteenBitPrecision();
-        if (*w.gradient_precision != sixteen)
+                 std::to_string(parallel.zero)});
+}
+
+// Gradient precision and master weights, the sequence-parallel split, and the tokens to train.
+void checkPrecisionAndTokens(const Workload& workload, Diagnostics& errors) {
+    const auto& model = workload.model;
+    const auto& parallel = workload.parallel;
+    if (workload.gradient_precision && *workload.gradient_precision != Precision::Fp32) {
+        const Precision sixteen = workload.sixteenBitPrecision();
+        if (*workload.gradient_precision != sixteen)
             errors.push_back({"workload.gradient_precision",
-                              "gradients of " + toString(w.precision) + " training are fp32 or " +
-                                  toString(sixteen) + ", got " + toString(*w.gradient_precision)});
+                              "gradients of " + toString(workload.precision) + " training are fp32 or " +
+                                  toString(sixteen) + ", got " + toString(*workload.gradient_precision)});
     }
-    if (w.master_weights == MasterWeights::Remainders && w.sixteenBitPrecision() != Precision::Bf16)
+    if (workload.master_weights == MasterWeights::Remainders &&
+        workload.sixteenBitPrecision() != Precision::Bf16)
         errors.push_back({"workload.master_weights", "remainders complete bf16 working weights; " +
-                                                         toString(w.precision) +
+                                                         toString(workload.precision) +
                                                          " training keeps fp16 ones"});
-    if (p.sequence_parallel && p.tp > 1 && m.seq_len % p.tp != 0)
-        errors.push_back({"workload.parallel.sequence_parallel", divides(p.tp, "seq_len", m.seq_len)});
-    if (w.tokens_to_train < static_cast<double>(w.global_batch * m.seq_len))
+    if (parallel.sequence_parallel && parallel.tp > 1 && model.seq_len % parallel.tp != 0)
         errors.push_back(
-            {"workload.tokens_to_train", formatNumber(w.tokens_to_train) +
-                                             " is less than one step of global_batch*seq_len = " +
-                                             std::to_string(w.global_batch * m.seq_len) + " tokens"});
+            {"workload.parallel.sequence_parallel", divides(parallel.tp, "seq_len", model.seq_len)});
+    if (workload.tokens_to_train < static_cast<double>(workload.global_batch * model.seq_len))
+        errors.push_back({"workload.tokens_to_train",
+                          formatNumber(workload.tokens_to_train) +
+                              " is less than one step of global_batch*seq_len = " +
+                              std::to_string(workload.global_batch * model.seq_len) + " tokens"});
+}
+
+void checkModel(const Workload& workload, Diagnostics& errors) {
+    checkHeadsAndTensorSplit(workload, errors);
+    checkPipelineAndBatch(workload, errors);
+    if (workload.model.moe) {
+        checkExperts(workload, *workload.model.moe, errors);
+        checkExpertParallelism(workload, *workload.model.moe, errors);
+    } else {
+        checkNoExpertParallelism(workload, errors);
+    }
+    checkOverlap(workload, errors);
+    checkPrecisionAndTokens(workload, errors);
 }
 
 } // namespace

@@ -100,33 +100,71 @@ double gradientReduceBytes(const Workload& workload) {
     return activationBytes(workload.gradientPrecision());
 }
 
-StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
-    const Device& dev = rs.device();
-    const Workload& w = rs.workload();
-    const ModelShape& m = w.model;
-    const Precision prec = w.precision;
-    // Attention and element-wise work stay in 16-bit in fp8 and fp4 training.
-    const Precision attnPrec = quantisedGemms(prec) ? Precision::Bf16 : prec;
-    const double t = static_cast<double>(w.parallel.tp);
-    const double cp = static_cast<double>(w.parallel.cp);
-    // Tokens each device works on: context parallelism splits the sequence.
-    const double tokens = static_cast<double>(w.micro_batch) * static_cast<double>(m.seq_len) / cp;
-    const double h = static_cast<double>(m.hidden);
-    const double f = static_cast<double>(m.ffn_hidden);
-    // All query heads together, and K (or V): hidden and its GQA share unless the model sets head_dim.
-    const double q = m.queryWidth();
-    const double kvWidth = m.kvWidth();
-    const double act = activationBytes(attnPrec);
-    const std::int64_t chunks = w.parallel.pp * w.parallel.vp;
-    const auto layers = static_cast<double>(layersInChunk(w, chunk));
-    const bool first = chunk == 0;
-    const bool last = chunk == chunks - 1;
+namespace {
 
-    // GEMMs of one layer, forward, one tensor rank.
-    const double qkv = gemmTime(dev, prec, tokens, (q + 2.0 * kvWidth) / t, h);
-    const double proj = gemmTime(dev, prec, tokens, h, q / t);
-    const double up = gemmTime(dev, prec, tokens, (m.ffn_gated ? 2.0 : 1.0) * f / t, h);
-    const double down = gemmTime(dev, prec, tokens, h, f / t);
+// What stageCost's steps share about one model chunk on one device for one micro-batch.
+struct ChunkShape {
+    const Device& device;
+    const Workload& workload;
+    const ModelShape& model;
+    std::int64_t index = 0; // the chunk, 0 .. pp*vp-1
+    Precision precision = Precision::Bf16;
+    // Attention and element-wise work stay in 16-bit in fp8 and fp4 training.
+    Precision attention_precision = Precision::Bf16;
+    double tp = 1.0;
+    double cp = 1.0;
+    // Tokens each device works on: context parallelism splits the sequence.
+    double tokens = 0.0;
+    double hidden = 0.0;
+    double ffn_hidden = 0.0;
+    // All query heads together, and K (or V): hidden and its GQA share unless the model sets head_dim.
+    double query_width = 0.0;
+    double kv_width = 0.0;
+    double act_bytes = 0.0; // bytes per element in the attention precision
+    double layers = 0.0;
+    bool first = false;
+    bool last = false;
+    Roofline memory_kernel{}; // memory-bound kernels
+};
+
+ChunkShape chunkShape(const ResolvedScenario& rs, std::int64_t chunk) {
+    const Workload& workload = rs.workload();
+    const ModelShape& model = workload.model;
+    ChunkShape shape{rs.device(), workload, model};
+    shape.index = chunk;
+    shape.precision = workload.precision;
+    shape.attention_precision = quantisedGemms(shape.precision) ? Precision::Bf16 : shape.precision;
+    shape.tp = static_cast<double>(workload.parallel.tp);
+    shape.cp = static_cast<double>(workload.parallel.cp);
+    shape.tokens = static_cast<double>(workload.micro_batch) * static_cast<double>(model.seq_len) / shape.cp;
+    shape.hidden = static_cast<double>(model.hidden);
+    shape.ffn_hidden = static_cast<double>(model.ffn_hidden);
+    shape.query_width = model.queryWidth();
+    shape.kv_width = model.kvWidth();
+    shape.act_bytes = activationBytes(shape.attention_precision);
+    const std::int64_t chunks = workload.parallel.pp * workload.parallel.vp;
+    shape.layers = static_cast<double>(layersInChunk(workload, chunk));
+    shape.first = chunk == 0;
+    shape.last = chunk == chunks - 1;
+    shape.memory_kernel = rooflineFor(shape.device, shape.attention_precision, 1.0);
+    return shape;
+}
+
+// The routed experts of the chunk's MoE layers, per layer averaged over the chunk's layers.
+struct MoeCost {
+    double layers = 0.0; // MoE layers in the chunk
+    double share = 0.0;  // of the chunk's layers
+    double ffn_s = 0.0;  // router and experts, forward
+    double experts_s = 0.0;
+    double activation_bytes = 0.0;
+};
+
+MoeCost moeCost(const ChunkShape& shape) {
+    const Device& dev = shape.device;
+    const Workload& workload = shape.workload;
+    const ModelShape& model = shape.model;
+    const Precision prec = shape.precision;
+    const double tp = shape.tp, tokens = shape.tokens, hidden = shape.hidden, act = shape.act_bytes;
     // Layers with routed experts (balanced load): each device's tokens go to top_k experts; the ep
     // devices of an expert-parallel group send each expert ep * tokens * top_k / experts tokens, and a
     // device runs its experts / ep experts as one GEMM each; shared experts see every token; the router
@@ -134,66 +172,92 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // tokens: tokens * etp / tp of them (the whole tensor group's when etp = tp; with etp below tp, the
     // share sequence parallelism gave the device's etp ranks). Per-layer figures below are averages over
     // the chunk's dense and MoE layers, which keeps every `layers * x` sum exact.
-    const auto moeLayers = static_cast<double>(moeLayersInChunk(w, chunk));
-    const double moeShare = layers > 0 ? moeLayers / layers : 0.0;
-    double moeFfn = 0.0, moeExperts = 0.0, moeActivationBytes = 0.0;
-    if (m.moe && moeLayers > 0) {
-        const auto& e = *m.moe;
-        const double ef = static_cast<double>(e.expert_ffn_hidden);
-        const double ep = static_cast<double>(w.parallel.ep);
-        const double et = static_cast<double>(w.parallel.expertTp());
-        const double local = static_cast<double>(e.experts) / ep;
-        const double routed = tokens * et / t * static_cast<double>(e.top_k); // token-expert pairs per device
-        const double perExpert = routed / local;
-        const double gate = m.ffn_gated ? 2.0 : 1.0;
-        moeExperts = local * (gemmTime(dev, prec, perExpert, gate * ef / et, h) +
-                              gemmTime(dev, prec, perExpert, h, ef / et));
-        const double shared = static_cast<double>(e.shared_experts);
+    MoeCost moe;
+    moe.layers = static_cast<double>(moeLayersInChunk(workload, shape.index));
+    moe.share = shape.layers > 0 ? moe.layers / shape.layers : 0.0;
+    if (model.moe && moe.layers > 0) {
+        const MoeShape& experts = *model.moe;
+        const double expertFfn = static_cast<double>(experts.expert_ffn_hidden);
+        const double ep = static_cast<double>(workload.parallel.ep);
+        const double expertTp = static_cast<double>(workload.parallel.expertTp());
+        const double localExperts = static_cast<double>(experts.experts) / ep;
+        const double routed =
+            tokens * expertTp / tp * static_cast<double>(experts.top_k); // token-expert pairs per device
+        const double perExpert = routed / localExperts;
+        const double upMatrices = model.ffn_gated ? 2.0 : 1.0;
+        moe.experts_s =
+            localExperts * (gemmTime(dev, prec, perExpert, upMatrices * expertFfn / expertTp, hidden) +
+                            gemmTime(dev, prec, perExpert, hidden, expertFfn / expertTp));
+        const double shared = static_cast<double>(experts.shared_experts);
         if (shared > 0)
-            moeExperts += gemmTime(dev, prec, tokens, gate * shared * ef / t, h) +
-                          gemmTime(dev, prec, tokens, h, shared * ef / t);
-        moeFfn = gemmTime(dev, attnPrec, tokens, static_cast<double>(e.experts), h) + moeExperts; // + router
+            moe.experts_s += gemmTime(dev, prec, tokens, upMatrices * shared * expertFfn / tp, hidden) +
+                             gemmTime(dev, prec, tokens, hidden, shared * expertFfn / tp);
+        moe.ffn_s = gemmTime(dev, shape.attention_precision, tokens, static_cast<double>(experts.experts),
+                             hidden) +
+                    moe.experts_s; // + router
         // Expert activations, and the permutation of tokens to and from expert order (read + write each).
-        moeActivationBytes = (m.ffn_gated ? 3.0 : 2.0) * (routed * ef / et + shared * tokens * ef / t) * act +
-                             4.0 * routed * h * act;
+        moe.activation_bytes = (model.ffn_gated ? 3.0 : 2.0) *
+                                   (routed * expertFfn / expertTp + shared * tokens * expertFfn / tp) * act +
+                               4.0 * routed * hidden * act;
     }
-    const double gemmFwd = qkv + proj + (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
+    return moe;
+}
 
+struct AttentionTimes {
+    double forward_s = 0.0;
+    double backward_s = 0.0;
+};
+
+AttentionTimes attentionTimes(const ChunkShape& shape) {
+    const Device& dev = shape.device;
+    const Workload& workload = shape.workload;
+    const Precision attnPrec = shape.attention_precision;
+    const double tp = shape.tp, cp = shape.cp, tokens = shape.tokens, act = shape.act_bytes;
+    const double queryWidth = shape.query_width, kvWidth = shape.kv_width;
     // Fused causal attention: half of the 4*tokens*seq*q FLOPs are computed (local queries against the
     // whole sequence's keys under context parallelism); backward does 2.5x forward. One call per layer,
     // or under context parallelism one per ring step (Transformer Engine's ring attention: the local
     // queries against one peer's keys and values, load-balanced so that every step does 1/cp of the
     // work), and the efficiency curve is a function of one call's FLOPs.
-    const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(m.seq_len) * q / t;
+    const double attnFlops = 0.5 * 4.0 * tokens * static_cast<double>(shape.model.seq_len) * queryWidth / tp;
     const double attnCallFlops = attnFlops / cp;
-    const Roofline attn =
-        rooflineFor(dev, attnPrec,
-                    dev.efficiency.attentionFraction(attnCallFlops, w.attention == AttentionKernel::Flash2));
-    const Roofline mem = rooflineFor(dev, attnPrec, 1.0);
-    const double attnBytes = (2.0 * q + 2.0 * kvWidth) / t * tokens * act;
-    double attnFwd = attn.time(attnFlops, attnBytes) + (cp - 1.0) * attn.overhead_s;
-    double attnBwd = attn.time(2.5 * attnFlops, 2.5 * attnBytes) + (cp - 1.0) * attn.overhead_s;
-    if (w.attention == AttentionKernel::Unfused) {
+    const Roofline attn = rooflineFor(
+        dev, attnPrec,
+        dev.efficiency.attentionFraction(attnCallFlops, workload.attention == AttentionKernel::Flash2));
+    const Roofline& mem = shape.memory_kernel;
+    const double attnBytes = (2.0 * queryWidth + 2.0 * kvWidth) / tp * tokens * act;
+    AttentionTimes times;
+    times.forward_s = attn.time(attnFlops, attnBytes) + (cp - 1.0) * attn.overhead_s;
+    times.backward_s = attn.time(2.5 * attnFlops, 2.5 * attnBytes) + (cp - 1.0) * attn.overhead_s;
+    if (workload.attention == AttentionKernel::Unfused) {
         // Scores Q K^T and output P V as batched GEMMs over the whole s x s (masking does not skip work),
         // with the scores (heads/t x tokens x seq) written, softmaxed, dropped out and read back.
-        const double seq = static_cast<double>(m.seq_len);
-        const double scores = tokens * seq * static_cast<double>(m.heads) / t;
-        const double bmmFlops = 2.0 * tokens * seq * q / t;
+        const double seq = static_cast<double>(shape.model.seq_len);
+        const double scores = tokens * seq * static_cast<double>(shape.model.heads) / tp;
+        const double bmmFlops = 2.0 * tokens * seq * queryWidth / tp;
         const Roofline bmm = rooflineFor(dev, attnPrec, dev.efficiency.gemmFraction(attnPrec, bmmFlops));
-        const double qk = bmm.time(bmmFlops, (tokens * q / t + seq * kvWidth / t + scores) * act);
-        const double pv = bmm.time(bmmFlops, (scores + seq * kvWidth / t + tokens * q / t) * act);
+        const double qk = bmm.time(bmmFlops, (tokens * queryWidth / tp + seq * kvWidth / tp + scores) * act);
+        const double pv = bmm.time(bmmFlops, (scores + seq * kvWidth / tp + tokens * queryWidth / tp) * act);
         const double softmax = mem.time(0.0, 2.0 * scores * act);
         const double dropout = mem.time(0.0, scores * (2.0 * act + 1.0));
-        attnFwd = qk + softmax + dropout + pv;
+        times.forward_s = qk + softmax + dropout + pv;
         // Backward: two GEMMs for each, the softmax gradient (reads P and dP, writes dS), dropout's.
-        attnBwd = 2.0 * qk + 2.0 * pv + mem.time(0.0, 3.0 * scores * act) + dropout;
+        times.backward_s = 2.0 * qk + 2.0 * pv + mem.time(0.0, 3.0 * scores * act) + dropout;
     }
+    return times;
+}
 
+// The forward's memory-bound kernels of one layer.
+double memoryBoundForward(const ChunkShape& shape, const MoeCost& moe) {
+    const Workload& workload = shape.workload;
+    const Precision prec = shape.precision;
+    const double tp = shape.tp, tokens = shape.tokens, hidden = shape.hidden, act = shape.act_bytes;
+    const double ffnHidden = shape.ffn_hidden, queryWidth = shape.query_width;
     // Memory-bound kernels: 2 norms and 2 residual adds (10 passes over tokens x h, split by tensor
     // rank only with sequence parallelism), rotary embedding on Q and K, the FFN activation.
-    const double replicated = 10.0 * tokens * h * act / (w.parallel.sequence_parallel ? t : 1.0);
-    const double rotary = 2.0 * tokens * (q + kvWidth) / t * act;
-    const double activation = (m.ffn_gated ? 3.0 : 2.0) * tokens * f / t * act;
+    const double replicated = 10.0 * tokens * hidden * act / (workload.parallel.sequence_parallel ? tp : 1.0);
+    const double rotary = 2.0 * tokens * (queryWidth + shape.kv_width) / tp * act;
+    const double activation = (shape.model.ffn_gated ? 3.0 : 2.0) * tokens * ffnHidden / tp * act;
     // fp8 GEMMs take fp8 inputs: each of the four GEMM inputs is cast (read 16-bit, write 8-bit) in its own
     // kernel; backward casts the output gradients and transposes, about twice as much (below, 2 x memFwd).
     // Under current scaling every cast first reads its input once more for the amax, and launches an amax
@@ -204,202 +268,306 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     // inputs and stochastic rounding happen inside the cast kernels.
     const bool fp8 = prec == Precision::Fp8;
     const bool fp4 = prec == Precision::Fp4;
-    const bool amaxPass = (fp8 && w.fp8_recipe == Fp8Recipe::Current) || fp4;
-    const double castBytes =
-        quantisedGemms(prec)
-            ? tokens * (2.0 * h + q / t + f / t) * (act + quantisedInputBytes(prec) + (amaxPass ? act : 0.0))
-            : 0.0;
+    const bool amaxPass = (fp8 && workload.fp8_recipe == Fp8Recipe::Current) || fp4;
+    const double castBytes = quantisedGemms(prec)
+                                 ? tokens * (2.0 * hidden + queryWidth / tp + ffnHidden / tp) *
+                                       (act + quantisedInputBytes(prec) + (amaxPass ? act : 0.0))
+                                 : 0.0;
     const double elementwiseKernels = 7.0 + (quantisedGemms(prec) ? 4.0 : 0.0) + (amaxPass ? 8.0 : 0.0);
-    const double memFwd = mem.time(0.0, replicated + rotary + (1.0 - moeShare) * activation +
-                                            moeShare * moeActivationBytes + castBytes) +
-                          (elementwiseKernels - 1.0 + (moeShare > 0 ? 3.0 * moeShare : 0.0)) * mem.overhead_s;
+    const Roofline& mem = shape.memory_kernel;
+    return mem.time(0.0, replicated + rotary + (1.0 - moe.share) * activation +
+                             moe.share * moe.activation_bytes + castBytes) +
+           (elementwiseKernels - 1.0 + (moe.share > 0 ? 3.0 * moe.share : 0.0)) * mem.overhead_s;
+}
 
-    const double layerFwd = gemmFwd + attnFwd + memFwd;
-    const double layerBwd = 2.0 * gemmFwd + attnBwd + 2.0 * memFwd;
-    double recompute = 0.0;
+// One layer of the chunk (the average of its dense and MoE layers) on one tensor rank, seconds.
+struct LayerCost {
+    // GEMMs, forward.
+    double qkv_s = 0.0;
+    double projection_s = 0.0;
+    double up_s = 0.0;
+    double down_s = 0.0;
+    MoeCost moe;
+    double gemm_forward_s = 0.0;
+    AttentionTimes attention;
+    double memory_forward_s = 0.0;
+    double forward_s = 0.0;
+    double backward_s = 0.0; // without recomputation
+    double recompute_s = 0.0;
+    double selective_ops_gemm_s = 0.0; // the GEMMs that Recompute::SelectiveOps runs again
+};
+
+LayerCost layerCost(const ChunkShape& shape) {
+    const Device& dev = shape.device;
+    const Workload& workload = shape.workload;
+    const Precision prec = shape.precision;
+    const double tp = shape.tp, tokens = shape.tokens, hidden = shape.hidden, ffnHidden = shape.ffn_hidden;
+    const double queryWidth = shape.query_width, kvWidth = shape.kv_width;
+    LayerCost layer;
+    // GEMMs of one layer, forward, one tensor rank.
+    layer.qkv_s = gemmTime(dev, prec, tokens, (queryWidth + 2.0 * kvWidth) / tp, hidden);
+    layer.projection_s = gemmTime(dev, prec, tokens, hidden, queryWidth / tp);
+    layer.up_s = gemmTime(dev, prec, tokens, (shape.model.ffn_gated ? 2.0 : 1.0) * ffnHidden / tp, hidden);
+    layer.down_s = gemmTime(dev, prec, tokens, hidden, ffnHidden / tp);
+    layer.moe = moeCost(shape);
+    const MoeCost& moe = layer.moe;
+    layer.gemm_forward_s = layer.qkv_s + layer.projection_s +
+                           (1.0 - moe.share) * (layer.up_s + layer.down_s) + moe.share * moe.ffn_s;
+    layer.attention = attentionTimes(shape);
+    layer.memory_forward_s = memoryBoundForward(shape, moe);
+
+    layer.forward_s = layer.gemm_forward_s + layer.attention.forward_s + layer.memory_forward_s;
+    layer.backward_s = 2.0 * layer.gemm_forward_s + layer.attention.backward_s + 2.0 * layer.memory_forward_s;
     // torchtitan's op-level policy recomputes the second, fourth and sixth matmul of a dense layer (K, the
     // output projection, the FFN's up or, ungated, down projection), the routed experts' grouped GEMMs
     // (not in its list of saved ops), and every element-wise kernel; attention's output is kept.
-    const double everySecondMatmul =
-        w.recompute != Recompute::SelectiveOps
+    layer.selective_ops_gemm_s =
+        workload.recompute != Recompute::SelectiveOps
             ? 0.0
-            : gemmTime(dev, prec, tokens, kvWidth / t, h) + proj +
-                  (1.0 - moeShare) * (m.ffn_gated ? gemmTime(dev, prec, tokens, f / t, h) : down) +
-                  moeShare * moeFfn;
-    if (w.recompute == Recompute::Full)
-        recompute = layerFwd;
-    else if (w.recompute == Recompute::Selective)
-        recompute = attnFwd;
-    else if (w.recompute == Recompute::SelectiveOps)
-        recompute = everySecondMatmul + memFwd;
+            : gemmTime(dev, prec, tokens, kvWidth / tp, hidden) + layer.projection_s +
+                  (1.0 - moe.share) * (shape.model.ffn_gated
+                                           ? gemmTime(dev, prec, tokens, ffnHidden / tp, hidden)
+                                           : layer.down_s) +
+                  moe.share * moe.ffn_s;
+    if (workload.recompute == Recompute::Full)
+        layer.recompute_s = layer.forward_s;
+    else if (workload.recompute == Recompute::Selective)
+        layer.recompute_s = layer.attention.forward_s;
+    else if (workload.recompute == Recompute::SelectiveOps)
+        layer.recompute_s = layer.selective_ops_gemm_s + layer.memory_forward_s;
+    return layer;
+}
 
-    StageCost c;
-    c.forward_s = layers * layerFwd;
+// The chunk's layers: compute times and their split for reports.
+void addLayerCompute(StageCost& cost, const ChunkShape& shape, const LayerCost& layer) {
+    const Workload& workload = shape.workload;
+    const double layers = shape.layers;
+    const MoeCost& moe = layer.moe;
+    cost.forward_s = layers * layer.forward_s;
     // The MoE layers' expert MLPs (routed and shared experts' GEMMs, their activations and the permutation):
     // what the combined 1F1B schedule runs beside the other micro-batch's dispatch (Workload::Overlap).
-    c.moe_mlp_forward_s = moeLayers * (moeExperts + mem.time(0.0, moeActivationBytes));
-    c.moe_mlp_backward_s = 2.0 * c.moe_mlp_forward_s;
-    c.backward_s = layers * (layerBwd + recompute);
-    c.recompute_s = layers * recompute;
-    c.gemm_s = layers * 3.0 * gemmFwd;
-    c.attention_s = layers * (attnFwd + attnBwd);
-    c.memory_bound_s = layers * 3.0 * memFwd;
-    if (w.recompute == Recompute::Full) {
-        c.gemm_s += layers * gemmFwd;
-        c.attention_s += layers * attnFwd;
-        c.memory_bound_s += layers * memFwd;
-    } else if (w.recompute == Recompute::Selective) {
-        c.attention_s += layers * attnFwd;
-    } else if (w.recompute == Recompute::SelectiveOps) {
-        c.gemm_s += layers * everySecondMatmul;
-        c.memory_bound_s += layers * memFwd;
+    cost.moe_mlp_forward_s =
+        moe.layers * (moe.experts_s + shape.memory_kernel.time(0.0, moe.activation_bytes));
+    cost.moe_mlp_backward_s = 2.0 * cost.moe_mlp_forward_s;
+    cost.backward_s = layers * (layer.backward_s + layer.recompute_s);
+    cost.recompute_s = layers * layer.recompute_s;
+    cost.gemm_s = layers * 3.0 * layer.gemm_forward_s;
+    cost.attention_s = layers * (layer.attention.forward_s + layer.attention.backward_s);
+    cost.memory_bound_s = layers * 3.0 * layer.memory_forward_s;
+    if (workload.recompute == Recompute::Full) {
+        cost.gemm_s += layers * layer.gemm_forward_s;
+        cost.attention_s += layers * layer.attention.forward_s;
+        cost.memory_bound_s += layers * layer.memory_forward_s;
+    } else if (workload.recompute == Recompute::Selective) {
+        cost.attention_s += layers * layer.attention.forward_s;
+    } else if (workload.recompute == Recompute::SelectiveOps) {
+        cost.gemm_s += layers * layer.selective_ops_gemm_s;
+        cost.memory_bound_s += layers * layer.memory_forward_s;
     }
+}
 
-    // Activation offloading (pp 1, no recomputation: one chunk of every layer): each offloaded layer's
-    // activations go to the host over the host link during the forward and come back during the backward;
-    // the computation waits where a copy outlasts its window's layers (offloadWindows).
-    if (w.activation_offload_layers > 0 && dev.host_link_GBps.value > 0.0) {
-        const double copy = layerActivationBytes(w) / (dev.host_link_GBps.value * 1e9);
-        const auto windows = offloadWindows(w.activation_offload_layers, static_cast<std::int64_t>(layers));
-        const double forwardWait = offloadWaitSeconds(windows, copy, layerFwd);
-        const double backwardWait = offloadWaitSeconds(windows, copy, layerBwd + recompute);
-        c.forward_s += forwardWait;
-        c.backward_s += backwardWait;
-        c.offload_wait_s = forwardWait + backwardWait;
+// Activation offloading (pp 1, no recomputation: one chunk of every layer): each offloaded layer's
+// activations go to the host over the host link during the forward and come back during the backward;
+// the computation waits where a copy outlasts its window's layers (offloadWindows).
+void addActivationOffload(StageCost& cost, const ChunkShape& shape, const LayerCost& layer) {
+    const Workload& workload = shape.workload;
+    const Device& dev = shape.device;
+    if (workload.activation_offload_layers > 0 && dev.host_link_GBps.value > 0.0) {
+        const double copy = layerActivationBytes(workload) / (dev.host_link_GBps.value * 1e9);
+        const auto windows =
+            offloadWindows(workload.activation_offload_layers, static_cast<std::int64_t>(shape.layers));
+        const double forwardWait = offloadWaitSeconds(windows, copy, layer.forward_s);
+        const double backwardWait = offloadWaitSeconds(windows, copy, layer.backward_s + layer.recompute_s);
+        cost.forward_s += forwardWait;
+        cost.backward_s += backwardWait;
+        cost.offload_wait_s = forwardWait + backwardWait;
     }
+}
 
-    if (first) { // embedding gather
-        const double bytes = 2.0 * tokens * h * act;
-        c.forward_s += mem.time(0.0, bytes);
-        c.backward_s += mem.time(0.0, 2.0 * bytes);
-        c.memory_bound_s += mem.time(0.0, 3.0 * bytes);
+// The first chunk's embedding and the last chunk's output layer and loss.
+void addEmbeddingAndOutput(StageCost& cost, const ChunkShape& shape) {
+    const double tp = shape.tp, tokens = shape.tokens, hidden = shape.hidden, act = shape.act_bytes;
+    const Roofline& mem = shape.memory_kernel;
+    if (shape.first) { // embedding gather
+        const double bytes = 2.0 * tokens * hidden * act;
+        cost.forward_s += mem.time(0.0, bytes);
+        cost.backward_s += mem.time(0.0, 2.0 * bytes);
+        cost.memory_bound_s += mem.time(0.0, 3.0 * bytes);
     }
-    if (last) { // final norm, logits GEMM (vocabulary split over tensor ranks), fp32 cross-entropy
-        const double V = static_cast<double>(m.vocab);
-        const double logits = gemmTime(dev, attnPrec, tokens, V / t, h);
+    if (shape.last) { // final norm, logits GEMM (vocabulary split over tensor ranks), fp32 cross-entropy
+        const double vocab = static_cast<double>(shape.model.vocab);
+        const double logits = gemmTime(shape.device, shape.attention_precision, tokens, vocab / tp, hidden);
         // Vocabulary-parallel cross-entropy as Megatron-LM's unfused code runs it, in fp32, in place, bytes
         // per logit: forward casts the bf16 logits (2 read + 4 written), takes the max (4), subtracts it (8),
         // exponentiates (8), sums (4) and divides by the sum (8), six kernels; backward scales the softmax
         // by the loss gradient (8) and casts it back to bf16 (6), two kernels.
-        const double logitCount = tokens * V / t;
+        const double logitCount = tokens * vocab / tp;
         const double xentFwd = mem.time(0.0, 38.0 * logitCount) + 5.0 * mem.overhead_s;
         const double xentBwd = mem.time(0.0, 14.0 * logitCount) + mem.overhead_s;
-        c.forward_s += logits + xentFwd;
-        c.backward_s += 2.0 * logits + xentBwd;
-        c.gemm_s += 3.0 * logits;
-        c.memory_bound_s += xentFwd + xentBwd;
+        cost.forward_s += logits + xentFwd;
+        cost.backward_s += 2.0 * logits + xentBwd;
+        cost.gemm_s += 3.0 * logits;
+        cost.memory_bound_s += xentFwd + xentBwd;
     }
+}
 
+// The optimizer, and gradient accumulation where it runs in kernels of its own.
+void addOptimizerAndAccumulation(StageCost& cost, const ChunkShape& shape, double params,
+                                 double expertParams) {
+    const Workload& workload = shape.workload;
+    const Roofline& mem = shape.memory_kernel;
     // Optimizer: Adam reads and writes fp32 master, m and v, reads the gradient, writes the weights. With
     // master-weight remainders it reads and writes the 2-byte remainders and reads the bf16 weights too.
     // Under ZeRO a device updates its shard: of the routed experts' parameters over the expert
     // data-parallel group, of the rest over the data-parallel group.
-    const double params = parametersPerChunk(w, chunk);
-    const double expertParams = expertParametersPerChunk(w, chunk);
-    const double updated = w.parallel.zero >= 1 ? shardedParameters(w, params, expertParams) : params;
-    const double stateBytes = w.master_weights == MasterWeights::Remainders ? 16.0 + 4.0 + 2.0 : 24.0;
-    c.optimizer_s =
-        mem.time(0.0, updated * (stateBytes + gradientReduceBytes(w) + 2.0)) + 4.0 * mem.overhead_s;
+    const double updated =
+        workload.parallel.zero >= 1 ? shardedParameters(workload, params, expertParams) : params;
+    const double stateBytes = workload.master_weights == MasterWeights::Remainders ? 16.0 + 4.0 + 2.0 : 24.0;
+    cost.optimizer_s =
+        mem.time(0.0, updated * (stateBytes + gradientReduceBytes(workload) + 2.0)) + 4.0 * mem.overhead_s;
 
     // Gradient accumulation in kernels of its own: every backward's weight-gradient GEMMs write their output
     // in the training precision, then one add per parameter tensor (six a layer: QKV, projection, the
     // two FFN matrices, two norms; the embedding; the final norm and the output layer) reads it with the
     // gradient buffer and writes the buffer back. Fused accumulation does this inside the GEMM.
-    if (w.gradient_accumulation == GradientAccumulation::Separate) {
-        const double tensors = 6.0 * layers + (first ? 1.0 : 0.0) + (last ? 2.0 : 0.0);
-        const double accumulate = mem.time(0.0, params * (act + 2.0 * gradientReduceBytes(w))) +
-                                  std::max(0.0, tensors - 1.0) * mem.overhead_s;
-        c.backward_s += accumulate;
-        c.memory_bound_s += accumulate;
+    if (workload.gradient_accumulation == GradientAccumulation::Separate) {
+        const double tensors = 6.0 * shape.layers + (shape.first ? 1.0 : 0.0) + (shape.last ? 2.0 : 0.0);
+        const double accumulate =
+            mem.time(0.0, params * (shape.act_bytes + 2.0 * gradientReduceBytes(workload))) +
+            std::max(0.0, tensors - 1.0) * mem.overhead_s;
+        cost.backward_s += accumulate;
+        cost.memory_bound_s += accumulate;
     }
+}
 
-    if (w.parallel.tp > 1) {
+// Tensor-, context-, expert- and pipeline-parallel traffic.
+void addModelParallelTraffic(StageCost& cost, const ChunkShape& shape, const MoeCost& moe) {
+    const Workload& workload = shape.workload;
+    const ModelShape& model = shape.model;
+    const double tp = shape.tp, tokens = shape.tokens, hidden = shape.hidden, act = shape.act_bytes;
+    const double layers = shape.layers;
+    if (workload.parallel.tp > 1) {
         // Two tensor collectives a layer, the attention's and the FFN's. An MoE layer with whole experts
         // (etp 1) and no shared expert has no FFN collective: each tensor rank routes its own share of the
         // sequence to the experts (Megatron-Core requires sequence parallelism there). Between 1 and tp,
         // its collective over the etp ranks is charged as one over the tensor group.
-        c.tp_bytes = tokens * h * act;
-        const bool wholeExperts = m.moe && w.parallel.expertTp() == 1 && m.moe->shared_experts == 0;
-        const int perChunk = 2 * static_cast<int>(layers) - (wholeExperts ? static_cast<int>(moeLayers) : 0);
-        c.tp_collectives_forward = perChunk + (last ? 1 : 0);
-        c.tp_collectives_backward =
-            perChunk + (last ? 1 : 0) + (w.recompute == Recompute::Full ? perChunk : 0);
+        cost.tp_bytes = tokens * hidden * act;
+        const bool wholeExperts =
+            model.moe && workload.parallel.expertTp() == 1 && model.moe->shared_experts == 0;
+        const int perChunk = 2 * static_cast<int>(layers) - (wholeExperts ? static_cast<int>(moe.layers) : 0);
+        cost.tp_collectives_forward = perChunk + (shape.last ? 1 : 0);
+        cost.tp_collectives_backward =
+            perChunk + (shape.last ? 1 : 0) + (workload.recompute == Recompute::Full ? perChunk : 0);
     }
-    if (w.parallel.cp > 1) {
+    if (workload.parallel.cp > 1) {
         // Ring attention: cp-1 steps per layer, each passing the local K and V (forward), K, V and their
         // gradients (backward).
-        const double kv = tokens * 2.0 * kvWidth / t * act;
-        const int steps = static_cast<int>(layers) * static_cast<int>(w.parallel.cp - 1);
-        c.cp_steps_forward = steps;
-        c.cp_bytes_forward = static_cast<double>(steps) * kv;
-        c.cp_steps_backward = steps * (w.recompute == Recompute::Full ? 2 : 1);
-        c.cp_bytes_backward = static_cast<double>(steps) * kv * (w.recompute == Recompute::Full ? 3.0 : 2.0);
+        const double kv = tokens * 2.0 * shape.kv_width / tp * act;
+        const int steps = static_cast<int>(layers) * static_cast<int>(workload.parallel.cp - 1);
+        cost.cp_steps_forward = steps;
+        cost.cp_bytes_forward = static_cast<double>(steps) * kv;
+        cost.cp_steps_backward = steps * (workload.recompute == Recompute::Full ? 2 : 1);
+        cost.cp_bytes_backward =
+            static_cast<double>(steps) * kv * (workload.recompute == Recompute::Full ? 3.0 : 2.0);
     }
-    if (m.moe && moeLayers > 0 && w.parallel.ep > 1) {
+    if (model.moe && moe.layers > 0 && workload.parallel.ep > 1) {
         // Expert parallelism: per MoE layer a dispatch and a combine all-to-all of the routed tokens in
         // forward, two more in backward (and again for a recomputed forward). Each device's tokens are
         // split over tensor ranks by sequence parallelism.
-        c.ep_bytes =
-            tokens * static_cast<double>(m.moe->top_k) * h * act / (w.parallel.sequence_parallel ? t : 1.0);
+        cost.ep_bytes = tokens * static_cast<double>(model.moe->top_k) * hidden * act /
+                        (workload.parallel.sequence_parallel ? tp : 1.0);
         const int perLayer = 2;
-        c.ep_collectives_forward = perLayer * static_cast<int>(moeLayers);
-        c.ep_collectives_backward =
-            perLayer * static_cast<int>(moeLayers) * (w.recompute == Recompute::Full ? 2 : 1);
+        cost.ep_collectives_forward = perLayer * static_cast<int>(moe.layers);
+        cost.ep_collectives_backward =
+            perLayer * static_cast<int>(moe.layers) * (workload.recompute == Recompute::Full ? 2 : 1);
     }
-    c.layers = static_cast<int>(layers);
-    c.pp_bytes = tokens * h * act / t;
+    cost.layers = static_cast<int>(layers);
+    cost.pp_bytes = tokens * hidden * act / tp;
+}
+
+// Gradients (and under ZeRO-1/2 the parameters gathered back) over the data-parallel group.
+void addDataParallelBytes(StageCost& cost, const ChunkShape& shape, double params, double expertParams) {
+    const Workload& workload = shape.workload;
     // Gradients (and under ZeRO-1/2 the parameters gathered back) travel in one collective over the dp * cp
     // data-parallel devices. The routed experts' belong to their own group, the tp * cp * dp / (etp * ep)
     // devices that hold the same experts: they are charged as their share of a ring over that group,
     // (e - 1) / e of their bytes against the data-parallel ring's (n - 1) / n, nothing when every expert
     // has one copy (e = 1, as DeepSeek-V3 with ep 64 over 64 devices).
-    const double n = static_cast<double>(w.parallel.dataParallelGroup());
-    const double e = static_cast<double>(w.parallel.expertDataParallelGroup());
+    const double n = static_cast<double>(workload.parallel.dataParallelGroup());
+    const double e = static_cast<double>(workload.parallel.expertDataParallelGroup());
     const double expertShare = n > 1.0 ? ((e - 1.0) / e) / ((n - 1.0) / n) : 1.0;
     const double synced = params - expertParams + expertParams * expertShare;
-    c.grad_bytes = synced * gradientReduceBytes(w);
-    c.param_bytes = w.parallel.zero == 1 || w.parallel.zero == 2 ? synced * activationBytes(prec) : 0.0;
-    if (w.parallel.zero >= 3) {
-        const auto counts = countParameters(m);
-        const double layerParams =
-            (counts.attention_per_layer + counts.ffn_per_layer) / t + counts.norms_per_layer;
-        const double paramBytes = activationBytes(prec), gradBytes = gradientReduceBytes(w);
-        c.zero3_layer_param_bytes = layerParams * paramBytes;
-        c.zero3_layer_grad_bytes = layerParams * gradBytes;
-        if (w.zero3_engine == Zero3Engine::DeepSpeed2021) {
-            // Modules as DeepSpeed's hooks see them.
-            const double gate = m.ffn_gated ? 2.0 : 1.0;
-            const std::array<double, 4> moduleParams = deepSpeedModuleParameters(w);
-            const double ffnFwd = (1.0 - moeShare) * (up + down) + moeShare * moeFfn;
-            const double upFwd = ffnFwd * gate / (gate + 1.0), downFwd = ffnFwd / (gate + 1.0);
-            const std::array<double, 4> fwd = {qkv + attnFwd + 0.5 * memFwd, proj, upFwd + 0.5 * memFwd,
-                                               downFwd};
-            const std::array<double, 4> bwd = {2.0 * qkv + attnBwd + memFwd, 2.0 * proj, 2.0 * upFwd + memFwd,
-                                               2.0 * downFwd};
-            const double fwdSum = fwd[0] + fwd[1] + fwd[2] + fwd[3];
-            const double bwdSum = bwd[0] + bwd[1] + bwd[2] + bwd[3];
-            auto share = [](double part, double sum) { return sum > 0.0 ? part / sum : 0.25; };
-            // The recomputed forward's share of the layer's backward time.
-            const double recomputed = c.backward_s > 0.0 ? c.recompute_s / c.backward_s : 0.0;
-            const bool full = w.recompute == Recompute::Full && recomputed > 0.0;
+    cost.grad_bytes = synced * gradientReduceBytes(workload);
+    cost.param_bytes = workload.parallel.zero == 1 || workload.parallel.zero == 2
+                           ? synced * activationBytes(shape.precision)
+                           : 0.0;
+}
+
+// ZeRO-3: the parameters each layer gathers and the gradients it reduce-scatters, and the steps of its
+// forward and backward (StageCost::zero3_forward_steps).
+void addZero3Steps(StageCost& cost, const ChunkShape& shape, const LayerCost& layer) {
+    const Workload& workload = shape.workload;
+    const ModelShape& model = shape.model;
+    const auto counts = countParameters(model);
+    const double layerParams =
+        (counts.attention_per_layer + counts.ffn_per_layer) / shape.tp + counts.norms_per_layer;
+    const double paramBytes = activationBytes(shape.precision), gradBytes = gradientReduceBytes(workload);
+    cost.zero3_layer_param_bytes = layerParams * paramBytes;
+    cost.zero3_layer_grad_bytes = layerParams * gradBytes;
+    if (workload.zero3_engine == Zero3Engine::DeepSpeed2021) {
+        // Modules as DeepSpeed's hooks see them.
+        const double gate = model.ffn_gated ? 2.0 : 1.0;
+        const std::array<double, 4> moduleParams = deepSpeedModuleParameters(workload);
+        const MoeCost& moe = layer.moe;
+        const double attnFwd = layer.attention.forward_s, attnBwd = layer.attention.backward_s;
+        const double memFwd = layer.memory_forward_s;
+        const double qkv = layer.qkv_s, proj = layer.projection_s;
+        const double ffnFwd = (1.0 - moe.share) * (layer.up_s + layer.down_s) + moe.share * moe.ffn_s;
+        const double upFwd = ffnFwd * gate / (gate + 1.0), downFwd = ffnFwd / (gate + 1.0);
+        const std::array<double, 4> fwd = {qkv + attnFwd + 0.5 * memFwd, proj, upFwd + 0.5 * memFwd, downFwd};
+        const std::array<double, 4> bwd = {2.0 * qkv + attnBwd + memFwd, 2.0 * proj, 2.0 * upFwd + memFwd,
+                                           2.0 * downFwd};
+        const double fwdSum = fwd[0] + fwd[1] + fwd[2] + fwd[3];
+        const double bwdSum = bwd[0] + bwd[1] + bwd[2] + bwd[3];
+        auto share = [](double part, double sum) { return sum > 0.0 ? part / sum : 0.25; };
+        // The recomputed forward's share of the layer's backward time.
+        const double recomputed = cost.backward_s > 0.0 ? cost.recompute_s / cost.backward_s : 0.0;
+        const bool full = workload.recompute == Recompute::Full && recomputed > 0.0;
+        for (std::size_t k = 0; k < 4; ++k)
+            cost.zero3_forward_steps.push_back({share(fwd[k], fwdSum), moduleParams[k] * paramBytes, 0.0});
+        if (full)
             for (std::size_t k = 0; k < 4; ++k)
-                c.zero3_forward_steps.push_back({share(fwd[k], fwdSum), moduleParams[k] * paramBytes, 0.0});
-            if (full)
-                for (std::size_t k = 0; k < 4; ++k)
-                    c.zero3_backward_steps.push_back(
-                        {recomputed * share(fwd[k], fwdSum), moduleParams[k] * paramBytes, 0.0});
-            for (std::size_t k = 4; k-- > 0;) {
-                const bool cached = full && k == 3; // used last by the recomputed forward
-                c.zero3_backward_steps.push_back({(full ? 1.0 - recomputed : 1.0) * share(bwd[k], bwdSum),
-                                                  cached ? 0.0 : moduleParams[k] * paramBytes,
-                                                  moduleParams[k] * gradBytes});
-            }
-        } else {
-            c.zero3_forward_steps = {{1.0, c.zero3_layer_param_bytes, 0.0}};
-            c.zero3_backward_steps = {{1.0, c.zero3_layer_param_bytes, c.zero3_layer_grad_bytes}};
+                cost.zero3_backward_steps.push_back(
+                    {recomputed * share(fwd[k], fwdSum), moduleParams[k] * paramBytes, 0.0});
+        for (std::size_t k = 4; k-- > 0;) {
+            const bool cached = full && k == 3; // used last by the recomputed forward
+            cost.zero3_backward_steps.push_back({(full ? 1.0 - recomputed : 1.0) * share(bwd[k], bwdSum),
+                                                 cached ? 0.0 : moduleParams[k] * paramBytes,
+                                                 moduleParams[k] * gradBytes});
         }
+    } else {
+        cost.zero3_forward_steps = {{1.0, cost.zero3_layer_param_bytes, 0.0}};
+        cost.zero3_backward_steps = {{1.0, cost.zero3_layer_param_bytes, cost.zero3_layer_grad_bytes}};
     }
-    return c;
+}
+
+} // namespace
+
+StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
+    const ChunkShape shape = chunkShape(rs, chunk);
+    const LayerCost layer = layerCost(shape);
+    StageCost cost;
+    addLayerCompute(cost, shape, layer);
+    addActivationOffload(cost, shape, layer);
+    addEmbeddingAndOutput(cost, shape);
+    const double params = parametersPerChunk(shape.workload, chunk);
+    const double expertParams = expertParametersPerChunk(shape.workload, chunk);
+    addOptimizerAndAccumulation(cost, shape, params, expertParams);
+    addModelParallelTraffic(cost, shape, layer.moe);
+    addDataParallelBytes(cost, shape, params, expertParams);
+    if (shape.workload.parallel.zero >= 3)
+        addZero3Steps(cost, shape, layer);
+    return cost;
 }
 
 } // namespace choreo::models

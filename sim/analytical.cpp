@@ -198,265 +198,390 @@ models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::i
     return out;
 }
 
-} // namespace
+// The training devices in Megatron's rank order, as the simulation numbers them: tensor innermost, then
+// context, data, pipeline.
+struct DeviceGrid {
+    const models::ParallelLayout& parallel;
 
-models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLayout layout) {
-    const auto& w = rs.workload();
-    const auto& p = w.parallel;
-    const auto& dev = rs.device();
-    const Links links{PlatformSpec::fromScenario(rs), p.tp};
-    auto device = [&](std::int64_t t, std::int64_t c, std::int64_t d, std::int64_t s) {
-        return t + p.tp * (c + p.cp * (d + p.dp * s));
-    };
-    auto group = [&](std::int64_t s, bool tensor, bool context, bool data) {
-        std::vector<std::int64_t> g;
-        for (std::int64_t d = 0; d < (data ? p.dp : 1); ++d)
-            for (std::int64_t c = 0; c < (context ? p.cp : 1); ++c)
-                for (std::int64_t t = 0; t < (tensor ? p.tp : 1); ++t)
-                    g.push_back(device(t, c, d, s));
-        return g;
-    };
-    const std::int64_t chunks = p.pp * p.vp;
-    const auto M = static_cast<double>(w.microBatchesPerStep());
-    const std::int64_t dataGroup = p.dataParallelGroup();
-    // Combined 1F1B (overlap.ep_comm): per pipeline device, the share of its operations that run in pairs
-    // (pipelineSchedule marks them, as the simulation runs them).
-    const bool combined = w.overlap.ep_comm;
-    std::vector<double> pairedShare(static_cast<std::size_t>(p.pp), 0.0);
-    if (combined) {
-        const auto orders = pipelineSchedule(p.pp, p.vp, w.microBatchesPerStep(), true);
-        for (std::size_t s = 0; s < orders.size(); ++s)
-            pairedShare[s] = static_cast<double>(std::count_if(
-                                 orders[s].begin(), orders[s].end(),
-                                 [](const auto& slot) { return slot.paired && slot.backward; })) /
-                             (M * static_cast<double>(p.vp));
+    [[nodiscard]] std::int64_t device(std::int64_t tensorRank, std::int64_t contextRank,
+                                      std::int64_t dataRank, std::int64_t stage) const {
+        return tensorRank + parallel.tp * (contextRank + parallel.cp * (dataRank + parallel.dp * stage));
+    }
+    // The devices of `stage` over the tensor, context and data-parallel ranks asked for (rank 0 of the rest).
+    [[nodiscard]] std::vector<std::int64_t> group(std::int64_t stage, bool tensor, bool context,
+                                                  bool data) const {
+        std::vector<std::int64_t> members;
+        for (std::int64_t dataRank = 0; dataRank < (data ? parallel.dp : 1); ++dataRank)
+            for (std::int64_t contextRank = 0; contextRank < (context ? parallel.cp : 1); ++contextRank)
+                for (std::int64_t tensorRank = 0; tensorRank < (tensor ? parallel.tp : 1); ++tensorRank)
+                    members.push_back(device(tensorRank, contextRank, dataRank, stage));
+        return members;
+    }
+};
+
+// Combined 1F1B (overlap.ep_comm): per pipeline device, the share of its operations that run in pairs
+// (pipelineSchedule marks them, as the simulation runs them).
+std::vector<double> pairedShares(const models::Workload& workload, double microBatches) {
+    const auto& parallel = workload.parallel;
+    std::vector<double> pairedShare(static_cast<std::size_t>(parallel.pp), 0.0);
+    if (workload.overlap.ep_comm) {
+        const auto orders = pipelineSchedule(parallel.pp, parallel.vp, workload.microBatchesPerStep(), true);
+        for (std::size_t stage = 0; stage < orders.size(); ++stage)
+            pairedShare[stage] = static_cast<double>(std::count_if(
+                                     orders[stage].begin(), orders[stage].end(),
+                                     [](const auto& slot) { return slot.paired && slot.backward; })) /
+                                 (microBatches * static_cast<double>(parallel.vp));
+    }
+    return pairedShare;
+}
+
+// Per chunk: its backward and its gradient reduction, split in buckets as the simulation does.
+struct Reduction {
+    double backward = 0, reduce = 0;
+    int buckets = 1;
+};
+
+// One chunk's communication on the platform's links, and its operations' times.
+struct ChunkLinks {
+    const Links& links;
+    const DeviceGrid& grid;
+    const models::Workload& workload;
+    const models::StageCost& cost;
+    std::int64_t stage = 0;
+    // The stage's groups: its tensor ranks, its context ranks, and its data-parallel devices (context ranks
+    // included).
+    std::vector<std::int64_t> tensor, context, data;
+
+    // Expert-parallel all-to-all: each device sends bytes/ep to each peer, those on its node over its
+    // scale-up link, the others over its NIC, side by side; the busier link and the longest hop pace it.
+    [[nodiscard]] double allToAll(int count) const {
+        const auto& parallel = workload.parallel;
+        if (parallel.ep <= 1 || count <= 0 || cost.ep_bytes <= 0.0)
+            return 0.0;
+        const double share = cost.ep_bytes / static_cast<double>(parallel.ep);
+        const std::int64_t self = grid.device(0, 0, 0, stage);
+        double scaleUp = 0.0, nic = 0.0, hop = 0.0, nicBps = 1e300;
+        // The peers, as the simulation's expert groups (ParallelLayout::expertGroupMember).
+        for (std::int64_t member = 1; member < parallel.ep; ++member) {
+            const std::int64_t peer = parallel.expertGroupMember(0, member) + grid.device(0, 0, 0, stage);
+            hop = std::max(hop, links.spec.latency(self, peer));
+            if (links.spec.sameNode(self, peer)) {
+                scaleUp += share;
+            } else {
+                nic += share;
+                nicBps = std::min(nicBps, links.bandwidth(self, peer));
+            }
+        }
+        const double time = std::max(scaleUp / links.spec.scale_up_Bps, nic > 0.0 ? nic / nicBps : 0.0);
+        return count * (hop + time);
     }
 
-    // Per pipeline device: one micro-batch's forward and backward over its chunks, its compute alone,
-    // its gradient and parameter traffic, its optimizer.
-    // Per chunk: its backward and its gradient reduction, split in buckets as the simulation does.
-    struct Reduction {
-        double backward = 0, reduce = 0;
-        int buckets = 1;
-    };
-    std::vector<std::vector<Reduction>> reductions(static_cast<std::size_t>(p.pp));
-    std::vector<double> fwd(static_cast<std::size_t>(p.pp)), bwd(fwd), busy(fwd), dpTime(fwd), agTime(fwd),
-        optimizer(fwd), blocked(fwd), firstForward(fwd), unpaired(fwd);
-    double p2p = 0.0;
+    // A forward or backward of the chunk: its computation, its tensor, context and expert collectives,
+    // and (ZeRO-3) its parameter traffic.
+    [[nodiscard]] OpTime operation(double compute, int tpColl, double cpBytes, int cpSteps,
+                                   bool backward) const {
+        const double cpTime = links.pass(context, cpSteps, cpBytes / std::max(1, cpSteps));
+        // Tensor collectives after the computation, or with tp-comm overlap all but their last split
+        // beside it (models::tpExposedBytes).
+        const double local = std::max(compute, cpTime);
+        const double tail = models::tpExposedBytes(cost.tp_bytes, workload.overlap.tp_comm);
+        const double tpTail = links.allReduce(tensor, tpColl, tail);
+        const double tpBeside =
+            workload.overlap.tp_comm ? links.allReduce(tensor, tpColl, cost.tp_bytes - tail) : 0.0;
+        const double base = std::max(local, tpBeside) + tpTail +
+                            allToAll(backward ? cost.ep_collectives_backward : cost.ep_collectives_forward);
+        double total = base;
+        if (workload.parallel.zero >= 3)
+            total = zero3Seconds(base, backward);
+        return OpTime{compute, base - compute, total - base};
+    }
+
+    // ZeRO-3: the time of an operation of `seconds` without its parameter traffic, with it: the layers'
+    // steps (StageCost::zero3Steps) and their collectives.
+    [[nodiscard]] double zero3Seconds(double seconds, bool backward) const {
+        const std::int64_t dataGroup = workload.parallel.dataParallelGroup();
+        const double groupSize = static_cast<double>(dataGroup);
+        // Each no faster than the framework itself runs it (models::zero3FrameworkSeconds).
+        auto collective = [&](double bytes) {
+            return bytes > 0.0 ? std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1,
+                                                     (groupSize - 1) / groupSize * bytes),
+                                          models::zero3FrameworkSeconds(workload, bytes))
+                               : 0.0;
+        };
+        const auto& steps = cost.zero3Steps(backward);
+        std::vector<double> gathers, reduces; // per step of a layer, s
+        for (const auto& step : steps) {
+            gathers.push_back(collective(step.gather_bytes));
+            reduces.push_back(collective(step.reduce_bytes));
+        }
+        const int layers = std::max(1, cost.layers);
+        const double perLayer = seconds / layers;
+        if (workload.zero3_engine == models::Zero3Engine::Layered) {
+            // Per layer, the next layer's gather (and the reduce-scatter) beside compute; gathers
+            // and reduce-scatters share the device's links.
+            return gathers.front() + layers * std::max(perLayer, gathers.front() + reduces.front());
+        }
+        // One stream, a module ahead: from one gathering step to the next, the larger of the
+        // compute between them and the next gather, then the reduce-scatters issued meanwhile.
+        double total = -1.0, computed = 0.0, reduced = 0.0;
+        for (int layer = 0; layer < layers; ++layer)
+            for (std::size_t k = 0; k < steps.size(); ++k) {
+                if (steps[k].gather_bytes > 0.0) {
+                    total = total < 0.0 ? gathers[k] : total + std::max(computed, gathers[k]) + reduced;
+                    computed = reduced = 0.0;
+                }
+                computed += perLayer * steps[k].compute_share;
+                reduced += reduces[k];
+            }
+        return std::max(0.0, total) + computed + reduced;
+    }
+
+    // The chunk's gradient reduction after a backward of `backwardSeconds` (0 without overlap).
+    [[nodiscard]] Reduction gradientReduction(double backwardSeconds) const {
+        const auto& parallel = workload.parallel;
+        const std::int64_t dataGroup = parallel.dataParallelGroup();
+        const double groupSize = static_cast<double>(dataGroup);
+        const double params = cost.grad_bytes / models::gradientReduceBytes(workload);
+        const double bucket = std::max(40e6, 1e6 * static_cast<double>(parallel.dp));
+        // Without overlap, one reduction per chunk once the whole backward is done.
+        const int buckets =
+            workload.overlap.grad_reduce ? std::clamp(static_cast<int>(std::ceil(params / bucket)), 1, 8) : 1;
+        // One collective per bucket, as the simulation issues them.
+        const double bytes = cost.grad_bytes / buckets;
+        const double reduce =
+            buckets * (parallel.zero >= 1 ? links.ring(data, static_cast<int>(dataGroup - 1), 1,
+                                                       (groupSize - 1) / groupSize * bytes)
+                                          : links.allReduce(data, 1, bytes));
+        return {backwardSeconds, reduce, buckets};
+    }
+
+    // ZeRO-1/2: the chunk's parameter gather after the optimizer.
+    [[nodiscard]] double paramGather() const {
+        const std::int64_t dataGroup = workload.parallel.dataParallelGroup();
+        const double groupSize = static_cast<double>(dataGroup);
+        return links.ring(data, static_cast<int>(dataGroup - 1), 1,
+                          (groupSize - 1) / groupSize * cost.param_bytes);
+    }
+};
+
+// A paired forward and backward (here both of this chunk) take the sum over the four phases of
+// the larger of the computation and the other's all-to-alls (StepBuilder::makePair) instead of
+// everything in turn; the saving, weighted by the device's paired share, comes off the
+// all-to-all time each waits for.
+void pairOperations(OpTime& forward, OpTime& backward, const ChunkLinks& chunk, double pairedShare) {
+    const models::StageCost& cost = chunk.cost;
+    const double forwardAllToAll = chunk.allToAll(cost.ep_collectives_forward),
+                 backwardAllToAll = chunk.allToAll(cost.ep_collectives_backward);
+    // Their tensor and context traffic.
+    const double forwardTraffic = forward.tensor - forwardAllToAll,
+                 backwardTraffic = backward.tensor - backwardAllToAll;
+    const double forwardMlp = cost.moe_mlp_forward_s, backwardMlp = cost.moe_mlp_backward_s;
+    const double joined = models::pairedSeconds(forward.compute - forwardMlp + forwardTraffic, forwardMlp,
+                                                backward.compute - backwardMlp + backwardTraffic, backwardMlp,
+                                                forwardAllToAll, backwardAllToAll);
+    const double serial = forward.compute + forward.tensor + backward.compute + backward.tensor;
+    const double saving = pairedShare * std::max(0.0, serial - joined);
+    if (forwardAllToAll + backwardAllToAll > 0.0) {
+        forward.tensor -= saving * forwardAllToAll / (forwardAllToAll + backwardAllToAll);
+        backward.tensor -= saving * backwardAllToAll / (forwardAllToAll + backwardAllToAll);
+    }
+}
+
+// Per pipeline device: one micro-batch's forward and backward over its chunks, its compute alone,
+// its gradient and parameter traffic, its optimizer.
+struct StageSums {
+    std::vector<std::vector<Reduction>> reductions; // per chunk of the device
+    std::vector<double> forward, backward, busy, gradientReduce, paramGather, optimizer, blocked,
+        firstForward, unpaired;
+    double p2p = 0.0; // the slowest pipeline transfer
     std::vector<ChunkTimes> chunkTimes;
     std::vector<models::StageCost> costs;
-    costs.reserve(static_cast<std::size_t>(chunks));
-    for (std::int64_t j = 0; j < chunks; ++j) {
-        const auto& c = costs.emplace_back(models::stageCost(rs, j));
-        const std::int64_t s = j % p.pp;
-        const auto si = static_cast<std::size_t>(s);
-        const auto tensor = group(s, true, false, false), context = group(s, false, true, false);
-        const auto data = group(s, false, true, true);
-        // Expert-parallel all-to-all: each device sends bytes/ep to each peer, those on its node over its
-        // scale-up link, the others over its NIC, side by side; the busier link and the longest hop pace it.
-        auto allToAll = [&](int count) {
-            if (p.ep <= 1 || count <= 0 || c.ep_bytes <= 0.0)
-                return 0.0;
-            const double share = c.ep_bytes / static_cast<double>(p.ep);
-            const std::int64_t self = device(0, 0, 0, s);
-            double scaleUp = 0.0, nic = 0.0, hop = 0.0, nicBps = 1e300;
-            // The peers, as the simulation's expert groups (ParallelLayout::expertGroupMember).
-            for (std::int64_t member = 1; member < p.ep; ++member) {
-                const std::int64_t peer = p.expertGroupMember(0, member) + device(0, 0, 0, s);
-                hop = std::max(hop, links.spec.latency(self, peer));
-                if (links.spec.sameNode(self, peer)) {
-                    scaleUp += share;
-                } else {
-                    nic += share;
-                    nicBps = std::min(nicBps, links.bandwidth(self, peer));
-                }
-            }
-            const double time = std::max(scaleUp / links.spec.scale_up_Bps, nic > 0.0 ? nic / nicBps : 0.0);
-            return count * (hop + time);
-        };
-        auto op = [&](double compute, int tpColl, double cpBytes, int cpSteps, bool backward) {
-            const double cpTime = links.pass(context, cpSteps, cpBytes / std::max(1, cpSteps));
-            // Tensor collectives after the computation, or with tp-comm overlap all but their last split
-            // beside it (models::tpExposedBytes).
-            const double local = std::max(compute, cpTime);
-            const double tail = models::tpExposedBytes(c.tp_bytes, w.overlap.tp_comm);
-            const double tpTail = links.allReduce(tensor, tpColl, tail);
-            const double tpBeside =
-                w.overlap.tp_comm ? links.allReduce(tensor, tpColl, c.tp_bytes - tail) : 0.0;
-            const double base = std::max(local, tpBeside) + tpTail +
-                                allToAll(backward ? c.ep_collectives_backward : c.ep_collectives_forward);
-            double t = base;
-            if (p.zero >= 3) { // the layers' steps (StageCost::zero3Steps) and their collectives
-                const double n = static_cast<double>(dataGroup);
-                // Each no faster than the framework itself runs it (models::zero3FrameworkSeconds).
-                auto collective = [&](double bytes) {
-                    return bytes > 0.0 ? std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1,
-                                                             (n - 1) / n * bytes),
-                                                  models::zero3FrameworkSeconds(w, bytes))
-                                       : 0.0;
-                };
-                const auto& steps = c.zero3Steps(backward);
-                std::vector<double> gathers, reduces; // per step of a layer, s
-                for (const auto& step : steps) {
-                    gathers.push_back(collective(step.gather_bytes));
-                    reduces.push_back(collective(step.reduce_bytes));
-                }
-                const int layers = std::max(1, c.layers);
-                const double perLayer = t / layers;
-                if (w.zero3_engine == models::Zero3Engine::Layered) {
-                    // Per layer, the next layer's gather (and the reduce-scatter) beside compute; gathers
-                    // and reduce-scatters share the device's links.
-                    t = gathers.front() + layers * std::max(perLayer, gathers.front() + reduces.front());
-                } else {
-                    // One stream, a module ahead: from one gathering step to the next, the larger of the
-                    // compute between them and the next gather, then the reduce-scatters issued meanwhile.
-                    double total = -1.0, computed = 0.0, reduced = 0.0;
-                    for (int l = 0; l < layers; ++l)
-                        for (std::size_t k = 0; k < steps.size(); ++k) {
-                            if (steps[k].gather_bytes > 0.0) {
-                                total = total < 0.0 ? gathers[k]
-                                                    : total + std::max(computed, gathers[k]) + reduced;
-                                computed = reduced = 0.0;
-                            }
-                            computed += perLayer * steps[k].compute_share;
-                            reduced += reduces[k];
-                        }
-                    t = std::max(0.0, total) + computed + reduced;
-                }
-            }
-            return OpTime{compute, base - compute, t - base};
-        };
-        OpTime fOp = op(c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward, c.cp_steps_forward, false);
-        OpTime bOp =
-            op(c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward, c.cp_steps_backward, true);
-        unpaired[si] += fOp.total() + bOp.total();
-        if (combined) {
-            // A paired forward and backward (here both of this chunk) take the sum over the four phases of
-            // the larger of the computation and the other's all-to-alls (StepBuilder::makePair) instead of
-            // everything in turn; the saving, weighted by the device's paired share, comes off the
-            // all-to-all time each waits for.
-            const double aF = allToAll(c.ep_collectives_forward), aB = allToAll(c.ep_collectives_backward);
-            const double tF = fOp.tensor - aF, tB = bOp.tensor - aB; // tensor and context traffic
-            const double fMlp = c.moe_mlp_forward_s, bMlp = c.moe_mlp_backward_s;
-            const double joined =
-                models::pairedSeconds(fOp.compute - fMlp + tF, fMlp, bOp.compute - bMlp + tB, bMlp, aF, aB);
-            const double serial = fOp.compute + fOp.tensor + bOp.compute + bOp.tensor;
-            const double saving = pairedShare[si] * std::max(0.0, serial - joined);
-            if (aF + aB > 0.0) {
-                fOp.tensor -= saving * aF / (aF + aB);
-                bOp.tensor -= saving * aB / (aF + aB);
-            }
-        }
-        chunkTimes.push_back({fOp, bOp, c.backward_s > 0.0 ? c.recompute_s / c.backward_s : 0.0});
-        const double f = fOp.total(), b = bOp.total();
-        fwd[si] += f;
-        bwd[si] += b;
-        busy[si] += c.forward_s + c.backward_s;
-        blocked[si] += (f + b) - (c.forward_s + c.backward_s);
-        optimizer[si] += c.optimizer_s;
-        if (dataGroup > 1 && p.zero < 3) {
-            const double n = static_cast<double>(dataGroup);
-            const double params = c.grad_bytes / models::gradientReduceBytes(w);
-            const double bucket = std::max(40e6, 1e6 * static_cast<double>(p.dp));
-            // Without overlap, one reduction per chunk once the whole backward is done.
-            const int buckets =
-                w.overlap.grad_reduce ? std::clamp(static_cast<int>(std::ceil(params / bucket)), 1, 8) : 1;
-            // One collective per bucket, as the simulation issues them.
-            const double bytes = c.grad_bytes / buckets;
-            const double reduce = buckets * (p.zero >= 1 ? links.ring(data, static_cast<int>(dataGroup - 1),
-                                                                      1, (n - 1) / n * bytes)
-                                                         : links.allReduce(data, 1, bytes));
-            dpTime[si] += reduce;
-            reductions[si].push_back({w.overlap.grad_reduce ? b : 0.0, reduce, buckets});
-            if (p.zero >= 1)
-                agTime[si] +=
-                    links.ring(data, static_cast<int>(dataGroup - 1), 1, (n - 1) / n * c.param_bytes);
-        }
-        if (j < p.pp)
-            firstForward[si] = f;
-        if (j + 1 < chunks) {
-            const auto a = device(0, 0, 0, s), b2 = device(0, 0, 0, (j + 1) % p.pp);
-            p2p = std::max(p2p, links.transfer(a, b2, c.pp_bytes));
-        }
-    }
-    // Overlapped parameter gather: issued as the step starts, it delays the step only by what is left of
-    // it when the device's first forward ends (after the first micro-batch's trip down the pipeline).
-    if (w.overlap.param_gather) {
-        double window = 0.0;
-        for (std::size_t s = 0; s < agTime.size(); ++s) {
-            window += firstForward[s] + (s > 0 ? p2p : 0.0);
-            agTime[s] = std::max(0.0, agTime[s] - window);
-        }
-    }
+};
 
-    // 1F1B (interleaved: the bubble shrinks by vp): the slowest device sets the steady state; the first
-    // micro-batch's trip down and back the fill and drain.
-    // Combined 1F1B: the steady state's pairs are shorter; the fill and drain are warm-up forwards and
-    // cool-down backwards, never paired (`unpaired`: a micro-batch's operations in turn).
+StageSums sumChunks(const models::ResolvedScenario& rs, const Links& links, const DeviceGrid& grid,
+                    const std::vector<double>& pairedShare) {
+    const auto& workload = rs.workload();
+    const auto& parallel = workload.parallel;
+    const std::int64_t chunks = parallel.pp * parallel.vp;
+    const std::int64_t dataGroup = parallel.dataParallelGroup();
+    const auto stages = static_cast<std::size_t>(parallel.pp);
+    StageSums sums;
+    sums.reductions.resize(stages);
+    for (auto* perStage : {&sums.forward, &sums.backward, &sums.busy, &sums.gradientReduce, &sums.paramGather,
+                           &sums.optimizer, &sums.blocked, &sums.firstForward, &sums.unpaired})
+        perStage->assign(stages, 0.0);
+    sums.costs.reserve(static_cast<std::size_t>(chunks));
+    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
+        const auto& cost = sums.costs.emplace_back(models::stageCost(rs, chunk));
+        const std::int64_t stage = chunk % parallel.pp;
+        const auto stageIndex = static_cast<std::size_t>(stage);
+        const ChunkLinks chunkLinks{links,
+                                    grid,
+                                    workload,
+                                    cost,
+                                    stage,
+                                    grid.group(stage, true, false, false),
+                                    grid.group(stage, false, true, false),
+                                    grid.group(stage, false, true, true)};
+        OpTime forwardOp = chunkLinks.operation(cost.forward_s, cost.tp_collectives_forward,
+                                                cost.cp_bytes_forward, cost.cp_steps_forward, false);
+        OpTime backwardOp = chunkLinks.operation(cost.backward_s, cost.tp_collectives_backward,
+                                                 cost.cp_bytes_backward, cost.cp_steps_backward, true);
+        sums.unpaired[stageIndex] += forwardOp.total() + backwardOp.total();
+        if (workload.overlap.ep_comm)
+            pairOperations(forwardOp, backwardOp, chunkLinks, pairedShare[stageIndex]);
+        sums.chunkTimes.push_back(
+            {forwardOp, backwardOp, cost.backward_s > 0.0 ? cost.recompute_s / cost.backward_s : 0.0});
+        const double forwardSeconds = forwardOp.total(), backwardSeconds = backwardOp.total();
+        sums.forward[stageIndex] += forwardSeconds;
+        sums.backward[stageIndex] += backwardSeconds;
+        sums.busy[stageIndex] += cost.forward_s + cost.backward_s;
+        sums.blocked[stageIndex] += (forwardSeconds + backwardSeconds) - (cost.forward_s + cost.backward_s);
+        sums.optimizer[stageIndex] += cost.optimizer_s;
+        if (dataGroup > 1 && parallel.zero < 3) {
+            const Reduction reduction =
+                chunkLinks.gradientReduction(workload.overlap.grad_reduce ? backwardSeconds : 0.0);
+            sums.gradientReduce[stageIndex] += reduction.reduce;
+            sums.reductions[stageIndex].push_back(reduction);
+            if (parallel.zero >= 1)
+                sums.paramGather[stageIndex] += chunkLinks.paramGather();
+        }
+        if (chunk < parallel.pp)
+            sums.firstForward[stageIndex] = forwardSeconds;
+        if (chunk + 1 < chunks) {
+            const auto from = grid.device(0, 0, 0, stage),
+                       to = grid.device(0, 0, 0, (chunk + 1) % parallel.pp);
+            sums.p2p = std::max(sums.p2p, links.transfer(from, to, cost.pp_bytes));
+        }
+    }
+    return sums;
+}
+
+// Overlapped parameter gather: issued as the step starts, it delays the step only by what is left of
+// it when the device's first forward ends (after the first micro-batch's trip down the pipeline).
+void overlapParamGather(StageSums& sums) {
+    double window = 0.0;
+    for (std::size_t stage = 0; stage < sums.paramGather.size(); ++stage) {
+        window += sums.firstForward[stage] + (stage > 0 ? sums.p2p : 0.0);
+        sums.paramGather[stage] = std::max(0.0, sums.paramGather[stage] - window);
+    }
+}
+
+// 1F1B (interleaved: the bubble shrinks by vp): the slowest device sets the steady state; the first
+// micro-batch's trip down and back the fill and drain.
+// Combined 1F1B: the steady state's pairs are shorter; the fill and drain are warm-up forwards and
+// cool-down backwards, never paired (`unpaired`: a micro-batch's operations in turn).
+double pipelineSeconds(const StageSums& sums, double microBatches, const models::ParallelLayout& parallel) {
     double slowest = 0.0, fill = 0.0, slowestUnpaired = 0.0;
-    for (std::size_t s = 0; s < fwd.size(); ++s) {
-        if (fwd[s] + bwd[s] > slowest) {
-            slowest = fwd[s] + bwd[s];
-            slowestUnpaired = unpaired[s];
+    for (std::size_t stage = 0; stage < sums.forward.size(); ++stage) {
+        if (sums.forward[stage] + sums.backward[stage] > slowest) {
+            slowest = sums.forward[stage] + sums.backward[stage];
+            slowestUnpaired = sums.unpaired[stage];
         }
-        fill += unpaired[s];
+        fill += sums.unpaired[stage];
     }
-    const double pipeline = M * slowest + (fill - slowestUnpaired) / static_cast<double>(p.vp) +
-                            2.0 * static_cast<double>(p.pp - 1) * p2p;
-    // Each device's end: its last backward ends (p.pp - 1 - s) ... device 0 ends the pipeline; device s
-    // finishes s backward hops earlier. Its last bucketed reduction overlaps the last backward.
-    double step = 0.0, criticalTail = 0.0;
+    return microBatches * slowest + (fill - slowestUnpaired) / static_cast<double>(parallel.vp) +
+           2.0 * static_cast<double>(parallel.pp - 1) * sums.p2p;
+}
+
+// A device's gradient reduction left after its last backward: its chunks end their last backward pp
+// chunk-backwards apart (chunk 0 last); each chunk's buckets are released across its last backward and
+// reduced one after another.
+double exposedReduction(const std::vector<Reduction>& reductions, std::int64_t pp) {
+    double finish = -1e300;
+    for (std::size_t k = reductions.size(); k-- > 0;) {
+        const Reduction& chunk = reductions[k];
+        const double end = -static_cast<double>(k * static_cast<std::size_t>(pp)) * chunk.backward;
+        for (int bucket = 0; bucket < chunk.buckets; ++bucket) {
+            const double release = end - chunk.backward * (chunk.buckets - 1 - bucket) / chunk.buckets;
+            finish = std::max(finish, release) + chunk.reduce / chunk.buckets;
+        }
+    }
+    return reductions.empty() ? 0.0 : std::max(0.0, finish);
+}
+
+// The step's end, the device that sets it, and per device its last backward's end and exposed tail.
+struct StepEnd {
+    double step = 0.0;
     std::size_t critical = 0;
-    std::vector<double> lastBackwardEnd(fwd.size()), exposedTail(fwd.size());
-    for (std::size_t s = 0; s < fwd.size(); ++s) {
-        const double earlier = static_cast<double>(s) * (bwd[s] / static_cast<double>(p.vp) + p2p);
-        // The device's chunks end their last backward pp chunk-backwards apart (chunk 0 last); each
-        // chunk's buckets are released across its last backward and reduced one after another.
-        double finish = -1e300;
-        const auto& rd = reductions[s];
-        for (std::size_t k = rd.size(); k-- > 0;) {
-            const double end = -static_cast<double>(k * static_cast<std::size_t>(p.pp)) * rd[k].backward;
-            for (int b = 0; b < rd[k].buckets; ++b) {
-                const double release = end - rd[k].backward * (rd[k].buckets - 1 - b) / rd[k].buckets;
-                finish = std::max(finish, release) + rd[k].reduce / rd[k].buckets;
-            }
-        }
-        const double exposed = rd.empty() ? 0.0 : std::max(0.0, finish);
-        const double tail = exposed + optimizer[s] + agTime[s];
+    double criticalTail = 0.0;
+    std::vector<double> lastBackwardEnd, exposedTail;
+};
+
+// Each device's end: its last backward ends (p.pp - 1 - s) ... device 0 ends the pipeline; device s
+// finishes s backward hops earlier. Its last bucketed reduction overlaps the last backward.
+StepEnd stepEnd(const StageSums& sums, double pipeline, const models::ParallelLayout& parallel) {
+    StepEnd out;
+    out.lastBackwardEnd.resize(sums.forward.size());
+    out.exposedTail.resize(sums.forward.size());
+    for (std::size_t stage = 0; stage < sums.forward.size(); ++stage) {
+        const double earlier =
+            static_cast<double>(stage) * (sums.backward[stage] / static_cast<double>(parallel.vp) + sums.p2p);
+        const double exposed = exposedReduction(sums.reductions[stage], parallel.pp);
+        const double tail = exposed + sums.optimizer[stage] + sums.paramGather[stage];
         const double end = pipeline - earlier + tail;
-        lastBackwardEnd[s] = pipeline - earlier;
-        exposedTail[s] = exposed;
-        if (end > step) {
-            step = end;
-            critical = s;
-            criticalTail = exposed + agTime[s];
+        out.lastBackwardEnd[stage] = pipeline - earlier;
+        out.exposedTail[stage] = exposed;
+        if (end > out.step) {
+            out.step = end;
+            out.critical = stage;
+            out.criticalTail = exposed + sums.paramGather[stage];
         }
     }
-    models::StepMeasurement m;
-    m.step_time_s = step;
-    m.breakdown.compute_s = M * busy[critical] + optimizer[critical];
-    m.breakdown.exposed_communication_s =
-        std::min(step - m.breakdown.compute_s, M * blocked[critical] + criticalTail);
-    m.breakdown.pipeline_bubble_s =
-        std::max(0.0, step - m.breakdown.compute_s - m.breakdown.exposed_communication_s);
-    m.compute_split = models::computeSplit(w, costs);
-    // Energy: every device busy for its compute at TDP, idle otherwise; pools that do not train idle.
+    return out;
+}
+
+// Energy: every device busy for its compute at TDP, idle otherwise; pools that do not train idle.
+double energyPerStep(const models::ResolvedScenario& rs, const StageSums& sums, double microBatches,
+                     double step) {
+    const auto& parallel = rs.workload().parallel;
+    const auto& dev = rs.device();
     double energy = 0.0;
-    const double perStage = static_cast<double>(p.tp * p.cp * p.dp);
-    for (std::size_t s = 0; s < fwd.size(); ++s) {
-        const double computing = std::min(step, M * busy[s] + optimizer[s]);
+    const double perStage = static_cast<double>(parallel.tp * parallel.cp * parallel.dp);
+    for (std::size_t stage = 0; stage < sums.forward.size(); ++stage) {
+        const double computing = std::min(step, microBatches * sums.busy[stage] + sums.optimizer[stage]);
         energy += perStage * (computing * dev.tdp_W.value + (step - computing) * dev.idle_W.value);
     }
     for (std::size_t i = 0; i < rs.pools.size(); ++i)
         if (i != rs.training_pool)
             energy += rs.pools[i].device->idle_W.value * static_cast<double>(rs.pools[i].pool.count) * step;
-    m.it_energy_per_step_J = energy;
+    return energy;
+}
+
+} // namespace
+
+models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLayout layout) {
+    const auto& workload = rs.workload();
+    const auto& parallel = workload.parallel;
+    const Links links{PlatformSpec::fromScenario(rs), parallel.tp};
+    const DeviceGrid grid{parallel};
+    const auto microBatches = static_cast<double>(workload.microBatchesPerStep());
+    StageSums sums = sumChunks(rs, links, grid, pairedShares(workload, microBatches));
+    if (workload.overlap.param_gather)
+        overlapParamGather(sums);
+    const double pipeline = pipelineSeconds(sums, microBatches, parallel);
+    const StepEnd end = stepEnd(sums, pipeline, parallel);
+
+    const double step = end.step;
+    const std::size_t critical = end.critical;
+    models::StepMeasurement measurement;
+    measurement.step_time_s = step;
+    auto& breakdown = measurement.breakdown;
+    breakdown.compute_s = microBatches * sums.busy[critical] + sums.optimizer[critical];
+    breakdown.exposed_communication_s =
+        std::min(step - breakdown.compute_s, microBatches * sums.blocked[critical] + end.criticalTail);
+    breakdown.pipeline_bubble_s =
+        std::max(0.0, step - breakdown.compute_s - breakdown.exposed_communication_s);
+    measurement.compute_split = models::computeSplit(workload, sums.costs);
+    measurement.it_energy_per_step_J = energyPerStep(rs, sums, microBatches, step);
     if (layout == StepLayout::Timeline)
-        m.timeline = analyticalTimeline(p.pp, p.vp, w.microBatchesPerStep(), p.tp * p.cp * p.dp, chunkTimes,
-                                        p2p, lastBackwardEnd, exposedTail, optimizer, agTime, step, combined);
-    m.fidelity = "analytical";
-    m.calibration = kSpecSheetCalibration;
-    return m;
+        measurement.timeline = analyticalTimeline(
+            parallel.pp, parallel.vp, workload.microBatchesPerStep(), parallel.tp * parallel.cp * parallel.dp,
+            sums.chunkTimes, sums.p2p, end.lastBackwardEnd, end.exposedTail, sums.optimizer, sums.paramGather,
+            step, workload.overlap.ep_comm);
+    measurement.fidelity = "analytical";
+    measurement.calibration = kSpecSheetCalibration;
+    return measurement;
 }
 
 } // namespace choreo::sim

@@ -398,13 +398,13 @@ public:
     }
 
     void build() {
-        const auto M = static_cast<std::size_t>(micro_);
-        const auto V = static_cast<std::size_t>(chunks_);
+        const auto microBatches = static_cast<std::size_t>(micro_);
+        const auto chunks = static_cast<std::size_t>(chunks_);
         pipeSpans_.assign(static_cast<std::size_t>(pp_), {});
         dataSpans_.assign(static_cast<std::size_t>(pp_), {});
-        fwd_.assign(V, std::vector<Op>(M));
-        bwd_.assign(V, std::vector<Op>(M));
-        std::vector<std::vector<Id>> reduced(V); // per chunk: the last data collective per tensor rank
+        fwd_.assign(chunks, std::vector<Op>(microBatches));
+        bwd_.assign(chunks, std::vector<Op>(microBatches));
+        std::vector<std::vector<Id>> reduced(chunks); // per chunk: the last data collective per tensor rank
         std::vector<std::vector<Id>> gathers(
             static_cast<std::size_t>(pp_)); // ZeRO-3 gather stream per device
         std::vector<std::vector<Id>> reduces(
@@ -412,119 +412,26 @@ public:
 
         // Ops in each device's schedule order, so that ZeRO-3's streams follow the schedule.
         const auto orders = pipelineSchedule(pp_, vp_, micro_, combined());
-        for (std::int64_t s = 0; s < pp_; ++s) {
-            const auto& order = orders[static_cast<std::size_t>(s)];
-            for (std::size_t i = 0; i < order.size(); ++i) {
-                const auto& [backward, chunk, m, paired] = order[i];
-                if (paired && !backward) { // with the backward after it (pipelineSchedule)
-                    const auto& b = order[i + 1];
-                    auto [f, bw] = makePair(chunk, b.chunk);
-                    fwd_[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)] = f;
-                    bwd_[static_cast<std::size_t>(b.chunk)][static_cast<std::size_t>(b.micro)] = bw;
-                    ++i;
-                    continue;
-                }
-                const auto& c = cost(chunk);
-                Op op;
-                if (zero_ >= 3) {
-                    op = zero3Op(chunk, backward, gathers[static_cast<std::size_t>(s)],
-                                 reduces[static_cast<std::size_t>(s)]);
-                } else if (!backward) {
-                    op = makeOp(chunk, c.forward_s, c.tp_collectives_forward, c.cp_bytes_forward,
-                                c.cp_steps_forward, c.ep_collectives_forward);
-                } else if (m + 1 < micro_ || !w_.overlap.grad_reduce) {
-                    op = makeOp(chunk, c.backward_s, c.tp_collectives_backward, c.cp_bytes_backward,
-                                c.cp_steps_backward, c.ep_collectives_backward);
-                } else {
-                    op = lastBackward(chunk, reduced[static_cast<std::size_t>(chunk)]);
-                }
-                (backward ? bwd_ : fwd_)[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(m)] = op;
-            }
-            for (std::size_t i = 1; i < order.size(); ++i) {
-                Op& op = opAt(order[i]);
-                op.previous = op.joined ? opAt(order[i - 1]).previous : opAt(order[i - 1]).out;
-                if (!op.joined) // a joined backward shares its forward's `in`
-                    graph_.depend(op.previous, op.in);
-            }
+        for (std::int64_t stage = 0; stage < pp_; ++stage) {
+            const auto stageIndex = static_cast<std::size_t>(stage);
+            buildStageOps(orders[stageIndex], reduced, gathers[stageIndex], reduces[stageIndex]);
         }
-        // Data dependencies between consecutive chunks.
-        for (std::size_t j = 0; j < V; ++j)
-            for (std::size_t m = 0; m < M; ++m) {
-                const auto chunk = static_cast<std::int64_t>(j);
-                const auto micro = static_cast<std::int64_t>(m);
-                // Combined 1F1B: a device posts the receives of a pair's inputs once the operation before
-                // it is done (Megatron-Core's p2p between pairs, model_chunk_schedule_plan.py), so an input
-                // crosses the network between the receiver's operations, not beside their all-to-alls.
-                if (j + 1 < V)
-                    pipelineTransfer(fwd_[j][m].out, chunk, chunk + 1, micro, fwd_[j + 1][m].in,
-                                     combined() ? fwd_[j + 1][m].previous : -1);
-                if (j > 0)
-                    pipelineTransfer(bwd_[j][m].out, chunk, chunk - 1, micro, bwd_[j - 1][m].in,
-                                     combined() ? bwd_[j - 1][m].previous : -1);
-            }
+        connectChunks();
         // ZeRO-1/2 parameter gather: after the optimizer, or (overlapped) issued as the step starts, for
         // every chunk in turn, with each chunk's first forward unable to finish before its parameters
         // have arrived (Megatron dispatches all buckets' gathers after the optimizer step and waits for
         // each in the forward that needs it).
         const bool gatherParams = (zero_ == 1 || zero_ == 2) && dp_ * cp_ > 1;
-        if (gatherParams && w_.overlap.param_gather) {
-            const Id stepStart = graph_.join();
-            std::vector<std::vector<Id>> gathered(static_cast<std::size_t>(pp_));
-            for (std::int64_t chunk = 0; chunk < chunks_; ++chunk) {
-                auto& stream = gathered[static_cast<std::size_t>(chunk % pp_)];
-                dataCollective(chunk % pp_, Collective::AllGather, cost(chunk).param_bytes, stepStart,
-                               stream);
-                Op& first = fwd_[static_cast<std::size_t>(chunk)].front();
-                graph_.depend(stream, first.out);
-                // Once that forward's own collectives are done, the device waits for the gather (tensor
-                // rank 0's, the representative's) until it ends: the closed form's split too.
-                if (first.collectives >= 0)
-                    first.waits.push_back({first.collectives, stream.front()});
-            }
-        }
+        if (gatherParams && w_.overlap.param_gather)
+            gatherParamsAtStepStart();
         // Per device: once its gradients are reduced, the optimizer, then (ZeRO-1/2) the parameter gather.
         stageEnd_.assign(static_cast<std::size_t>(pp_), -1);
         lastBackwardOut_.assign(static_cast<std::size_t>(pp_), -1);
         optimizer_.assign(static_cast<std::size_t>(pp_), -1);
-        for (std::int64_t s = 0; s < pp_; ++s) {
-            const Id synced = graph_.join();
-            graph_.depend(opAt(orders[static_cast<std::size_t>(s)].back()).out, synced);
-            lastBackwardOut_[static_cast<std::size_t>(s)] =
-                opAt(orders[static_cast<std::size_t>(s)].back()).out;
-            if (!w_.overlap.grad_reduce && zero_ < 3 && dp_ * cp_ > 1) {
-                // No overlap: once the device's last backward is done, one reduction per chunk, in turn.
-                std::vector<Id> stream;
-                for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_) {
-                    dataCollective(s, zero_ >= 1 ? Collective::ReduceScatter : Collective::AllReduce,
-                                   cost(chunk).grad_bytes, lastBackwardOut_[static_cast<std::size_t>(s)],
-                                   stream);
-                    reduced[static_cast<std::size_t>(chunk)] = stream;
-                }
-            }
-            double optimizerS = 0.0;
-            for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_) {
-                graph_.depend(reduced[static_cast<std::size_t>(chunk)], synced);
-                optimizerS += cost(chunk).optimizer_s;
-            }
-            graph_.depend(reduces[static_cast<std::size_t>(s)], synced);
-            const Id optimized = graph_.join();
-            for (std::int64_t c = 0; c < activeCp_; ++c)
-                for (std::int64_t t = 0; t < activeTp_; ++t) {
-                    const Id x = graph_.compute(device(t, c, 0, s), optimizerS);
-                    graph_.depend(synced, x);
-                    graph_.depend(x, optimized);
-                    if (t == 0 && c == 0)
-                        optimizer_[static_cast<std::size_t>(s)] = x;
-                }
-            Id end = optimized;
-            if (gatherParams && !w_.overlap.param_gather) {
-                std::vector<Id> gathered;
-                for (std::int64_t chunk = s; chunk < chunks_; chunk += pp_)
-                    dataCollective(s, Collective::AllGather, cost(chunk).param_bytes, optimized, gathered);
-                end = graph_.join();
-                graph_.depend(gathered, end);
-            }
-            stageEnd_[static_cast<std::size_t>(s)] = end;
+        for (std::int64_t stage = 0; stage < pp_; ++stage) {
+            const auto stageIndex = static_cast<std::size_t>(stage);
+            stageEnd_[stageIndex] =
+                finishStage(stage, orders[stageIndex].back(), reduced, reduces[stageIndex], gatherParams);
         }
     }
 
@@ -680,6 +587,128 @@ public:
     }
 
 private:
+    // build's steps.
+
+    // One device's ops in its schedule order (`order`), each after the one before it.
+    void buildStageOps(const std::vector<PipelineSlot>& order, std::vector<std::vector<Id>>& reduced,
+                       std::vector<Id>& gathers, std::vector<Id>& reduces) {
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const auto& [backward, chunk, micro, paired] = order[i];
+            if (paired && !backward) { // with the backward after it (pipelineSchedule)
+                const auto& pairedBackward = order[i + 1];
+                auto [forwardOp, backwardOp] = makePair(chunk, pairedBackward.chunk);
+                fwd_[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(micro)] = forwardOp;
+                bwd_[static_cast<std::size_t>(pairedBackward.chunk)]
+                    [static_cast<std::size_t>(pairedBackward.micro)] = backwardOp;
+                ++i;
+                continue;
+            }
+            const auto& chunkCost = cost(chunk);
+            Op op;
+            if (zero_ >= 3) {
+                op = zero3Op(chunk, backward, gathers, reduces);
+            } else if (!backward) {
+                op = makeOp(chunk, chunkCost.forward_s, chunkCost.tp_collectives_forward,
+                            chunkCost.cp_bytes_forward, chunkCost.cp_steps_forward,
+                            chunkCost.ep_collectives_forward);
+            } else if (micro + 1 < micro_ || !w_.overlap.grad_reduce) {
+                op = makeOp(chunk, chunkCost.backward_s, chunkCost.tp_collectives_backward,
+                            chunkCost.cp_bytes_backward, chunkCost.cp_steps_backward,
+                            chunkCost.ep_collectives_backward);
+            } else {
+                op = lastBackward(chunk, reduced[static_cast<std::size_t>(chunk)]);
+            }
+            (backward ? bwd_ : fwd_)[static_cast<std::size_t>(chunk)][static_cast<std::size_t>(micro)] = op;
+        }
+        for (std::size_t i = 1; i < order.size(); ++i) {
+            Op& op = opAt(order[i]);
+            op.previous = op.joined ? opAt(order[i - 1]).previous : opAt(order[i - 1]).out;
+            if (!op.joined) // a joined backward shares its forward's `in`
+                graph_.depend(op.previous, op.in);
+        }
+    }
+
+    // Data dependencies between consecutive chunks.
+    void connectChunks() {
+        const auto microBatches = static_cast<std::size_t>(micro_);
+        const auto chunks = static_cast<std::size_t>(chunks_);
+        for (std::size_t chunkIndex = 0; chunkIndex < chunks; ++chunkIndex)
+            for (std::size_t microIndex = 0; microIndex < microBatches; ++microIndex) {
+                const auto chunk = static_cast<std::int64_t>(chunkIndex);
+                const auto micro = static_cast<std::int64_t>(microIndex);
+                // Combined 1F1B: a device posts the receives of a pair's inputs once the operation before
+                // it is done (Megatron-Core's p2p between pairs, model_chunk_schedule_plan.py), so an input
+                // crosses the network between the receiver's operations, not beside their all-to-alls.
+                if (chunkIndex + 1 < chunks)
+                    pipelineTransfer(fwd_[chunkIndex][microIndex].out, chunk, chunk + 1, micro,
+                                     fwd_[chunkIndex + 1][microIndex].in,
+                                     combined() ? fwd_[chunkIndex + 1][microIndex].previous : -1);
+                if (chunkIndex > 0)
+                    pipelineTransfer(bwd_[chunkIndex][microIndex].out, chunk, chunk - 1, micro,
+                                     bwd_[chunkIndex - 1][microIndex].in,
+                                     combined() ? bwd_[chunkIndex - 1][microIndex].previous : -1);
+            }
+    }
+
+    // ZeRO-1/2 with the parameter gather overlapped: every chunk's gather issued as the step starts.
+    void gatherParamsAtStepStart() {
+        const Id stepStart = graph_.join();
+        std::vector<std::vector<Id>> gathered(static_cast<std::size_t>(pp_));
+        for (std::int64_t chunk = 0; chunk < chunks_; ++chunk) {
+            auto& stream = gathered[static_cast<std::size_t>(chunk % pp_)];
+            dataCollective(chunk % pp_, Collective::AllGather, cost(chunk).param_bytes, stepStart, stream);
+            Op& first = fwd_[static_cast<std::size_t>(chunk)].front();
+            graph_.depend(stream, first.out);
+            // Once that forward's own collectives are done, the device waits for the gather (tensor
+            // rank 0's, the representative's) until it ends: the closed form's split too.
+            if (first.collectives >= 0)
+                first.waits.push_back({first.collectives, stream.front()});
+        }
+    }
+
+    // The end of device `stage`'s step after its last op (`last`): its gradients reduced (without overlap,
+    // here), the optimizer, then (ZeRO-1/2 without overlap) the parameter gather.
+    Id finishStage(std::int64_t stage, const PipelineSlot& last, std::vector<std::vector<Id>>& reduced,
+                   const std::vector<Id>& reduces, bool gatherParams) {
+        const auto stageIndex = static_cast<std::size_t>(stage);
+        const Id synced = graph_.join();
+        graph_.depend(opAt(last).out, synced);
+        lastBackwardOut_[stageIndex] = opAt(last).out;
+        if (!w_.overlap.grad_reduce && zero_ < 3 && dp_ * cp_ > 1) {
+            // No overlap: once the device's last backward is done, one reduction per chunk, in turn.
+            std::vector<Id> stream;
+            for (std::int64_t chunk = stage; chunk < chunks_; chunk += pp_) {
+                dataCollective(stage, zero_ >= 1 ? Collective::ReduceScatter : Collective::AllReduce,
+                               cost(chunk).grad_bytes, lastBackwardOut_[stageIndex], stream);
+                reduced[static_cast<std::size_t>(chunk)] = stream;
+            }
+        }
+        double optimizerS = 0.0;
+        for (std::int64_t chunk = stage; chunk < chunks_; chunk += pp_) {
+            graph_.depend(reduced[static_cast<std::size_t>(chunk)], synced);
+            optimizerS += cost(chunk).optimizer_s;
+        }
+        graph_.depend(reduces, synced);
+        const Id optimized = graph_.join();
+        for (std::int64_t contextRank = 0; contextRank < activeCp_; ++contextRank)
+            for (std::int64_t tensorRank = 0; tensorRank < activeTp_; ++tensorRank) {
+                const Id update = graph_.compute(device(tensorRank, contextRank, 0, stage), optimizerS);
+                graph_.depend(synced, update);
+                graph_.depend(update, optimized);
+                if (tensorRank == 0 && contextRank == 0)
+                    optimizer_[stageIndex] = update;
+            }
+        Id end = optimized;
+        if (gatherParams && !w_.overlap.param_gather) {
+            std::vector<Id> gathered;
+            for (std::int64_t chunk = stage; chunk < chunks_; chunk += pp_)
+                dataCollective(stage, Collective::AllGather, cost(chunk).param_bytes, optimized, gathered);
+            end = graph_.join();
+            graph_.depend(gathered, end);
+        }
+        return end;
+    }
+
     const models::Workload& w_;
     const Platform& platform_;
     TaskGraph& graph_;
