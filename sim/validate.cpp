@@ -5,9 +5,12 @@
 #include "sim/isolate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <map>
+#include <variant>
 
 namespace choreo::sim {
 
@@ -448,34 +451,135 @@ std::vector<ValidationGroup> groupRows(const ValidationReport& report, GroupBy b
 
 namespace {
 
-// What a row's line adds after its error: an assumption made, or the memory model's verdict.
-std::string rowNote(const ValidationRow& row, const char* prefix) {
-    std::string note;
+// The validation report's content, built once from the report and written either as plain text for a
+// terminal (fixed-width columns, terse labels) or as Markdown for docs/validation.md.
+
+// A table cell: a value and what follows it, a unit ("%") or marks ("*", "~").
+struct Cell {
+    std::string value;
+    std::string suffix;
+
+    // Implicit, so that a row's cells can be listed as text.
+    Cell(std::string text, std::string after = {})
+        : value(std::move(text))
+        , suffix(std::move(after)) {}
+};
+
+struct Column {
+    std::string heading;                      // Markdown's ("predicted (s)")
+    std::string shortHeading;                 // plain text's, terse to fit its width ("predicted_s")
+    int width = 0;                            // plain text pads cells to this many characters
+    bool left = false;                        // left-aligned text; otherwise right-aligned, as numbers
+    std::size_t maxChars = std::string::npos; // plain text cuts longer cells (and the heading)
+    bool suffixInHeading = false;             // plain text: the cells' unit is in the short heading instead
+};
+
+struct TableRow {
+    std::vector<Cell> cells = {};        // one per column
+    std::vector<std::string> notes = {}; // after the last cell: "(assumed ...)", "(memory model: ...)"
+    // A row that was not simulated; its last cell says why. Plain text writes only its key cells and then
+    // the reason, as its figure columns would be empty; Markdown writes every cell.
+    bool skipped = false;
+};
+
+struct Table {
+    std::vector<Column> columns;
+    std::vector<TableRow> rows;
+    std::size_t keyColumns = 1; // the columns that name a row: all plain text shows of a skipped one
+};
+
+struct Paragraph {
+    // Bold in Markdown ("Summary (analytical fidelity):"); plain text writes it in lower case, ending in a
+    // colon. Empty: none.
+    std::string lead;
+    std::string text;      // Markdown ends it with a full stop where it has none
+    std::string terseText; // plain text's wording where it is shorter; empty: `text`
+};
+
+using Block = std::variant<Table, Paragraph>;
+// Plain text separates the sections by a blank line and writes a section's blocks line after line;
+// Markdown separates every block by a blank line.
+using Section = std::vector<Block>;
+using ValidationContent = std::vector<Section>;
+
+// printf's formatting, into a string of any length.
+[[gnu::format(printf, 1, 2)]] std::string printed(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    va_list again;
+    va_copy(again, args);
+    const int length = std::vsnprintf(nullptr, 0, format, args);
+    va_end(args);
+    std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
+    std::vsnprintf(text.data(), text.size() + 1, format, again);
+    va_end(again);
+    return text;
+}
+
+// What a row adds after its error: an assumption made, or the memory model's verdict.
+std::vector<std::string> rowNotes(const ValidationRow& row) {
+    std::vector<std::string> notes;
     if (!row.assumption.empty())
-        note += std::string(prefix) + "(assumed " + row.assumption + ")";
+        notes.push_back("(assumed " + row.assumption + ")");
     if (!row.fits)
-        note += std::string(prefix) + "(memory model: does not fit)";
-    return note;
+        notes.emplace_back("(memory model: does not fit)");
+    return notes;
+}
+
+// The published runs, one row each, with their predictions.
+Table rowsTable(const ValidationReport& report) {
+    Table table;
+    table.columns = {{"id", "id", 4, true},
+                     {"model", "model", 34, true, 34},
+                     {"accelerator", "accelerator", 14, true},
+                     {"devices", "devs", 6},
+                     {"predicted (s)", "predicted_s", 12},
+                     {"measured (s)", "measured_s", 12},
+                     {"error", "error%", 8, false, std::string::npos, true}};
+    table.keyColumns = 4;
+    for (const auto& row : report.rows) {
+        const auto& c = row.source;
+        TableRow line;
+        line.cells = {c.id, c.model, c.accelerator, std::to_string(static_cast<long long>(c.devices))};
+        if (row.simulated) {
+            line.cells.insert(line.cells.end(), {printed("%.3f", row.predicted_step_time_s),
+                                                 printed("%.3f", c.measured_step_time_s),
+                                                 Cell(printed("%+.1f", row.error_pct), "%")});
+            line.notes = rowNotes(row);
+        } else {
+            line.cells.insert(line.cells.end(),
+                              {Cell("skipped"), printed("%.3f", c.measured_step_time_s), row.skipped});
+            line.skipped = true;
+        }
+        table.rows.push_back(std::move(line));
+    }
+    return table;
+}
+
+Paragraph summaryParagraph(const ValidationReport& report) {
+    const ValidationSummary& s = report.summary;
+    const std::string errors = printed("median %.1f%%, p90 %.1f%%, max %.1f%%", s.median_abs_error_pct,
+                                       s.p90_abs_error_pct, s.max_abs_error_pct);
+    const std::string skipped = std::to_string(s.skipped) + " skipped; ";
+    return {"Summary (" + report.fidelity + " fidelity):",
+            std::to_string(s.n) + " cases simulated, " + skipped + "absolute error " + errors,
+            std::to_string(s.n) + " simulated, " + skipped + "|error| " + errors};
 }
 
 // One variant's cell: its prediction, * for the row's own value, ~ when it does not fit in memory, - when
 // it is not a layout the row can take.
-std::string variantCell(const ValidationVariant& v) {
+Cell variantCell(const ValidationVariant& v) {
     if (!v.simulated)
-        return "-";
-    char cell[32];
-    std::snprintf(cell, sizeof cell, "%.3f%s%s", v.predicted_step_time_s, v.own ? "*" : "",
-                  v.fits ? "" : "~");
-    return cell;
+        return Cell("-");
+    return Cell(printed("%.3f", v.predicted_step_time_s),
+                std::string(v.own ? "*" : "") + (v.fits ? "" : "~"));
 }
 
 std::string outsideCell(const ValidationRow& row) {
     if (row.outside_pct == 0.0)
         return "inside";
-    char cell[32];
-    std::snprintf(cell, sizeof cell, std::fabs(row.outside_pct) < 0.05 ? "%+.2f%%" : "%+.1f%%",
-                  row.outside_pct);
-    return cell;
+    return std::fabs(row.outside_pct) < 0.05 ? printed("%+.2f%%", row.outside_pct)
+                                             : printed("%+.1f%%", row.outside_pct);
 }
 
 std::string variationLegend(const Variation& variation) {
@@ -483,150 +587,178 @@ std::string variationLegend(const Variation& variation) {
            " (* the row's own value: the scored prediction, always in the range; ~ does not fit in memory, "
            "and another value marked so stays out of the range; - not simulated: not a layout the row can "
            "take, or failed, the JSON says why). Outside: how far the measured step lies beyond the range, "
-           "in "
-           "% of the measured step; positive when even the fastest value is slower than the run.";
+           "in % of the measured step; positive when even the fastest value is slower than the run.";
 }
 
-std::string variationSummary(const ValidationReport& report) {
-    char line[256];
-    std::snprintf(
-        line, sizeof line,
-        "measured inside the range on %d of %d rows; outside on %d: |distance| median %.1f%%, max %.1f%%",
-        report.summary.inside_range, report.summary.n, report.summary.n - report.summary.inside_range,
-        report.summary.median_abs_outside_pct, report.summary.max_abs_outside_pct);
-    return line;
+// Each simulated row's prediction at every value of the variation, and its range.
+Table variationTable(const ValidationReport& report) {
+    const Variation& variation = *report.variation;
+    Table table;
+    table.columns.push_back({"id", "id", 4, true});
+    for (const auto& v : variation.values)
+        table.columns.push_back({variation.field + " " + v, v.substr(0, 12), 12});
+    table.columns.insert(
+        table.columns.end(),
+        {{"range (s)", "range_s", 15}, {"measured (s)", "measured_s", 12}, {"outside", "outside", 9}});
+    for (const auto& row : report.rows) {
+        if (!row.simulated)
+            continue;
+        TableRow line;
+        line.cells.emplace_back(row.source.id);
+        for (const auto& v : row.variants)
+            line.cells.push_back(variantCell(v));
+        line.cells.insert(line.cells.end(),
+                          {printed("%.3f-%.3f", row.range_min_s, row.range_max_s),
+                           printed("%.3f", row.source.measured_step_time_s), outsideCell(row)});
+        table.rows.push_back(std::move(line));
+    }
+    return table;
+}
+
+Section variationSection(const ValidationReport& report) {
+    const ValidationSummary& s = report.summary;
+    Paragraph inside{{},
+                     printed("measured inside the range on %d of %d rows; outside on %d: |distance| median "
+                             "%.1f%%, max %.1f%%",
+                             s.inside_range, s.n, s.n - s.inside_range, s.median_abs_outside_pct,
+                             s.max_abs_outside_pct),
+                     {}};
+    return {
+        Paragraph{"Sensitivity to " + report.variation->field + ".", variationLegend(*report.variation), {}},
+        variationTable(report), std::move(inside)};
+}
+
+// The error per source, accelerator or model.
+Table groupsTable(const ValidationReport& report, GroupBy by) {
+    Table table;
+    table.columns = {{"group", "group", 70, true, 70},
+                     {"cases", "n", 4},
+                     {"median |error|", "median|e|", 9},
+                     {"max |error|", "max|e|", 9},
+                     {"mean error", "mean e", 9}};
+    for (const auto& g : groupRows(report, by))
+        table.rows.push_back({{g.key, std::to_string(g.n), Cell(printed("%.1f", g.median_abs_error_pct), "%"),
+                               Cell(printed("%.1f", g.max_abs_error_pct), "%"),
+                               Cell(printed("%+.1f", g.mean_error_pct), "%")}});
+    return table;
+}
+
+ValidationContent validationContent(const ValidationReport& report, GroupBy by) {
+    ValidationContent content;
+    content.push_back({rowsTable(report)});
+    content.push_back({summaryParagraph(report)});
+    if (report.variation)
+        content.push_back(variationSection(report));
+    if (by != GroupBy::None)
+        content.push_back({groupsTable(report, by)});
+    return content;
+}
+
+// Plain text: fixed-width columns, a space apart.
+
+std::string padded(std::string text, const Column& column) {
+    if (text.size() > column.maxChars)
+        text.resize(column.maxChars);
+    const auto width = static_cast<std::size_t>(column.width);
+    if (text.size() >= width)
+        return text;
+    const std::string padding(width - text.size(), ' ');
+    return column.left ? text + padding : padding + text;
+}
+
+std::string plainTable(const Table& table) {
+    std::string out;
+    for (std::size_t c = 0; c < table.columns.size(); ++c)
+        out += (c ? " " : "") + padded(table.columns[c].shortHeading, table.columns[c]);
+    out += "\n";
+    for (const auto& row : table.rows) {
+        const std::size_t shown = row.skipped ? table.keyColumns : row.cells.size();
+        for (std::size_t c = 0; c < shown && c < table.columns.size(); ++c) {
+            const Cell& cell = row.cells[c];
+            const Column& column = table.columns[c];
+            out += (c ? " " : "") + padded(cell.value + (column.suffixInHeading ? "" : cell.suffix), column);
+        }
+        if (row.skipped)
+            out += "  skipped: " + row.cells.back().value;
+        for (const auto& note : row.notes)
+            out += "  " + note;
+        out += "\n";
+    }
+    return out;
+}
+
+std::string plainParagraph(const Paragraph& paragraph) {
+    const std::string& text = paragraph.terseText.empty() ? paragraph.text : paragraph.terseText;
+    if (paragraph.lead.empty())
+        return text + "\n";
+    std::string lead = paragraph.lead;
+    lead[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(lead[0])));
+    if (lead.back() == '.')
+        lead.back() = ':';
+    return lead + " " + text + "\n";
+}
+
+// Markdown: pipe tables and paragraphs with a bold lead.
+
+std::string markdownTable(const Table& table) {
+    std::string head = "|";
+    std::string rule = "|";
+    for (const auto& column : table.columns) {
+        std::string heading = column.heading;
+        for (auto bar = heading.find('|'); bar != std::string::npos; bar = heading.find('|', bar + 2))
+            heading.insert(bar, "\\");
+        head += " " + heading + " |";
+        rule += column.left ? " --- |" : " ---: |";
+    }
+    std::string out = head + "\n" + rule + "\n";
+    for (const auto& row : table.rows) {
+        out += "|";
+        for (std::size_t c = 0; c < row.cells.size(); ++c) {
+            std::string suffix = row.cells[c].suffix;
+            if (const auto star = suffix.find('*'); star != std::string::npos) // Markdown emphasis
+                suffix.replace(star, 1, "\\*");
+            out += " " + row.cells[c].value + suffix;
+            if (c + 1 == row.cells.size())
+                for (const auto& note : row.notes)
+                    out += " " + note;
+            out += " |";
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+std::string markdownParagraph(const Paragraph& paragraph) {
+    std::string out = paragraph.lead.empty() ? std::string() : "**" + paragraph.lead + "** ";
+    out += paragraph.text;
+    if (out.back() != '.')
+        out += ".";
+    return out + "\n";
 }
 
 } // namespace
 
 std::string validationToText(const ValidationReport& report, GroupBy by) {
     std::string out;
-    char line[512];
-    std::snprintf(line, sizeof line, "%-4s %-34s %-14s %6s %12s %12s %8s\n", "id", "model", "accelerator",
-                  "devs", "predicted_s", "measured_s", "error%");
-    out += line;
-    for (const auto& row : report.rows) {
-        const auto& c = row.source;
-        if (row.simulated)
-            std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld %12.3f %12.3f %+8.1f%s\n",
-                          c.id.c_str(), c.model.c_str(), c.accelerator.c_str(),
-                          static_cast<long long>(c.devices), row.predicted_step_time_s,
-                          c.measured_step_time_s, row.error_pct, rowNote(row, "  ").c_str());
-        else
-            std::snprintf(line, sizeof line, "%-4s %-34.34s %-14s %6lld  skipped: %s\n", c.id.c_str(),
-                          c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
-                          row.skipped.c_str());
-        out += line;
-    }
-    std::snprintf(
-        line, sizeof line,
-        "\nsummary (%s fidelity): %d simulated, %d skipped; |error| median %.1f%%, p90 %.1f%%, max %.1f%%\n",
-        report.fidelity.c_str(), report.summary.n, report.summary.skipped,
-        report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
-        report.summary.max_abs_error_pct);
-    out += line;
-    if (report.variation) {
-        out +=
-            "\nsensitivity to " + report.variation->field + ": " + variationLegend(*report.variation) + "\n";
-        std::string head;
-        std::snprintf(line, sizeof line, "%-4s ", "id");
-        head += line;
-        for (const auto& v : report.variation->values) {
-            std::snprintf(line, sizeof line, "%12.12s ", v.c_str());
-            head += line;
-        }
-        std::snprintf(line, sizeof line, "%15s %12s %9s\n", "range_s", "measured_s", "outside");
-        out += head + line;
-        for (const auto& row : report.rows) {
-            if (!row.simulated)
-                continue;
-            std::snprintf(line, sizeof line, "%-4s ", row.source.id.c_str());
-            std::string text = line;
-            for (const auto& v : row.variants) {
-                std::snprintf(line, sizeof line, "%12s ", variantCell(v).c_str());
-                text += line;
-            }
-            char range[40];
-            std::snprintf(range, sizeof range, "%.3f-%.3f", row.range_min_s, row.range_max_s);
-            std::snprintf(line, sizeof line, "%15s %12.3f %9s\n", range, row.source.measured_step_time_s,
-                          outsideCell(row).c_str());
-            out += text + line;
-        }
-        out += variationSummary(report) + "\n";
-    }
-    if (by != GroupBy::None) {
-        out += "\n";
-        std::snprintf(line, sizeof line, "%-70s %4s %9s %9s %9s\n", "group", "n", "median|e|", "max|e|",
-                      "mean e");
-        out += line;
-        for (const auto& g : groupRows(report, by)) {
-            std::snprintf(line, sizeof line, "%-70.70s %4d %8.1f%% %8.1f%% %+8.1f%%\n", g.key.c_str(), g.n,
-                          g.median_abs_error_pct, g.max_abs_error_pct, g.mean_error_pct);
-            out += line;
-        }
+    for (const Section& section : validationContent(report, by)) {
+        if (!out.empty())
+            out += "\n";
+        for (const Block& block : section)
+            out += std::holds_alternative<Table>(block) ? plainTable(std::get<Table>(block))
+                                                        : plainParagraph(std::get<Paragraph>(block));
     }
     return out;
 }
 
 std::string validationToMarkdown(const ValidationReport& report, GroupBy by) {
-    std::string out = "| id | model | accelerator | devices | predicted (s) | measured (s) | error |\n"
-                      "| --- | --- | --- | ---: | ---: | ---: | ---: |\n";
-    char line[768];
-    for (const auto& row : report.rows) {
-        const auto& c = row.source;
-        if (row.simulated)
-            std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | %.3f | %.3f | %+.1f%%%s |\n",
-                          c.id.c_str(), c.model.c_str(), c.accelerator.c_str(),
-                          static_cast<long long>(c.devices), row.predicted_step_time_s,
-                          c.measured_step_time_s, row.error_pct, rowNote(row, " ").c_str());
-        else
-            std::snprintf(line, sizeof line, "| %s | %s | %s | %lld | skipped | %.3f | %s |\n", c.id.c_str(),
-                          c.model.c_str(), c.accelerator.c_str(), static_cast<long long>(c.devices),
-                          c.measured_step_time_s, row.skipped.c_str());
-        out += line;
-    }
-    std::snprintf(
-        line, sizeof line,
-        "\n**Summary (%s fidelity):** %d cases simulated, %d skipped; absolute error median %.1f%%, "
-        "p90 %.1f%%, max %.1f%%.\n",
-        report.fidelity.c_str(), report.summary.n, report.summary.skipped,
-        report.summary.median_abs_error_pct, report.summary.p90_abs_error_pct,
-        report.summary.max_abs_error_pct);
-    out += line;
-    if (report.variation) {
-        out += "\n**Sensitivity to " + report.variation->field + ".** " + variationLegend(*report.variation) +
-               "\n\n| id |";
-        std::string rule = "| --- |";
-        for (const auto& v : report.variation->values) {
-            out += " " + report.variation->field + " " + v + " |";
-            rule += " ---: |";
+    std::string out;
+    for (const Section& section : validationContent(report, by))
+        for (const Block& block : section) {
+            if (!out.empty())
+                out += "\n";
+            out += std::holds_alternative<Table>(block) ? markdownTable(std::get<Table>(block))
+                                                        : markdownParagraph(std::get<Paragraph>(block));
         }
-        out += " range (s) | measured (s) | outside |\n" + rule + " ---: | ---: | ---: |\n";
-        for (const auto& row : report.rows) {
-            if (!row.simulated)
-                continue;
-            std::string text = "| " + row.source.id + " |";
-            for (const auto& v : row.variants) {
-                std::string cell = variantCell(v);
-                if (cell.find('*') != std::string::npos) // Markdown emphasis
-                    cell.replace(cell.find('*'), 1, "\\*");
-                text += " " + cell + " |";
-            }
-            std::snprintf(line, sizeof line, " %.3f-%.3f | %.3f | %s |\n", row.range_min_s, row.range_max_s,
-                          row.source.measured_step_time_s, outsideCell(row).c_str());
-            out += text + line;
-        }
-        out += "\n" + variationSummary(report) + ".\n";
-    }
-    if (by != GroupBy::None) {
-        out += "\n| group | cases | median \\|error\\| | max \\|error\\| | mean error |\n"
-               "| --- | ---: | ---: | ---: | ---: |\n";
-        for (const auto& g : groupRows(report, by)) {
-            std::snprintf(line, sizeof line, "| %s | %d | %.1f%% | %.1f%% | %+.1f%% |\n", g.key.c_str(), g.n,
-                          g.median_abs_error_pct, g.max_abs_error_pct, g.mean_error_pct);
-            out += line;
-        }
-    }
     return out;
 }
 
