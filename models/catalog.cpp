@@ -343,8 +343,8 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
         Json doc;
         try {
             doc = Json::parse(buffer.str());
-        } catch (const Json::parse_error& e) {
-            errors.push_back({name, std::string("malformed JSON: ") + e.what()});
+        } catch (const Json::exception& e) { // parse_error, or out_of_range for a number too large
+            errors.push_back({name, "malformed JSON: " + jsonErrorText(e)});
             continue;
         }
         Diagnostics local;

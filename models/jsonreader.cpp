@@ -19,13 +19,36 @@ std::string joinDiagnostics(const Diagnostics& diagnostics) {
 std::optional<Json> parseDocument(const std::string& text, Diagnostics& errors) {
     try {
         return Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        std::string what = e.what();
-        if (auto pos = what.find("] "); pos != std::string::npos)
-            what = what.substr(pos + 2);
-        errors.push_back({"(document)", "malformed JSON: " + what});
+    } catch (const Json::exception& e) { // parse_error, and out_of_range for a number too large
+        errors.push_back({"(document)", "malformed JSON: " + jsonErrorText(e)});
         return std::nullopt;
     }
+}
+
+std::string jsonErrorText(const Json::exception& e) {
+    std::string what = e.what();
+    if (auto pos = what.find("] "); pos != std::string::npos)
+        what = what.substr(pos + 2);
+    return what;
+}
+
+std::size_t firstInvalidUtf8(const std::string& text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto lead = static_cast<unsigned char>(text[i]);
+        const std::size_t length = lead < 0x80           ? 1
+                                   : (lead >> 5) == 0x6  ? 2
+                                   : (lead >> 4) == 0xE  ? 3
+                                   : (lead >> 3) == 0x1E ? 4
+                                                         : 0;
+        if (length == 0 || i + length > text.size())
+            return i;
+        for (std::size_t k = 1; k < length; ++k)
+            if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2)
+                return i;
+        i += length;
+    }
+    return std::string::npos;
 }
 
 std::string formatNumber(double value) {

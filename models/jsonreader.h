@@ -58,9 +58,16 @@ private:
     Diagnostics& out_;
 };
 
-// Parses a whole document; on a syntax error records one "(document)" diagnostic (nlohmann's message with
-// line and column, without its exception id) and returns nullopt.
+// Parses a whole document; on a syntax error or a number out of range ({"a": 1e400}) records one
+// "(document)" diagnostic (nlohmann's message with line and column, without its exception id) and returns
+// nullopt.
 std::optional<Json> parseDocument(const std::string& text, Diagnostics& errors);
+
+// nlohmann's message without its exception id ("[json.exception.parse_error.101] ").
+std::string jsonErrorText(const Json::exception& e);
+
+// The byte offset of the first byte that is not valid UTF-8, or npos when the whole text is.
+std::size_t firstInvalidUtf8(const std::string& text);
 
 // Formats a double the way messages show it: up to 4 significant digits, no trailing zeros.
 std::string formatNumber(double value);

@@ -1,8 +1,10 @@
 #include "models/result.h"
 
+#include "models/jsonreader.h"
 #include "models/transformer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace choreo::models {
@@ -107,6 +109,28 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.timeline = step.timeline;
     capTimeline(r.timeline);
     return r;
+}
+
+std::string unphysicalQuantity(const RunResult& r) {
+    const std::pair<const char*, double> quantities[] = {
+        {"step_time_s", r.step_time_s},
+        {"tokens_per_s", r.tokens_per_s},
+        {"steps", r.steps},
+        {"time_to_train_s", r.time_to_train_s},
+        {"energy_kWh", r.energy_kWh},
+        {"average_power_kW", r.average_power_kW},
+        {"it_power_kW", r.it_power_kW},
+        {"cost_usd", r.cost_usd},
+        {"memory_per_device_GB", r.memory_per_device_GB},
+        {"mfu", r.mfu},
+    };
+    for (const auto& [name, value] : quantities) {
+        if (!std::isfinite(value))
+            return std::string(name) + " is " + (std::isnan(value) ? "not a number" : "infinite");
+        if (value < 0.0)
+            return std::string(name) + " is negative (" + formatNumber(value) + ")";
+    }
+    return {};
 }
 
 Json resultToJson(const RunResult& r) {

@@ -91,6 +91,10 @@ RunResult finishResult(const ResolvedScenario& scenario, const StepMeasurement& 
 // (costs[c] of chunk c, 0 .. pp*vp-1, as stageCost gives them).
 ComputeSplit computeSplit(const Workload& workload, const std::vector<StageCost>& costs);
 
+// The first headline quantity that is not a finite, non-negative number ("energy_kWh is inf"), or an empty
+// string when all are: a result that fails this is a failed simulation, never a success.
+std::string unphysicalQuantity(const RunResult& result);
+
 Json resultToJson(const RunResult& result);
 // Reads what resultToJson wrote; nullopt (with diagnostics) when fields are missing or mistyped.
 std::optional<RunResult> resultFromJson(const Json& json, Diagnostics& errors);

@@ -542,13 +542,23 @@ bool readTextFile(const std::filesystem::path& path, std::string& out, std::stri
         error = "cannot open " + path.string() + ": " + std::generic_category().message(errno);
         return false;
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
+    // Read in pieces up to the limit, so that /dev/zero or a huge file is refused rather than exhausting
+    // memory.
+    std::string text;
+    char piece[1 << 16];
+    while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+        text.append(piece, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxInputFileBytes) {
+            error = "cannot read " + path.string() + ": larger than " +
+                    std::to_string(kMaxInputFileBytes >> 20) + " MiB, the limit for Choreo's input files";
+            return false;
+        }
+    }
     if (in.bad()) {
         error = "cannot read " + path.string();
         return false;
     }
-    out = buffer.str();
+    out = std::move(text);
     return true;
 }
 

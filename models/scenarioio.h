@@ -28,7 +28,10 @@ std::optional<Scenario> loadScenarioFile(const std::filesystem::path& path, Diag
 // Writes atomically (temporary file, then rename), so a failed save never destroys the old file.
 bool saveScenarioFile(const std::filesystem::path& path, const Scenario& scenario, std::string& error);
 
-// Reads a whole file into `out`; false with a message when it cannot.
+// The largest file readTextFile reads (scenarios, catalogs, profiles, validation CSVs are far smaller).
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t(64) << 20;
+
+// Reads a whole file into `out`; false with a message when it cannot, or when it is over kMaxInputFileBytes.
 bool readTextFile(const std::filesystem::path& path, std::string& out, std::string& error);
 // Writes a whole file atomically.
 bool writeTextFileAtomically(const std::filesystem::path& path, const std::string& text, std::string& error);

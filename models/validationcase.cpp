@@ -1,8 +1,11 @@
 #include "models/validationcase.h"
 
+#include "models/jsonreader.h"
 #include "models/topology.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -74,7 +77,7 @@ public:
         try {
             std::size_t used = 0;
             const double v = std::stod(t, &used);
-            if (used == t.size())
+            if (used == t.size() && std::isfinite(v))
                 return v;
         } catch (const std::exception&) {
         }
@@ -141,6 +144,12 @@ std::optional<int> containerRelease(const std::string& source) {
 std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnostics& errors,
                                                const std::optional<CsvOverride>& override) {
     std::vector<ValidationCase> cases;
+    if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string::npos) {
+        const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n') + 1;
+        errors.push_back({"line " + std::to_string(line),
+                          "not UTF-8 text (byte " + std::to_string(bad + 1) + "); save the file as UTF-8"});
+        return cases;
+    }
     std::istringstream in(text);
     std::string line;
     std::map<std::string, std::size_t> columns;
@@ -185,6 +194,10 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         c.basis = row.text("basis");
         c.devices = row.integer("n_accel", 0);
         c.measured_step_time_s = row.number("step_time_s");
+        if (c.measured_step_time_s <= 0.0 && !row.text("step_time_s").empty())
+            errors.push_back(
+                {"line " + std::to_string(lineNo) + ".step_time_s",
+                 "must be a positive number of seconds, got \"" + row.text("step_time_s") + "\""});
 
         Scenario& s = c.scenario;
         s.name = "validation case " + c.id + ": " + c.model;

@@ -17,6 +17,9 @@ namespace choreo::sim {
 
 namespace {
 
+// A request holds one scenario, a few kilobytes; anything near this is not one.
+constexpr std::size_t kMaxRequestBytes = std::size_t(16) << 20;
+
 void send(std::ostream& out, const models::Json& message) {
     out << message.dump() << '\n';
     out.flush();
@@ -35,23 +38,32 @@ int sendError(std::ostream& out, int exitCode, const std::string& message,
     return exitCode;
 }
 
-} // namespace
+// Reads the whole request, up to kMaxRequestBytes; false when there is more.
+bool readRequest(std::istream& in, std::string& text) {
+    char piece[1 << 16];
+    while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+        text.append(piece, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxRequestBytes)
+            return false;
+    }
+    return true;
+}
 
-int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalog,
-              const std::string& catalogError, const std::vector<std::filesystem::path>& profileFolders) {
-    send(out, models::Json{{"type", "hello"},
-                           {"protocol", kWorkerProtocol},
-                           {"version", CHOREO_VERSION},
-                           {"pid", static_cast<long>(::getpid())}});
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+// Reads the request and serves it; every way it can end is a message on `out` and the exit code.
+int serveRequest(std::istream& in, std::ostream& out, const models::Catalog* catalog,
+                 const std::string& catalogError, const std::vector<std::filesystem::path>& profileFolders) {
+    std::string text;
+    if (!readRequest(in, text))
+        return sendError(out, kExitProtocol,
+                         "the request is larger than " + std::to_string(kMaxRequestBytes >> 20) + " MiB");
     if (!catalog)
         return sendError(out, kExitIo, "the hardware catalog could not be loaded: " + catalogError);
 
     models::Json request;
     try {
         request = models::Json::parse(text);
-    } catch (const models::Json::parse_error& e) {
-        return sendError(out, kExitProtocol, std::string("the request is not valid JSON: ") + e.what());
+    } catch (const models::Json::exception& e) { // parse_error, or out_of_range for a number too large
+        return sendError(out, kExitProtocol, "the request is not valid JSON: " + models::jsonErrorText(e));
     }
     models::Diagnostics problems;
     models::JsonReader reader(problems);
@@ -72,7 +84,7 @@ int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalo
                              "\" (known: analytical, flow, packet)");
 
     models::Diagnostics errors;
-    auto scenario = models::parseScenario(request["scenario"].dump(), errors);
+    auto scenario = models::readScenarioDocument(request["scenario"], errors);
     if (!scenario)
         return sendError(out, kExitInvalidInput, "the scenario is invalid", errors);
     auto resolved = models::resolveScenario(*scenario, *catalog, errors);
@@ -90,11 +102,28 @@ int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalo
     };
     try {
         const auto result = runScenario(*resolved, options);
+        if (const std::string unphysical = models::unphysicalQuantity(result); !unphysical.empty())
+            return sendError(out, kExitSimulationFailed, "the result is not physical: " + unphysical);
         send(out, models::Json{{"type", "result"}, {"result", models::resultToJson(result)}});
     } catch (const std::exception& e) {
         return sendError(out, kExitSimulationFailed, e.what());
     }
     return kExitOk;
+}
+
+} // namespace
+
+int runWorker(std::istream& in, std::ostream& out, const models::Catalog* catalog,
+              const std::string& catalogError, const std::vector<std::filesystem::path>& profileFolders) {
+    send(out, models::Json{{"type", "hello"},
+                           {"protocol", kWorkerProtocol},
+                           {"version", CHOREO_VERSION},
+                           {"pid", static_cast<long>(::getpid())}});
+    try {
+        return serveRequest(in, out, catalog, catalogError, profileFolders);
+    } catch (const std::exception& e) { // the client always reads why the worker ended
+        return sendError(out, kExitInternal, std::string("internal error: ") + e.what());
+    }
 }
 
 } // namespace choreo::sim

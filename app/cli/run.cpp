@@ -103,6 +103,11 @@ int run(const Invocation& call) {
     options.fidelity = fidelityOf(call);
     try {
         const auto result = sim::runScenario(*resolved, options);
+        if (const std::string unphysical = models::unphysicalQuantity(result); !unphysical.empty()) {
+            std::cerr << "choreo-sim: simulation failed: " << unphysical << " for " << file
+                      << " (a value of the scenario is far outside what hardware allows)\n";
+            return kExitSimulationFailed;
+        }
         if (call.has("--json"))
             std::cout << models::resultToJson(result).dump(2) << "\n";
         else

@@ -527,6 +527,22 @@ private slots:
         QCOMPARE(scenario->workload.parallel.dp, std::int64_t(16));
     }
 
+    void numbersOutOfRangeAreInvalidInput() {
+        // nlohmann reports 1e400 as out_of_range, not parse_error: still a diagnostic, not an exception.
+        Diagnostics errors;
+        QVERIFY(!parseScenario("{\"format\": \"choreo-scenario/1\", \"a\": 1e400}", errors));
+        QCOMPARE(errors.size(), std::size_t(1));
+        QVERIFY2(errors[0].text().starts_with("(document): malformed JSON: number overflow"),
+                 errors[0].text().c_str());
+    }
+
+    void hugeInputFilesAreRefused() {
+        std::string text, error;
+        QVERIFY(!readTextFile("/dev/zero", text, error)); // would grow without end
+        QVERIFY2(error.find("larger than 64 MiB") != std::string::npos, error.c_str());
+        QVERIFY(text.empty());
+    }
+
     void missingFileIsADiagnostic() {
         Diagnostics errors;
         QVERIFY(!loadScenarioFile("/nonexistent/choreo.json", errors));

@@ -399,6 +399,30 @@ private slots:
                  all.c_str());
     }
 
+    void measuredStepTimesAreFinitePositiveSeconds() {
+        // nan, inf and negative times would make every error statistic meaningless (issue: "median nan%").
+        for (const char* bad : {"nan", "inf", "-2.0", "0"}) {
+            std::string row = llamaRow({"r1", "src"});
+            row.replace(row.find(",2.0,"), 5, std::string(",") + bad + ",");
+            Diagnostics errors;
+            parseValidationCsv(kDenseHeader + row, errors);
+            const std::string all = joinDiagnostics(errors);
+            QVERIFY2(all.find("line 2.step_time_s: ") != std::string::npos, (bad + (": " + all)).c_str());
+        }
+    }
+
+    void textThatIsNotUtf8IsRefusedWithItsLine() {
+        std::string row = llamaRow({"r1", "Caf\xe9 cluster"}); // Latin-1
+        Diagnostics errors;
+        QVERIFY(parseValidationCsv(kDenseHeader + row, errors).empty());
+        QVERIFY2(joinDiagnostics(errors).find("line 2: not UTF-8 text") != std::string::npos,
+                 joinDiagnostics(errors).c_str());
+        errors.clear();
+        parseValidationCsv(kDenseHeader + llamaRow({"r1", "Caf\xc3\xa9 cluster"}),
+                           errors); // the same in UTF-8
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+    }
+
     void missingColumn() {
         Diagnostics errors;
         parseValidationCsv("id,model\n1,x\n", errors);

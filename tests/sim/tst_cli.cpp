@@ -201,6 +201,30 @@ private slots:
                  1);
     }
 
+    void unphysicalResultsAreFailedSimulations() {
+        // A PUE of 1e308 overflows the energy: exit 3 naming the quantity, never exit 0 with "inf".
+        const Run r = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--set"),
+                                 QStringLiteral("costs.pue=1e308"), QStringLiteral("--fidelity"),
+                                 QStringLiteral("analytical")});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains("energy_kWh is infinite"), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        const Run huge = choreoSim({QStringLiteral("run"), QStringLiteral("/dev/zero")});
+        QCOMPARE(huge.exitCode, 4);
+        QVERIFY2(huge.err.contains("larger than 64 MiB"), huge.err.constData());
+    }
+
+    void workerEndsWithAnErrorLineOnNumbersOutOfRange() {
+        const Run r = choreoSim({QStringLiteral("worker")},
+                                QByteArray("{\"type\": \"run\", \"scenario\": {\"a\": 1e400}}"));
+        QCOMPARE(r.exitCode, 6);
+        const auto lines = r.out.trimmed().split('\n');
+        const Json last = Json::parse(lines.last().toStdString());
+        QCOMPARE(last["type"].get<std::string>(), std::string("error"));
+        QVERIFY2(last["message"].get<std::string>().find("number overflow") != std::string::npos,
+                 lines.last().constData());
+    }
+
     void runSetsFieldsByPath() {
         const QString scenario = defaultScenario();
         const Run base = choreoSim({QStringLiteral("run"), scenario, QStringLiteral("--json"),
