@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/ci}
 mapfile -t sources < <(git ls-files 'models/*.cpp' 'models/*.h' 'sim/*.cpp' 'sim/*.h' 'ui/*.cpp' 'ui/*.h' \
-                                    'app/*.cpp' 'tests/*.cpp' 'tests/*.h' 'calibrate/*.cpp' 'calibrate/*.h' \
+                                    'app/*.cpp' 'app/*.h' 'tests/*.cpp' 'tests/*.h' 'calibrate/*.cpp' 'calibrate/*.h' \
                                     'calibrate/*.cu')
 clang-format --dry-run --Werror "${sources[@]}"
 echo "clang-format: ${#sources[@]} files formatted"

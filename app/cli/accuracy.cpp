@@ -21,17 +21,10 @@ int run(const Invocation& call) {
     std::vector<sim::NamedReport> reports;
     std::string command = "choreo-sim accuracy --fidelity " + sim::toString(fidelity);
     for (const auto& file : call.positional) {
-        std::string text, error;
-        if (!models::readTextFile(file, text, error)) {
-            std::cerr << "choreo-sim: " << error << "\n";
-            return kExitIo;
-        }
-        models::Diagnostics errors;
-        const auto cases = models::parseValidationCsv(text, errors);
-        if (!errors.empty()) {
-            printDiagnostics(file, errors);
-            return kExitInvalidInput;
-        }
+        std::string text;
+        std::vector<models::ValidationCase> cases;
+        if (const int read = readValidationFile(file, text, cases); read != kExitOk)
+            return read;
         const std::string name = std::filesystem::path(file).filename().string();
         command += " " + name;
         reports.push_back({name, sim::validateCases(cases, *catalog, fidelity, jobsOf(call))});

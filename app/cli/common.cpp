@@ -1,5 +1,7 @@
 #include "app/cli/common.h"
 
+#include "models/exitcodes.h"
+#include "models/scenarioio.h"
 #include "sim/isolate.h"
 #include "sim/validate.h"
 
@@ -79,6 +81,22 @@ std::optional<models::Catalog> loadCatalogOrSay(const std::filesystem::path& ass
 void printDiagnostics(const std::string& file, const models::Diagnostics& errors) {
     for (const auto& d : errors)
         std::cerr << file << ": " << d.text() << "\n";
+}
+
+int readValidationFile(const std::string& file, std::string& text,
+                       std::vector<models::ValidationCase>& cases) {
+    std::string error;
+    if (!models::readTextFile(file, text, error)) {
+        std::cerr << "choreo-sim: " << error << "\n";
+        return kExitIo;
+    }
+    models::Diagnostics errors;
+    cases = models::parseValidationCsv(text, errors);
+    if (!errors.empty()) {
+        printDiagnostics(file, errors);
+        return kExitInvalidInput;
+    }
+    return kExitOk;
 }
 
 } // namespace choreo::cli

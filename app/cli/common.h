@@ -5,6 +5,7 @@
 #include "app/cli/command.h"
 #include "models/catalog.h"
 #include "models/diagnostic.h"
+#include "models/validationcase.h"
 #include "sim/simulator.h"
 
 #include <optional>
@@ -28,6 +29,10 @@ std::optional<models::Catalog> loadCatalog(const std::filesystem::path& assets, 
 std::optional<models::Catalog> loadCatalogOrSay(const std::filesystem::path& assets);
 
 void printDiagnostics(const std::string& file, const models::Diagnostics& errors);
+
+// Reads a validation CSV into `text` and `cases`; kExitOk, or the exit code after saying what is wrong.
+int readValidationFile(const std::string& file, std::string& text,
+                       std::vector<models::ValidationCase>& cases);
 
 // The program's commands (one file each under app/cli/).
 extern const Command kRunCommand;

@@ -135,16 +135,10 @@ int run(const Invocation& call) {
         return kExitIo;
     const std::string& file = call.positional[0];
     std::string text, error;
-    if (!models::readTextFile(file, text, error)) {
-        std::cerr << "choreo-sim: " << error << "\n";
-        return kExitIo;
-    }
+    std::vector<models::ValidationCase> cases;
+    if (const int read = readValidationFile(file, text, cases); read != kExitOk)
+        return read;
     models::Diagnostics errors;
-    const auto cases = models::parseValidationCsv(text, errors);
-    if (!errors.empty()) {
-        printDiagnostics(file, errors);
-        return kExitInvalidInput;
-    }
     if (const auto folder = call.value("--scenarios"))
         if (const int written = writeScenarios(cases, *folder); written != kExitOk)
             return written;
