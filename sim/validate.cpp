@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <map>
 #include <variant>
@@ -502,17 +501,12 @@ using Block = std::variant<Table, Paragraph>;
 using Section = std::vector<Block>;
 using ValidationContent = std::vector<Section>;
 
-// printf's formatting, into a string of any length.
-[[gnu::format(printf, 1, 2)]] std::string printed(const char* format, ...) {
-    va_list args;
-    va_start(args, format);
-    va_list again;
-    va_copy(again, args);
-    const int length = std::vsnprintf(nullptr, 0, format, args);
-    va_end(args);
+// printf's formatting, into a string of any length (each call passes at least one value).
+template <typename... Values>
+std::string printed(const char* format, Values... values) {
+    const int length = std::snprintf(nullptr, 0, format, values...);
     std::string text(static_cast<std::size_t>(std::max(length, 0)), '\0');
-    std::vsnprintf(text.data(), text.size() + 1, format, again);
-    va_end(again);
+    std::snprintf(text.data(), text.size() + 1, format, values...);
     return text;
 }
 
