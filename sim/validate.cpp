@@ -662,15 +662,20 @@ std::string padded(std::string text, const Column& column) {
 
 std::string plainTable(const Table& table) {
     std::string out;
-    for (std::size_t c = 0; c < table.columns.size(); ++c)
-        out += (c ? " " : "") + padded(table.columns[c].shortHeading, table.columns[c]);
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+        if (c)
+            out += ' ';
+        out += padded(table.columns[c].shortHeading, table.columns[c]);
+    }
     out += "\n";
     for (const auto& row : table.rows) {
         const std::size_t shown = row.skipped ? table.keyColumns : row.cells.size();
         for (std::size_t c = 0; c < shown && c < table.columns.size(); ++c) {
             const Cell& cell = row.cells[c];
             const Column& column = table.columns[c];
-            out += (c ? " " : "") + padded(cell.value + (column.suffixInHeading ? "" : cell.suffix), column);
+            if (c)
+                out += ' ';
+            out += padded(cell.value + (column.suffixInHeading ? "" : cell.suffix), column);
         }
         if (row.skipped)
             out += "  skipped: " + row.cells.back().value;

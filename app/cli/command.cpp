@@ -30,8 +30,12 @@ std::string wrapped(std::string_view text, std::size_t indent) {
 }
 
 std::string spelled(const Option& option) {
-    return std::string(option.name) + (option.value.empty() ? "" : " " + std::string(option.value)) +
-           (option.repeatable ? " ..." : "");
+    std::string out(option.name);
+    if (!option.value.empty())
+        out.append(" ").append(option.value);
+    if (option.repeatable)
+        out += " ...";
+    return out;
 }
 
 // "run SCENARIO [--json] [--fidelity F]", wrapped under the command's name.
@@ -69,7 +73,7 @@ std::string optionLines(const std::vector<const Option*>& options) {
 std::string exitCodeLine() {
     std::string out = "Exit codes:";
     for (const auto& info : kExitCodes)
-        out += " " + std::to_string(info.code) + " " + info.meaning + ",";
+        out.append(" ").append(std::to_string(info.code)).append(" ").append(info.meaning).append(",");
     out.back() = '.';
     return wrapped(out, 0);
 }
