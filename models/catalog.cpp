@@ -108,13 +108,76 @@ struct DeviceParser {
         return s;
     }
 
+    // A CPU's cores and data rates, an accelerator's host CPUs.
+    template <typename Take>
+    void readDataPipeline(Device& dev, const Json& d, const std::string& path, Take& take) {
+        take(dev.cores, d, path, "cores", false);
+        if (auto it = d.find("data_rates"); it != d.end()) {
+            const std::string p = JsonReader::join(path, "data_rates");
+            if (reader.expectObject(*it, p)) {
+                reader.rejectUnknownKeys(
+                    *it, p,
+                    {"text_tokens_per_s", "images_per_s", "video_frames_per_s", "audio_seconds_per_s"});
+                take(dev.data_rates.text_tokens_per_s, *it, p, "text_tokens_per_s", false);
+                take(dev.data_rates.images_per_s, *it, p, "images_per_s", false);
+                take(dev.data_rates.video_frames_per_s, *it, p, "video_frames_per_s", false);
+                take(dev.data_rates.audio_seconds_per_s, *it, p, "audio_seconds_per_s", false);
+            }
+            if (!dev.cores.present())
+                reader.error(JsonReader::join(path, "cores"), "needed with data_rates, which are per core");
+        }
+        if (auto it = d.find("host"); it != d.end()) {
+            const std::string p = JsonReader::join(path, "host");
+            if (reader.expectObject(*it, p)) {
+                reader.rejectUnknownKeys(*it, p, {"cpu", "cpus_per_device"});
+                HostCpus host;
+                host.cpu = reader.text(*it, p, "cpu").value_or("");
+                take(host.cpus_per_device, *it, p, "cpus_per_device", true);
+                dev.host = host;
+            }
+        }
+    }
+
+    std::optional<StorageTier> storage(const Json& t, const std::string& path) {
+        if (!reader.expectObject(t, path))
+            return std::nullopt;
+        reader.rejectUnknownKeys(t, path, {"id", "name", "read_GBps_per_node", "latency_ms"});
+        StorageTier tier;
+        tier.id = reader.text(t, path, "id").value_or("");
+        tier.name = reader.text(t, path, "name").value_or("");
+        auto bandwidth = sourced(t, path, "read_GBps_per_node", true);
+        auto latency = sourced(t, path, "latency_ms", true);
+        if (!bandwidth || !latency)
+            return std::nullopt;
+        tier.read_GBps_per_node = *bandwidth;
+        tier.latency_ms = *latency;
+        return tier;
+    }
+
     std::optional<Device> device(const Json& d, const std::string& path) {
         if (!reader.expectObject(d, path))
             return std::nullopt;
         reader.rejectUnknownKeys(d, path,
-                                 {"id", "aliases", "name", "vendor", "kind", "released", "peak_tflops",
-                                  "memory_GB", "memory_bandwidth_TBps", "tdp_W", "idle_W", "scale_up",
-                                  "nic_Gbps", "price", "efficiency", "compute_units", "host_link_GBps"});
+                                 {"id",
+                                  "aliases",
+                                  "name",
+                                  "vendor",
+                                  "kind",
+                                  "released",
+                                  "peak_tflops",
+                                  "memory_GB",
+                                  "memory_bandwidth_TBps",
+                                  "tdp_W",
+                                  "idle_W",
+                                  "scale_up",
+                                  "nic_Gbps",
+                                  "price",
+                                  "efficiency",
+                                  "compute_units",
+                                  "host_link_GBps",
+                                  "cores",
+                                  "data_rates",
+                                  "host"});
         Device dev;
         dev.id = reader.text(d, path, "id").value_or("");
         dev.name = reader.text(d, path, "name").value_or("");
@@ -213,6 +276,7 @@ struct DeviceParser {
                 take(dev.rent_usd_per_hour, *it, p, "rent_usd_per_hour", false);
             }
         }
+        readDataPipeline(dev, d, path, take);
         const std::string effPath = JsonReader::join(path, "efficiency");
         if (auto it = d.find("efficiency"); it == d.end()) {
             reader.error(effPath, "missing required field");
@@ -350,7 +414,7 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
         Diagnostics local;
         JsonReader reader(local);
         if (reader.expectObject(doc, "")) {
-            reader.rejectUnknownKeys(doc, "", {"format", "sources", "devices", "accuracy"});
+            reader.rejectUnknownKeys(doc, "", {"format", "sources", "devices", "accuracy", "storage"});
             auto format = reader.text(doc, "", "format");
             if (format && *format != "choreo-catalog/1")
                 reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
@@ -368,6 +432,20 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
             }
             if (auto it = doc.find("accuracy"); it != doc.end())
                 readAccuracy(reader, *it, name, accuracies);
+            if (auto it = doc.find("storage"); it != doc.end()) {
+                if (!it->is_array()) {
+                    reader.error("storage", "expected an array, got " + JsonReader::typeName(*it));
+                } else {
+                    DeviceParser parser{reader, citations};
+                    for (std::size_t i = 0; i < it->size(); ++i)
+                        if (auto tier = parser.storage((*it)[i], JsonReader::index("storage", i))) {
+                            if (!ids.insert("storage:" + tier->id).second)
+                                reader.error(JsonReader::index("storage", i),
+                                             "storage tier \"" + tier->id + "\" is defined twice");
+                            catalog.addStorage(std::move(*tier));
+                        }
+                }
+            }
             if (auto it = doc.find("devices"); it != doc.end()) {
                 if (!it->is_array()) {
                     reader.error("devices", "expected an array, got " + JsonReader::typeName(*it));
@@ -396,6 +474,13 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
     for (const auto& [path, key] : citations)
         if (!catalog.source(key))
             errors.push_back({path, "source \"" + key + "\" is not in any catalog file's sources"});
+    for (const auto& device : catalog.devices())
+        if (device.host) {
+            const Device* cpu = catalog.find(device.host->cpu);
+            if (!cpu || cpu->kind != DeviceKind::Cpu)
+                errors.push_back(
+                    {device.id + ".host.cpu", "\"" + device.host->cpu + "\" is not a catalog CPU"});
+        }
     for (auto& entry : accuracies) {
         auto* device = catalog.findMutable(entry.device);
         if (!device)
@@ -408,6 +493,13 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
     if (!errors.empty())
         return std::nullopt;
     return catalog;
+}
+
+const StorageTier* Catalog::storage(const std::string& id) const {
+    for (const auto& tier : storage_)
+        if (tier.id == id)
+            return &tier;
+    return nullptr;
 }
 
 std::string describeAccuracy(const DeviceAccuracy& a) {

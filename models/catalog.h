@@ -94,6 +94,32 @@ std::string describeAccuracy(const DeviceAccuracy& accuracy);
 // The sentence's head for a narrow cell, "median 6.0 % too fast"; any other text (no run compared) whole.
 std::string accuracyHeadline(const std::string& sentence);
 
+// What one CPU core prepares per second in a training input pipeline (models/datastage.h), by modality:
+// BPE tokens, images decoded and augmented, video frames decoded, seconds of audio decoded to features.
+// Absent: the CPU's rate for that modality is unknown.
+struct DataRates {
+    Sourced text_tokens_per_s;
+    Sourced images_per_s;
+    Sourced video_frames_per_s;
+    Sourced audio_seconds_per_s;
+};
+
+// The CPUs of the reference server an accelerator ships in (a DGX H100 holds two Xeon 8480C for eight
+// GPUs): who prepares the data when a scenario names no CPU pool.
+struct HostCpus {
+    std::string cpu;         // a catalog CPU id
+    Sourced cpus_per_device; // sockets per accelerator (0.25 for 2 per 8)
+};
+
+// A storage tier as one client node sees it (models/datastage.h): streaming read bandwidth and the latency
+// of one request.
+struct StorageTier {
+    std::string id;
+    std::string name;
+    Sourced read_GBps_per_node;
+    Sourced latency_ms;
+};
+
 // One catalog entry; every number carries its source.
 struct Device {
     std::string id;
@@ -120,6 +146,9 @@ struct Device {
     // which). Times activation offloading (Workload::activation_offload_layers). Absent: unknown.
     Sourced host_link_GBps;
     DeviceEfficiency efficiency;
+    Sourced cores;                // CPUs: physical cores per socket
+    DataRates data_rates;         // CPUs: input-pipeline rates per core
+    std::optional<HostCpus> host; // accelerators: the CPUs beside them in their reference server
     // Predictions against published runs on this device, where any were compared.
     std::optional<DeviceAccuracy> accuracy;
 
@@ -144,13 +173,19 @@ public:
     // Comma-separated ids, for "unknown device" messages.
     [[nodiscard]] std::string idList() const;
 
+    // The storage tier with this id, or nullptr; the list for messages.
+    [[nodiscard]] const StorageTier* storage(const std::string& id) const;
+    [[nodiscard]] const std::vector<StorageTier>& storageTiers() const { return storage_; }
+
     void addDevice(Device device) { devices_.push_back(std::move(device)); }
+    void addStorage(StorageTier tier) { storage_.push_back(std::move(tier)); }
     // The device with this id or alias, to amend while loading, or nullptr.
     Device* findMutable(const std::string& id);
     void addSource(Source source) { sources_[source.key] = std::move(source); }
 
 private:
     std::vector<Device> devices_;
+    std::vector<StorageTier> storage_;
     std::map<std::string, Source> sources_;
 };
 

@@ -388,21 +388,26 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
         }
     }
 
-    // Prices.
-    r.rent_usd_per_device_hour = s.costs.rent_usd_per_device_hour.value_or(dev.rent_usd_per_hour.value);
-    r.buy_usd_per_device = s.costs.buy_usd_per_device.value_or(dev.buy_usd.value);
-    for (const auto& rp : r.pools) {
-        const double rent = s.costs.rent_usd_per_device_hour ? *s.costs.rent_usd_per_device_hour
-                                                             : rp.device->rent_usd_per_hour.value;
-        const double buy =
-            s.costs.buy_usd_per_device ? *s.costs.buy_usd_per_device : rp.device->buy_usd.value;
-        if (s.costs.mode == CostMode::Rent && rent <= 0.0)
-            errors.push_back({"costs.rent_usd_per_device_hour",
+    // Prices: the pool's own, else (training pool) the costs section's, else the catalog's.
+    for (std::size_t i = 0; i < r.pools.size(); ++i) {
+        ResolvedPool& rp = r.pools[i];
+        const bool training = i == r.training_pool;
+        const std::string path = "cluster.pools[" + std::to_string(i) + "]";
+        rp.rent_usd_per_device_hour = rp.pool.rent_usd_per_device_hour.value_or(
+            training ? s.costs.rent_usd_per_device_hour.value_or(rp.device->rent_usd_per_hour.value)
+                     : rp.device->rent_usd_per_hour.value);
+        rp.buy_usd_per_device = rp.pool.buy_usd_per_device.value_or(
+            training ? s.costs.buy_usd_per_device.value_or(rp.device->buy_usd.value)
+                     : rp.device->buy_usd.value);
+        if (s.costs.mode == CostMode::Rent && rp.rent_usd_per_device_hour <= 0.0)
+            errors.push_back({path + ".rent_usd_per_device_hour",
                               "the catalog has no rent price for " + rp.device->id + "; set one"});
-        if (s.costs.mode == CostMode::Buy && buy <= 0.0)
-            errors.push_back({"costs.buy_usd_per_device",
+        if (s.costs.mode == CostMode::Buy && rp.buy_usd_per_device <= 0.0)
+            errors.push_back({path + ".buy_usd_per_device",
                               "the catalog has no purchase price for " + rp.device->id + "; set one"});
     }
+    if (s.workload.data)
+        r.data = resolveDataStage(s, r.pools, r.training_pool, catalog, errors);
     if (errors.size() != before)
         return std::nullopt;
 

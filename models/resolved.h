@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/catalog.h"
+#include "models/datastage.h"
 #include "models/diagnostic.h"
 #include "models/memory.h"
 #include "models/scenario.h"
@@ -13,10 +14,12 @@
 
 namespace choreo::models {
 
-// A pool with its catalog device looked up.
+// A pool with its catalog device looked up, and its prices (0 when unknown).
 struct ResolvedPool {
     Pool pool;
     const Device* device = nullptr;
+    double rent_usd_per_device_hour = 0;
+    double buy_usd_per_device = 0;
 };
 
 // A scenario checked against the catalog, with every default filled in: what the simulator runs.
@@ -33,11 +36,10 @@ struct ResolvedScenario {
     double nic_Bps = 0;          // per device, one direction, line rate
     double switch_latency_s = 0; // per switch hop
     std::int64_t nodes_per_leaf = 0;
-    NetworkPlan network;                 // the training pool's network, checked
-    TopologyFigures topology;            // its bisection, diameter and counts
-    double rent_usd_per_device_hour = 0; // 0 when unknown
-    double buy_usd_per_device = 0;       // 0 when unknown
-    MemoryBreakdown memory;              // per device, worst stage
+    NetworkPlan network;                   // the training pool's network, checked
+    TopologyFigures topology;              // its bisection, diameter and counts
+    MemoryBreakdown memory;                // per device, worst stage
+    std::optional<ResolvedDataStage> data; // the input pipeline, when the workload has one
     // Set by applyScenarioCalibration (models/calibration.h): the profile's name and source, and the
     // calibrated copies of catalog devices that `pools` then point to.
     std::string calibration;

@@ -48,9 +48,75 @@ ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs
     });
 }
 
+namespace {
+
+// Energy of one step of pool `i`, its devices only (no PUE): the training pool as simulated plus its idle
+// wait for data, the data stage's CPUs busy for their preprocessing, every other pool idle.
+double poolEnergyPerStep(const ResolvedScenario& rs, std::size_t i, const StepMeasurement& train,
+                         const DataStageTimes* data, double step) {
+    const ResolvedPool& rp = rs.pools[i];
+    const double devices = static_cast<double>(rp.pool.count);
+    if (i == rs.training_pool)
+        return train.it_energy_per_step_J + devices * rp.device->idle_W.value * (step - train.step_time_s);
+    const double busy = data && rs.data->pool == i ? std::min(step, data->preprocess_s) : 0.0;
+    return devices * (busy * rp.device->tdp_W.value + (step - busy) * rp.device->idle_W.value);
+}
+
+// Each pool's stages, utilisation, energy and cost, and the run's totals from them.
+void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const DataStageTimes* data,
+              RunResult& r) {
+    const auto& costs = rs.scenario.costs;
+    const double hours = r.time_to_train_s / 3600.0;
+    double itEnergyPerStepJ = 0.0;
+    r.cost_hardware_usd = r.cost_electricity_usd = r.energy_kWh = 0.0;
+    for (std::size_t i = 0; i < rs.pools.size(); ++i) {
+        const ResolvedPool& rp = rs.pools[i];
+        PoolResult pool{rp.pool.name, rp.device->id, rp.pool.count, {}, 0.0, 0.0, 0.0};
+        if (i == rs.training_pool) {
+            pool.stages.emplace_back("train");
+            pool.utilisation = r.breakdown.compute_s / r.step_time_s;
+        }
+        if (data && rs.data->pool.value_or(rs.training_pool) == i)
+            pool.stages.emplace_back("data");
+        if (data && rs.data->pool == i)
+            pool.utilisation = std::min(1.0, data->preprocess_s / r.step_time_s);
+        const double energyPerStepJ = poolEnergyPerStep(rs, i, train, data, r.step_time_s);
+        itEnergyPerStepJ += energyPerStepJ;
+        pool.energy_kWh = energyPerStepJ * r.steps * costs.pue / 3.6e6;
+        const double count = static_cast<double>(rp.pool.count);
+        double hardware = 0.0, electricity = 0.0;
+        if (costs.mode == CostMode::Rent) {
+            // Rented capacity: power and cooling are in the hourly price.
+            hardware = rp.rent_usd_per_device_hour * count * hours;
+        } else {
+            // Owned capacity: straight-line depreciation over the amortisation period, plus electricity.
+            hardware = rp.buy_usd_per_device * count * hours / (costs.amortisation_years * 8766.0);
+            electricity = pool.energy_kWh * costs.electricity_usd_per_kWh;
+        }
+        pool.cost_usd = hardware + electricity;
+        r.cost_hardware_usd += hardware;
+        r.cost_electricity_usd += electricity;
+        r.energy_kWh += pool.energy_kWh;
+        r.pools.push_back(std::move(pool));
+    }
+    r.cost_usd = r.cost_hardware_usd + r.cost_electricity_usd;
+    r.it_power_kW = itEnergyPerStepJ / r.step_time_s / 1e3;
+    r.average_power_kW = r.it_power_kW * costs.pue;
+}
+
+// Which stage limits the step, and the step without it.
+Bottleneck findBottleneck(const ResolvedScenario& rs, double trainStep, const DataStageTimes* data) {
+    const std::string& training = rs.pool().name;
+    if (data && data->stage_s() > trainStep)
+        return {"data", rs.data->pool ? rs.pools[*rs.data->pool].pool.name : training + " host CPUs",
+                data->limit(), trainStep};
+    return {"train", training, "", data ? data->stage_s() : 0.0};
+}
+
+} // namespace
+
 RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) {
     const auto& w = rs.workload();
-    const auto& costs = rs.scenario.costs;
     RunResult r;
     r.scenario = rs.scenario.name;
     r.device = rs.device().id;
@@ -62,45 +128,28 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
                                       : "no published run on " + rs.device().id + " compared yet";
     if (!rs.calibration.empty())
         r.accuracy += " (with the catalog's figures, not this calibration)";
-    r.step_time_s = step.step_time_s;
+    // In steady state the prefetch queue hides the data stage while it keeps up; when it does not, every
+    // step waits for its batch: step = max(train, data).
+    if (rs.data)
+        r.data_stage = dataStageTimes(*rs.data, w.global_batch);
+    const DataStageTimes* data = r.data_stage ? &*r.data_stage : nullptr;
+    r.step_time_s = std::max(step.step_time_s, data ? data->stage_s() : 0.0);
+    r.breakdown = step.breakdown;
+    r.breakdown.data_wait_s = r.step_time_s - step.step_time_s;
+    r.bottleneck = findBottleneck(rs, step.step_time_s, data);
     const double tokensPerStep = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
-    r.tokens_per_s = tokensPerStep / step.step_time_s;
+    r.tokens_per_s = tokensPerStep / r.step_time_s;
     r.steps = w.tokens_to_train / tokensPerStep;
-    r.time_to_train_s = r.steps * step.step_time_s;
+    r.time_to_train_s = r.steps * r.step_time_s;
     r.model_flops_per_step = stepFlops(w).model();
     const double peak = rs.device().peakFlops(w.precision).value_or(0.0);
     r.achieved_tflops_per_device =
-        r.model_flops_per_step / step.step_time_s / static_cast<double>(r.devices) / 1e12;
+        r.model_flops_per_step / r.step_time_s / static_cast<double>(r.devices) / 1e12;
     r.mfu = peak > 0 ? r.achieved_tflops_per_device * 1e12 / peak : 0.0;
-
-    // Energy: the simulated devices of every pool, then the facility overhead (PUE).
-    const double itEnergyJ = step.it_energy_per_step_J * r.steps;
-    r.it_power_kW = step.it_energy_per_step_J / step.step_time_s / 1e3;
-    r.average_power_kW = r.it_power_kW * costs.pue;
-    r.energy_kWh = itEnergyJ * costs.pue / 3.6e6;
-
-    double rentPerHour = 0.0, buyTotal = 0.0;
-    for (const auto& p : rs.pools) {
-        const double rent = costs.rent_usd_per_device_hour.value_or(p.device->rent_usd_per_hour.value);
-        const double buy = costs.buy_usd_per_device.value_or(p.device->buy_usd.value);
-        rentPerHour += rent * static_cast<double>(p.pool.count);
-        buyTotal += buy * static_cast<double>(p.pool.count);
-    }
-    const double hours = r.time_to_train_s / 3600.0;
-    r.cost_mode = toString(costs.mode);
-    if (costs.mode == CostMode::Rent) {
-        // Rented capacity: power and cooling are in the hourly price.
-        r.cost_hardware_usd = rentPerHour * hours;
-        r.cost_electricity_usd = 0.0;
-    } else {
-        // Owned capacity: straight-line depreciation over the amortisation period, plus electricity.
-        r.cost_hardware_usd = buyTotal * hours / (costs.amortisation_years * 8766.0);
-        r.cost_electricity_usd = r.energy_kWh * costs.electricity_usd_per_kWh;
-    }
-    r.cost_usd = r.cost_hardware_usd + r.cost_electricity_usd;
+    r.cost_mode = toString(rs.scenario.costs.mode);
+    addPools(rs, step, data, r);
     r.memory = rs.memory;
     r.memory_per_device_GB = rs.memory.total();
-    r.breakdown = step.breakdown;
     r.compute_split = step.compute_split;
     r.simulated_activities = step.simulated_activities;
     r.topology = rs.topology;
@@ -171,6 +220,28 @@ Json resultToJson(const RunResult& r) {
                                 {"stage", cs.stage}};
     if (cs.offload_wait_s > 0.0) // omitted without activation offloading
         j["compute_split_s"]["offload_wait"] = cs.offload_wait_s;
+    if (r.breakdown.data_wait_s > 0.0) // omitted while the data stage keeps up
+        j["breakdown_s"]["data_wait"] = r.breakdown.data_wait_s;
+    Json pools = Json::array();
+    for (const auto& pool : r.pools)
+        pools.push_back(Json{{"name", pool.name},
+                             {"device", pool.device},
+                             {"count", pool.count},
+                             {"stages", pool.stages},
+                             {"utilisation", pool.utilisation},
+                             {"energy_kWh", pool.energy_kWh},
+                             {"cost_usd", pool.cost_usd}});
+    j["pools"] = pools;
+    j["bottleneck"] = Json{{"stage", r.bottleneck.stage},
+                           {"pool", r.bottleneck.pool},
+                           {"step_time_without_s", r.bottleneck.step_time_without_s}};
+    if (!r.bottleneck.detail.empty())
+        j["bottleneck"]["detail"] = r.bottleneck.detail;
+    if (r.data_stage)
+        j["data_stage_s"] = Json{{"read", r.data_stage->read_s},
+                                 {"preprocess", r.data_stage->preprocess_s},
+                                 {"deliver", r.data_stage->deliver_s},
+                                 {"limit", r.data_stage->limit()}};
     j["simulated_activities"] = r.simulated_activities;
     const auto& t = r.topology;
     j["topology"] = Json{{"kind", t.kind},
@@ -189,6 +260,49 @@ Json resultToJson(const RunResult& r) {
         j["power_trace"] = powerTraceToJson(r.power);
     return j;
 }
+
+namespace {
+
+// Results written before pools were reported have none: empty, not an error.
+void readPoolsAndBottleneck(JsonReader& rd, const Json& j, const std::string& p, RunResult& r) {
+    if (auto it = j.find("pools"); it != j.end() && it->is_array()) {
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const Json& o = (*it)[i];
+            const std::string here = JsonReader::index(p + ".pools", i);
+            if (!rd.expectObject(o, here))
+                continue;
+            PoolResult pool;
+            pool.name = rd.text(o, here, "name").value_or("");
+            pool.device = rd.text(o, here, "device").value_or("");
+            pool.count = rd.integer(o, here, "count", 0).value_or(0);
+            if (auto stages = o.find("stages"); stages != o.end() && stages->is_array())
+                for (const auto& stage : *stages)
+                    if (stage.is_string())
+                        pool.stages.push_back(stage.get<std::string>());
+            pool.utilisation = rd.number(o, here, "utilisation", false).value_or(0.0);
+            pool.energy_kWh = rd.number(o, here, "energy_kWh", false).value_or(0.0);
+            pool.cost_usd = rd.number(o, here, "cost_usd", false).value_or(0.0);
+            r.pools.push_back(std::move(pool));
+        }
+    }
+    if (auto it = j.find("bottleneck"); it != j.end() && rd.expectObject(*it, p + ".bottleneck")) {
+        const std::string bp = p + ".bottleneck";
+        r.bottleneck.stage = rd.text(*it, bp, "stage").value_or("");
+        r.bottleneck.pool = rd.text(*it, bp, "pool").value_or("");
+        r.bottleneck.detail = rd.text(*it, bp, "detail", false).value_or("");
+        r.bottleneck.step_time_without_s = rd.number(*it, bp, "step_time_without_s", false).value_or(0.0);
+    }
+    if (auto it = j.find("data_stage_s"); it != j.end() && rd.expectObject(*it, p + ".data_stage_s")) {
+        const std::string dp = p + ".data_stage_s";
+        DataStageTimes t;
+        t.read_s = rd.number(*it, dp, "read", false).value_or(0.0);
+        t.preprocess_s = rd.number(*it, dp, "preprocess", false).value_or(0.0);
+        t.deliver_s = rd.number(*it, dp, "deliver", false).value_or(0.0);
+        r.data_stage = t;
+    }
+}
+
+} // namespace
 
 std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
     const std::size_t before = errors.size();
@@ -241,7 +355,9 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         r.breakdown.compute_s = num(*it, p + ".breakdown_s", "compute");
         r.breakdown.exposed_communication_s = num(*it, p + ".breakdown_s", "exposed_communication");
         r.breakdown.pipeline_bubble_s = num(*it, p + ".breakdown_s", "pipeline_bubble");
+        r.breakdown.data_wait_s = rd.number(*it, p + ".breakdown_s", "data_wait", false, false).value_or(0.0);
     }
+    readPoolsAndBottleneck(rd, j, p, r);
     // Results written before the compute split existed have none: zeros, not an error.
     if (auto it = j.find("compute_split_s"); it != j.end() && rd.expectObject(*it, p + ".compute_split_s")) {
         const std::string cp = p + ".compute_split_s";

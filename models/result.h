@@ -14,11 +14,32 @@
 
 namespace choreo::models {
 
-// Where one step's wall time goes on the device that finishes last; the three parts add up to the step.
+// Where one step's wall time goes on the device that finishes last; the parts add up to the step.
 struct StepBreakdown {
     double compute_s = 0;
     double exposed_communication_s = 0;
     double pipeline_bubble_s = 0;
+    double data_wait_s = 0; // waiting for the data stage, which cannot keep up (absent before: 0)
+};
+
+// One pool's share of a run: what it does, how busy it is, and what it costs.
+struct PoolResult {
+    std::string name;
+    std::string device;
+    std::int64_t count = 0;
+    std::vector<std::string> stages; // "train", "data"; empty: the pool idles
+    double utilisation = 0;          // busy fraction of the step
+    double energy_kWh = 0;           // whole training, at the facility
+    double cost_usd = 0;             // hardware (rent or depreciation) and, when bought, electricity
+};
+
+// The stage that limits tokens/s, where it runs, and the step time were it infinitely fast (the next
+// stage's pace).
+struct Bottleneck {
+    std::string stage;
+    std::string pool;
+    std::string detail; // the data stage's slowest part ("preprocessing"), else empty
+    double step_time_without_s = 0;
 };
 
 // The arithmetic of one step on the busiest pipeline stage (the one with the most compute), by kind of
@@ -40,8 +61,8 @@ struct ComputeSplit {
 
 // What the simulator measured for one step; the input of finishResult().
 struct StepMeasurement {
-    double step_time_s = 0;
-    double it_energy_per_step_J = 0; // all devices of the cluster, one step
+    double step_time_s = 0;          // the training step alone (the data stage is added by finishResult)
+    double it_energy_per_step_J = 0; // the training pool's devices, one step
     StepBreakdown breakdown;
     ComputeSplit compute_split; // from the chunk costs the engine simulated (computeSplit)
     std::string fidelity;       // "flow", "packet", "analytical"
@@ -79,6 +100,9 @@ struct RunResult {
     double model_flops_per_step = 0;
     double achieved_tflops_per_device = 0;
     std::int64_t simulated_activities = 0;
+    std::vector<PoolResult> pools; // every pool of the cluster; their cost_usd add up to cost_usd
+    Bottleneck bottleneck;
+    std::optional<DataStageTimes> data_stage; // one global batch through the input pipeline
     TopologyFigures topology; // the training pool's network (absent from older results: zeros)
     StepTimeline timeline;    // one step per pipeline stage (absent from older results: empty)
     PowerTrace power;         // facility power over that step, from the timeline (empty without one)

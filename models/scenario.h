@@ -13,11 +13,15 @@ namespace choreo::models {
 inline constexpr const char* kScenarioFormat = "choreo-scenario/1";
 
 // A group of identical devices: `count` of catalog device `device`, `devices_per_node` per server.
+// Prices, when set, are this pool's own; unset, the catalog's (the training pool also takes the costs
+// section's scenario-wide figures).
 struct Pool {
     std::string name;
     std::string device;
     std::int64_t count = 0;
     std::int64_t devices_per_node = 0;
+    std::optional<double> rent_usd_per_device_hour{};
+    std::optional<double> buy_usd_per_device{};
     bool operator==(const Pool&) const = default;
 };
 
@@ -215,6 +219,31 @@ std::string toString(Fp8Recipe recipe);
 enum class MasterWeights { Fp32, Remainders };
 std::string toString(MasterWeights master);
 
+// What one training sample is made of, which sets how the data stage prepares it.
+enum class Modality { Text, Image, Video, Audio };
+std::string toString(Modality modality);
+
+// The input pipeline (workload.stages, kind "data"): every step's samples are read from a storage tier,
+// then decoded, augmented and tokenised on CPUs, and handed to the training devices through a prefetch
+// queue of `prefetch_batches` global batches. In steady state the queue hides the data stage as long as
+// it keeps up; when it does not, the training devices wait (models/datastage.h).
+struct DataStage {
+    std::optional<std::string> pool; // a CPU pool; absent: the host CPUs of the training nodes
+    Modality modality = Modality::Text;
+    std::string storage = "parallel-fs"; // a catalog storage tier
+    // Stored bytes read per sample; default: text, 4 bytes a token; image, one ImageNet-sized JPEG per item.
+    std::optional<double> stored_bytes_per_sample;
+    // Images, video frames or seconds of audio decoded per sample (not for text).
+    double items_per_sample = 1.0;
+    // Side of a decoded, augmented image or frame in pixels (image and video): sets the bytes handed over.
+    std::int64_t image_px = 224;
+    // Tokens of text tokenised per sample; default: the sequence length for text, none otherwise.
+    std::optional<std::int64_t> text_tokens_per_sample;
+    std::int64_t prefetch_batches = 2;
+    std::size_t stage_index = 0; // its place in workload.stages, for messages
+    bool operator==(const DataStage&) const = default;
+};
+
 struct Workload {
     ModelShape model;
     std::int64_t global_batch = 0; // sequences per optimizer step
@@ -261,6 +290,7 @@ struct Workload {
     // recomputation.
     std::int64_t activation_offload_layers = 0;
     std::optional<std::string> pool; // which pool trains; default: the first
+    std::optional<DataStage> data;   // the input pipeline; absent: data is never waited for
     bool operator==(const Workload&) const = default;
 
     [[nodiscard]] Precision gradientPrecision() const {
@@ -283,8 +313,9 @@ std::string toString(CostMode mode);
 
 struct Costs {
     CostMode mode = CostMode::Rent;
-    std::optional<double> rent_usd_per_device_hour; // default: the catalog's rent price
-    std::optional<double> buy_usd_per_device;       // default: the catalog's buy price
+    // The training pool's prices; default: the pool's own, else the catalog's. Other pools: Pool.
+    std::optional<double> rent_usd_per_device_hour;
+    std::optional<double> buy_usd_per_device;
     double amortisation_years = 4.0;
     double electricity_usd_per_kWh = 0.08;
     double pue = 1.3;

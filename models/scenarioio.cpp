@@ -77,6 +77,20 @@ std::string toString(Recompute recompute) {
     return "none";
 }
 
+std::string toString(Modality modality) {
+    switch (modality) {
+    case Modality::Image:
+        return "image";
+    case Modality::Video:
+        return "video";
+    case Modality::Audio:
+        return "audio";
+    case Modality::Text:
+        break;
+    }
+    return "text";
+}
+
 std::string toString(CostMode mode) {
     return mode == CostMode::Rent ? "rent" : "buy";
 }
@@ -122,11 +136,15 @@ Pool readPool(JsonReader& r, const Json& j, const std::string& path) {
     Pool p;
     if (!r.expectObject(j, path))
         return p;
-    r.rejectUnknownKeys(j, path, {"name", "device", "count", "devices_per_node"});
+    r.rejectUnknownKeys(
+        j, path,
+        {"name", "device", "count", "devices_per_node", "rent_usd_per_device_hour", "buy_usd_per_device"});
     p.name = r.text(j, path, "name").value_or("");
     p.device = r.text(j, path, "device").value_or("");
     p.count = r.integer(j, path, "count").value_or(0);
     p.devices_per_node = r.integer(j, path, "devices_per_node").value_or(0);
+    p.rent_usd_per_device_hour = r.number(j, path, "rent_usd_per_device_hour", true, false);
+    p.buy_usd_per_device = r.number(j, path, "buy_usd_per_device", true, false);
     if (p.name.empty() && j.contains("name") && j["name"].is_string())
         r.error(JsonReader::join(path, "name"), "must not be empty");
     return p;
@@ -258,6 +276,63 @@ ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
     return m;
 }
 
+DataStage readDataStage(JsonReader& r, const Json& j, const std::string& path) {
+    DataStage d;
+    r.rejectUnknownKeys(j, path,
+                        {"kind", "pool", "modality", "storage", "stored_bytes_per_sample", "items_per_sample",
+                         "image_px", "text_tokens_per_sample", "prefetch_batches"});
+    d.pool = r.text(j, path, "pool", false);
+    readChoice(r, j, path, "modality", true,
+               {Modality::Text, Modality::Image, Modality::Video, Modality::Audio}, "modality", d.modality);
+    d.storage = r.text(j, path, "storage", false).value_or(d.storage);
+    d.stored_bytes_per_sample = r.number(j, path, "stored_bytes_per_sample", true, false);
+    d.items_per_sample = r.number(j, path, "items_per_sample", true, false).value_or(d.items_per_sample);
+    d.image_px = r.integer(j, path, "image_px", 1, false).value_or(d.image_px);
+    d.text_tokens_per_sample = r.integer(j, path, "text_tokens_per_sample", 0, false);
+    d.prefetch_batches = r.integer(j, path, "prefetch_batches", 1, false).value_or(d.prefetch_batches);
+    return d;
+}
+
+// workload.stages: the pipeline around the training step. "train" may name the training pool (as
+// workload.pool does); "data" is the input pipeline, at most one.
+void readStages(JsonReader& r, const Json& j, const std::string& path, Workload& w) {
+    if (!j.is_array()) {
+        r.error(path, "expected an array, got " + JsonReader::typeName(j));
+        return;
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) {
+        const std::string here = JsonReader::index(path, i);
+        if (!r.expectObject(j[i], here))
+            continue;
+        const auto kind = r.text(j[i], here, "kind");
+        if (!kind)
+            continue;
+        if (*kind == "data") {
+            if (w.data)
+                r.error(JsonReader::join(here, "kind"),
+                        "a second data stage (one input pipeline per workload)");
+            else {
+                w.data = readDataStage(r, j[i], here);
+                w.data->stage_index = i;
+            }
+        } else if (*kind == "train") {
+            r.rejectUnknownKeys(j[i], here, {"kind", "pool"});
+            if (auto pool = r.text(j[i], here, "pool", false)) {
+                if (w.pool && *w.pool != *pool)
+                    r.error(JsonReader::join(here, "pool"),
+                            "\"" + *pool + "\" differs from workload.pool \"" + *w.pool + "\"");
+                w.pool = pool;
+            }
+        } else if (*kind == "offload" || *kind == "eval") {
+            r.error(JsonReader::join(here, "kind"),
+                    "\"" + *kind + "\" stages are not modelled yet (this version models: data, train)");
+        } else {
+            r.error(JsonReader::join(here, "kind"),
+                    "unknown stage kind \"" + *kind + "\" (known: data, train)");
+        }
+    }
+}
+
 Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     Workload w;
     if (!r.expectObject(j, path))
@@ -266,7 +341,7 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
                         {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
                          "recompute", "attention", "gradient_accumulation", "zero3_engine", "fp8_recipe",
                          "master_weights", "overlap", "gradient_precision", "activation_offload_layers",
-                         "pool"});
+                         "pool", "stages"});
     if (auto it = j.find("model"); it != j.end())
         w.model = readModel(r, *it, JsonReader::join(path, "model"));
     else
@@ -318,6 +393,8 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
     }
     w.activation_offload_layers = r.integer(j, path, "activation_offload_layers", 0, false).value_or(0);
     w.pool = r.text(j, path, "pool", false);
+    if (auto it = j.find("stages"); it != j.end())
+        readStages(r, *it, JsonReader::join(path, "stages"), w);
     const std::string pp = JsonReader::join(path, "parallel");
     if (auto it = j.find("parallel"); it == j.end()) {
         r.error(pp, "missing required field");
@@ -438,11 +515,15 @@ std::string serializeScenario(const Scenario& s) {
     putOptional(doc, "description", s.description);
 
     Json pools = Json::array();
-    for (const auto& p : s.cluster.pools)
-        pools.push_back(Json{{"name", p.name},
-                             {"device", p.device},
-                             {"count", p.count},
-                             {"devices_per_node", p.devices_per_node}});
+    for (const auto& p : s.cluster.pools) {
+        Json pool{{"name", p.name},
+                  {"device", p.device},
+                  {"count", p.count},
+                  {"devices_per_node", p.devices_per_node}};
+        putOptional(pool, "rent_usd_per_device_hour", p.rent_usd_per_device_hour);
+        putOptional(pool, "buy_usd_per_device", p.buy_usd_per_device);
+        pools.push_back(pool);
+    }
     Json scaleUp = Json::object();
     putOptional(scaleUp, "fabric", s.cluster.network.scale_up.fabric);
     putOptional(scaleUp, "bandwidth_GBps", s.cluster.network.scale_up.bandwidth_GBps);
@@ -518,6 +599,19 @@ std::string serializeScenario(const Scenario& s) {
     if (w.activation_offload_layers != 0) // omitted: none, the default
         workload["activation_offload_layers"] = w.activation_offload_layers;
     putOptional(workload, "pool", w.pool);
+    if (w.data) {
+        const DataStage& d = *w.data;
+        Json stage{{"kind", "data"}};
+        putOptional(stage, "pool", d.pool);
+        stage["modality"] = toString(d.modality);
+        stage["storage"] = d.storage;
+        putOptional(stage, "stored_bytes_per_sample", d.stored_bytes_per_sample);
+        stage["items_per_sample"] = d.items_per_sample;
+        stage["image_px"] = d.image_px;
+        putOptional(stage, "text_tokens_per_sample", d.text_tokens_per_sample);
+        stage["prefetch_batches"] = d.prefetch_batches;
+        workload["stages"] = Json::array({stage});
+    }
     doc["workload"] = workload;
 
     Json costs;

@@ -531,7 +531,8 @@ StepEnd stepEnd(const StageSums& sums, double pipeline, const models::ParallelLa
     return out;
 }
 
-// Energy: every device busy for its compute at TDP, idle otherwise; pools that do not train idle.
+// Energy of the training pool: every device busy for its compute at TDP, idle otherwise (the other pools:
+// models::finishResult).
 double energyPerStep(const models::ResolvedScenario& rs, const StageSums& sums, double microBatches,
                      double step) {
     const auto& parallel = rs.workload().parallel;
@@ -542,9 +543,6 @@ double energyPerStep(const models::ResolvedScenario& rs, const StageSums& sums, 
         const double computing = std::min(step, microBatches * sums.busy[stage] + sums.optimizer[stage]);
         energy += perStage * (computing * dev.tdp_W.value + (step - computing) * dev.idle_W.value);
     }
-    for (std::size_t i = 0; i < rs.pools.size(); ++i)
-        if (i != rs.training_pool)
-            energy += rs.pools[i].device->idle_W.value * static_cast<double>(rs.pools[i].pool.count) * step;
     return energy;
 }
 

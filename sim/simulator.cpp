@@ -760,12 +760,8 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
 
     models::StepMeasurement m;
     m.step_time_s = stepTime;
-    // Every folded device did what its representative did; pools that do not train idle.
+    // Every folded device did what its representative did (the other pools: models::finishResult).
     m.it_energy_per_step_J = simulatedEnergy * builder.foldFactor();
-    for (std::size_t i = 0; i < rs.pools.size(); ++i)
-        if (i != rs.training_pool)
-            m.it_energy_per_step_J +=
-                rs.pools[i].device->idle_W.value * static_cast<double>(rs.pools[i].pool.count) * stepTime;
     m.breakdown = builder.breakdown(start, stepTime);
     m.compute_split = models::computeSplit(rs.workload(), builder.costs());
     m.timeline = builder.timeline(start, stepTime);

@@ -20,6 +20,29 @@ std::string fmt(const char* format, double value) {
     return buffer;
 }
 
+// Each pool's work, busy fraction and cost, the data stage's pace, and the stage that limits the step.
+void printPools(const models::RunResult& r) {
+    for (const auto& pool : r.pools) {
+        std::string stages;
+        for (const auto& stage : pool.stages)
+            stages += (stages.empty() ? "" : " + ") + stage;
+        std::cout << "pool " << pool.name
+                  << std::string(pool.name.size() < 15 ? 15 - pool.name.size() : 1, ' ') << pool.count
+                  << " x " << pool.device << ": " << (stages.empty() ? "idle" : stages)
+                  << fmt(", busy %.0f %%", 100.0 * pool.utilisation) << fmt(", %.4g kWh", pool.energy_kWh)
+                  << fmt(", $%.0f", pool.cost_usd) << "\n";
+    }
+    if (r.data_stage)
+        std::cout << "data stage          " << fmt("%.3f s a batch", r.data_stage->stage_s())
+                  << "  (storage reads " << fmt("%.3f", r.data_stage->read_s) << ", preprocessing "
+                  << fmt("%.3f", r.data_stage->preprocess_s) << ", delivery "
+                  << fmt("%.3f", r.data_stage->deliver_s) << "; closed form)\n";
+    const auto& b = r.bottleneck;
+    std::cout << "bottleneck          " << b.stage << " on " << b.pool
+              << (b.detail.empty() ? "" : " (" + b.detail + ")")
+              << fmt(": without it a step would take %.3f s", b.step_time_without_s) << "\n";
+}
+
 void printText(const models::RunResult& r) {
     std::cout << "scenario            " << r.scenario << "\n"
               << "devices             " << r.devices << " x " << r.device << "\n"
@@ -29,7 +52,10 @@ void printText(const models::RunResult& r) {
               << "step time           " << fmt("%.3f s", r.step_time_s) << "  (compute "
               << fmt("%.3f", r.breakdown.compute_s) << ", exposed communication "
               << fmt("%.3f", r.breakdown.exposed_communication_s) << ", pipeline bubble "
-              << fmt("%.3f", r.breakdown.pipeline_bubble_s) << ")\n";
+              << fmt("%.3f", r.breakdown.pipeline_bubble_s)
+              << (r.breakdown.data_wait_s > 0.0 ? fmt(", waiting for data %.3f", r.breakdown.data_wait_s)
+                                                : std::string())
+              << ")\n";
     if (const auto& cs = r.compute_split; cs.total() > 0) {
         std::cout << "compute by kind     " << fmt("GEMM %.3f s", cs.gemm_s)
                   << fmt(", attention %.3f", cs.attention_s) << fmt(", memory-bound %.3f", cs.memory_bound_s)
@@ -64,6 +90,7 @@ void printText(const models::RunResult& r) {
               << "cost                " << fmt("$%.0f", r.cost_usd) << " (" << r.cost_mode << ")\n"
               << "memory per device   " << fmt("%.1f GB", r.memory_per_device_GB) << "  ("
               << r.memory.describe() << ")\n";
+    printPools(r);
     const auto& t = r.topology;
     std::cout << "network             " << t.kind
               << (t.tiers > 0 ? ", " + std::to_string(t.tiers) + " tiers" : "") << ", scale-up " << t.scale_up
@@ -72,12 +99,10 @@ void printText(const models::RunResult& r) {
               << " NICs, " << t.cables << " cables + " << t.scale_up_links << " scale-up links\n";
 }
 
-int run(const Invocation& call) {
-    if (call.positional.size() != 1)
-        return usageError(call, "run needs exactly one SCENARIO file");
-    auto catalog = loadCatalogOrSay(call.assets);
-    if (!catalog)
-        return kExitIo;
+// The scenario of `file` with the --set overrides and `extra`, resolved and calibrated; on failure the
+// diagnostics are printed and `exit` holds the exit code.
+std::optional<models::ResolvedScenario> loadResolved(const Invocation& call, const models::Catalog& catalog,
+                                                     const std::vector<std::string>& extra, int& exit) {
     const std::string& file = call.positional[0];
     models::Diagnostics errors;
     std::vector<models::FieldOverride> overrides;
@@ -85,37 +110,109 @@ int run(const Invocation& call) {
         std::string error;
         overrides.push_back(*models::parseFieldOverride(assignment, error)); // checked as it was read
     }
+    for (const auto& assignment : extra) {
+        std::string error;
+        auto o = models::parseFieldOverride(assignment, error);
+        if (!o) {
+            std::cerr << "choreo-sim: --sweep " << assignment << ": " << error << "\n";
+            exit = kExitUsage;
+            return std::nullopt;
+        }
+        overrides.push_back(*o);
+    }
     auto scenario = models::loadScenarioFile(file, errors, overrides);
     if (!scenario) {
         printDiagnostics(file, errors);
-        return errors.size() == 1 && errors[0].path == "(file)" ? kExitIo : kExitInvalidInput;
+        exit = errors.size() == 1 && errors[0].path == "(file)" ? kExitIo : kExitInvalidInput;
+        return std::nullopt;
     }
-    auto resolved = models::resolveScenario(*scenario, *catalog, errors);
+    auto resolved = models::resolveScenario(*scenario, catalog, errors);
     // A calibration profile is looked up next to the scenario, then in the assets.
     if (resolved && !models::applyScenarioCalibration(
                         *resolved, {fs::absolute(file).parent_path(), call.assets / "calibration"}, errors))
         resolved.reset();
     if (!resolved) {
-        printDiagnostics(file, errors);
-        return kExitInvalidInput;
+        printDiagnostics(file + (extra.empty() ? "" : " (" + extra.front() + ")"), errors);
+        exit = kExitInvalidInput;
     }
+    return resolved;
+}
+
+// Simulates; nullopt (with the message printed, `exit` set) when the simulation fails.
+std::optional<models::RunResult> simulate(const Invocation& call, const models::ResolvedScenario& resolved,
+                                          int& exit) {
     sim::SimulationOptions options;
     options.fidelity = fidelityOf(call);
     try {
-        const auto result = sim::runScenario(*resolved, options);
+        auto result = sim::runScenario(resolved, options);
         if (const std::string unphysical = models::unphysicalQuantity(result); !unphysical.empty()) {
-            std::cerr << "choreo-sim: simulation failed: " << unphysical << " for " << file
+            std::cerr << "choreo-sim: simulation failed: " << unphysical << " for " << call.positional[0]
                       << " (a value of the scenario is far outside what hardware allows)\n";
-            return kExitSimulationFailed;
+            exit = kExitSimulationFailed;
+            return std::nullopt;
         }
-        if (call.has("--json"))
-            std::cout << models::resultToJson(result).dump(2) << "\n";
-        else
-            printText(result);
+        return result;
     } catch (const std::exception& e) {
         std::cerr << "choreo-sim: simulation failed: " << e.what() << "\n";
-        return kExitSimulationFailed;
+        exit = kExitSimulationFailed;
+        return std::nullopt;
     }
+}
+
+// --sweep PATH=V1,V2,...: one run per value, one line each (or a JSON array of results).
+int sweep(const Invocation& call, const models::Catalog& catalog) {
+    const std::string spec = *call.value("--sweep");
+    const std::size_t equals = spec.find('=');
+    const std::string path = spec.substr(0, equals);
+    std::vector<std::string> values;
+    for (std::size_t start = equals + 1; start <= spec.size();) {
+        const std::size_t comma = std::min(spec.find(',', start), spec.size());
+        values.push_back(spec.substr(start, comma - start));
+        start = comma + 1;
+    }
+    models::Json results = models::Json::array();
+    if (!call.has("--json"))
+        std::cout << path << "  step_s  tokens/s  cost_usd  bottleneck\n";
+    for (const auto& value : values) {
+        int exit = kExitOk;
+        auto resolved = loadResolved(call, catalog, {path + "=" + value}, exit);
+        if (!resolved)
+            return exit;
+        auto result = simulate(call, *resolved, exit);
+        if (!result)
+            return exit;
+        if (call.has("--json")) {
+            results.push_back(models::Json{{"value", value}, {"result", models::resultToJson(*result)}});
+            continue;
+        }
+        std::cout << value << fmt("  %.3f", result->step_time_s) << fmt("  %.0f", result->tokens_per_s)
+                  << fmt("  %.0f", result->cost_usd) << "  " << result->bottleneck.stage << " on "
+                  << result->bottleneck.pool << "\n";
+    }
+    if (call.has("--json"))
+        std::cout << results.dump(2) << "\n";
+    return kExitOk;
+}
+
+int run(const Invocation& call) {
+    if (call.positional.size() != 1)
+        return usageError(call, "run needs exactly one SCENARIO file");
+    auto catalog = loadCatalogOrSay(call.assets);
+    if (!catalog)
+        return kExitIo;
+    if (call.has("--sweep"))
+        return sweep(call, *catalog);
+    int exit = kExitOk;
+    auto resolved = loadResolved(call, *catalog, {}, exit);
+    if (!resolved)
+        return exit;
+    auto result = simulate(call, *resolved, exit);
+    if (!result)
+        return exit;
+    if (call.has("--json"))
+        std::cout << models::resultToJson(*result).dump(2) << "\n";
+    else
+        printText(*result);
     return kExitOk;
 }
 
@@ -135,12 +232,29 @@ const Option kSetOption{
     },
     true};
 
+const Option kSweepOption{
+    "--sweep",
+    "PATH=V1,V2,...",
+    "Runs the scenario once per value of one field, e.g. cluster.pools[1].count=1,2,4,8 to see whether more "
+    "CPUs for the data stage pay off; prints step time, tokens/s, cost and the bottleneck per value (with "
+    "--json, an array of results)",
+    "PATH=V1,V2,... (e.g. cluster.pools[1].count=2,4,8)",
+    {},
+    [](const std::string& value) {
+        const std::size_t equals = value.find('=');
+        if (equals == std::string::npos || equals == 0 || equals + 1 == value.size())
+            return std::string("expected PATH=V1,V2,...");
+        std::string error;
+        return models::parseFieldOverride(value.substr(0, value.find(',')), error) ? std::string() : error;
+    },
+    false};
+
 const Command kRunCommand{
     "run",
     "SCENARIO",
     "Simulate one training step of SCENARIO (a choreo-scenario/1 JSON file) and print step time, "
     "throughput, MFU, time to train, energy, power, cost and memory.",
-    {&kJsonOption, &kFidelityOption, &kSetOption},
+    {&kJsonOption, &kFidelityOption, &kSetOption, &kSweepOption},
     run};
 
 } // namespace choreo::cli

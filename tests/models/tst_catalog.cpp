@@ -222,6 +222,16 @@ private slots:
     // assets/catalog/accuracy.json (choreo-sim accuracy) attaches to the devices it names, by id or alias;
     // a device the catalog lacks, a count of too-fast rows above the rows, or a percentage that is not a
     // number is an error naming its path.
+    void hostCpuMustBeInTheCatalog() {
+        Json d = h100();
+        QVERIFY(d.contains("host"));
+        Diagnostics errors;
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY2(joinDiagnostics(errors).find("host.cpu: \"xeon-8480\" is not a catalog CPU") !=
+                     std::string::npos,
+                 joinDiagnostics(errors).c_str());
+    }
+
     void accuracyAttachesToDevices() {
         Diagnostics errors;
         auto catalog = Catalog::load(kCatalog, errors);
@@ -234,6 +244,7 @@ private slots:
         Json d = h100();
         d["id"] = "test-gpu";
         d["aliases"] = Json::array({"tg"});
+        d.erase("host"); // its host CPU is not in the scratch catalog (hostCpuMustBeInTheCatalog)
         const fs::path dir = scratchCatalog(d);
         const Json entry = {{"runs", 3},
                             {"too_fast", 2},

@@ -47,8 +47,9 @@ ResolvedScenario resolvedDefault(const Catalog& catalog, bool withCpuPool) {
     if (!scenario)
         qFatal("default scenario: %s", joinDiagnostics(errors).c_str());
     if (withCpuPool) {
-        scenario->cluster.pools.push_back(Pool{"prep", "epyc-9654", 16, 2});
-        scenario->costs.rent_usd_per_device_hour = 3.0; // the CPU has no rent price in the catalog
+        Pool prep{"prep", "epyc-9654", 16, 2};
+        prep.rent_usd_per_device_hour = 3.0; // the CPU has no rent price in the catalog
+        scenario->cluster.pools.push_back(prep);
     }
     auto rs = resolveScenario(*scenario, catalog, errors);
     if (!rs)

@@ -1,0 +1,67 @@
+#pragma once
+// The input pipeline of a training run (workload.stages, kind "data"): how long the CPUs, the storage
+// tier and the network take to prepare one global batch, in closed form.
+
+#include "models/catalog.h"
+#include "models/diagnostic.h"
+#include "models/scenario.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace choreo::models {
+
+// Bytes a prepared sample occupies when handed to the accelerators: text as 4-byte token ids (int32,
+// as Megatron-LM's indexed datasets hold them for vocabularies under 2^31); an image or a video frame as
+// 8-bit RGB pixels (3 x side x side); a second of audio as an 80-bin log-mel spectrogram at a 10 ms hop in
+// fp32 (Whisper's input: 100 frames x 80 x 4 bytes).
+inline constexpr double kTokenIdBytes = 4.0;
+inline constexpr double kAudioFeatureBytesPerSecond = 100.0 * 80.0 * 4.0;
+// Stored bytes when the scenario does not say: text, 4 bytes of UTF-8 per BPE token (OpenAI's rule of
+// thumb for English: a token is about 4 characters); an image, the mean ImageNet-1k training JPEG
+// (about 140 GB over 1,281,167 files: 110 KB).
+inline constexpr double kTextBytesPerToken = 4.0;
+inline constexpr double kImageNetJpegBytes = 110e3;
+
+// A data stage checked against the catalog, with its rates looked up.
+struct ResolvedDataStage {
+    DataStage stage;
+    std::optional<std::size_t> pool; // its CPU pool; nullopt: the training nodes' host CPUs
+    const Device* cpu = nullptr;
+    double cpus = 0;  // sockets doing the work
+    double nodes = 0; // servers reading from storage
+    const StorageTier* storage = nullptr;
+    double core_seconds_per_sample = 0; // preprocessing, on one core
+    double stored_bytes_per_sample = 0;
+    double delivered_bytes_per_sample = 0;
+    double delivery_Bps = 0; // from the CPU pool to the accelerators (0: on their own hosts)
+    double text_tokens_per_sample = 0;
+};
+
+// One global batch through the data stage. The three parts stream one after another through the
+// prefetch queue, so the slowest of them sets the stage's pace.
+struct DataStageTimes {
+    double read_s = 0;       // the batch's stored bytes from the storage tier, at least one request's latency
+    double preprocess_s = 0; // decode, augment and tokenise on every core of the stage's CPUs
+    double deliver_s = 0;    // prepared tensors over the network to the accelerators
+    [[nodiscard]] double stage_s() const;
+    // The part that sets the pace: "storage reads", "preprocessing" or "delivery".
+    [[nodiscard]] std::string limit() const;
+};
+
+DataStageTimes dataStageTimes(const ResolvedDataStage& data, std::int64_t global_batch);
+
+// The JSON path of the data stage ("workload.stages[1]").
+std::string dataStagePath(const DataStage& stage);
+
+// Checks the data stage against the pools and the catalog (its pool, device kind, storage tier, rates,
+// and whether its prefetch queue fits in the CPUs' memory); nullopt with errors naming the field.
+// `pools` are the scenario's pools with their devices, `trainingPool` the index of the one that trains.
+struct ResolvedPool;
+std::optional<ResolvedDataStage> resolveDataStage(const Scenario& scenario,
+                                                  const std::vector<ResolvedPool>& pools,
+                                                  std::size_t trainingPool, const Catalog& catalog,
+                                                  Diagnostics& errors);
+
+} // namespace choreo::models
