@@ -9,10 +9,11 @@ mapfile -t sources < <(git ls-files 'models/*.cpp' 'models/*.h' 'sim/*.cpp' 'sim
                                     'calibrate/*.cu')
 clang-format --dry-run --Werror "${sources[@]}"
 echo "clang-format: ${#sources[@]} files formatted"
-# clang-tidy on the layers without Qt (the Qt layers' moc output makes it slow and noisy on 2 cores).
+# clang-tidy on the layers without Qt (the Qt layers' moc output makes it slow and noisy on 2 cores). It
+# reads GCC's compile commands, so GCC-only warning flags (-Wno-restrict, CMakeLists.txt) must not stop it.
 mapfile -t tidy < <(git ls-files 'models/*.cpp' 'sim/*.cpp' 'calibrate/cpu/*.cpp')
 log=$(mktemp)
-if ! clang-tidy -p "$build" --quiet --warnings-as-errors='*' "${tidy[@]}" >"$log" 2>&1; then
+if ! clang-tidy -p "$build" --quiet --warnings-as-errors='*' --extra-arg=-Wno-unknown-warning-option "${tidy[@]}" >"$log" 2>&1; then
   grep -v "warnings generated" "$log"
   exit 1
 fi
