@@ -36,6 +36,20 @@ models::Scenario llama405b(std::int64_t devices, std::int64_t pp, std::int64_t d
     return s;
 }
 
+// The same on 16,384 GPUs, fed by a data stage on 4,096 CPU sockets of their own that tokenise the text it
+// reads from the parallel file system (a hybrid cluster: issue 28's scale target).
+models::Scenario llama405bWithDataPool() {
+    models::Scenario s = llama405b(16384, 16, 128);
+    models::Pool cpus{"prep", "epyc-9654", 4096, 2};
+    cpus.rent_usd_per_device_hour = 4.0; // the catalog has no CPU rent price
+    s.cluster.pools.push_back(cpus);
+    models::DataStage data;
+    data.pool = "prep";
+    data.storage = "parallel-fs";
+    s.workload.data = data;
+    return s;
+}
+
 models::ResolvedScenario resolve(const models::Scenario& s, const models::Catalog& catalog) {
     models::Diagnostics errors;
     // Benchmarks measure the simulator, so layouts that would not fit in memory still run.
@@ -51,6 +65,16 @@ std::function<std::string()> stepJob(models::ResolvedScenario rs, Fidelity fidel
         options.fidelity = fidelity;
         const auto m = simulateStep(rs, options);
         return models::Json{{"step_time_s", m.step_time_s}, {"activities", m.simulated_activities}}.dump();
+    };
+}
+
+// A whole run (training step, data stage, per-pool results), reporting the step with the data stage.
+std::function<std::string()> runJob(models::ResolvedScenario rs, Fidelity fidelity) {
+    return [rs = std::move(rs), fidelity] {
+        SimulationOptions options;
+        options.fidelity = fidelity;
+        const auto r = runScenario(rs, options);
+        return models::Json{{"step_time_s", r.step_time_s}, {"activities", r.simulated_activities}}.dump();
     };
 }
 
@@ -116,6 +140,11 @@ std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const Bench
     // One step of Llama 3 405B on 16,384 GPUs at flow fidelity.
     out.push_back(fromOutcome(named("Llama-3 405B step, tp8 pp16 dp128", 16384, "flow"),
                               runIsolated({stepJob(big, Fidelity::Flow)}, 1).front()));
+
+    // The same beside 4,096 CPUs that prepare its data.
+    out.push_back(fromOutcome(
+        named("405B + data stage on 4,096 CPUs", 16384 + 4096, "flow"),
+        runIsolated({runJob(resolve(llama405bWithDataPool(), catalog), Fidelity::Flow)}, 1).front()));
 
     // A 12-point scaling sweep, 8 to 16,384 devices, all cores.
     {

@@ -25,8 +25,8 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
                                                                    : tr("none: catalog figures");
     };
     const double days = r.time_to_train_s / 86400.0;
-    const double stepParts =
-        r.breakdown.compute_s + r.breakdown.exposed_communication_s + r.breakdown.pipeline_bubble_s;
+    const double stepParts = r.breakdown.compute_s + r.breakdown.exposed_communication_s +
+                             r.breakdown.pipeline_bubble_s + r.breakdown.data_wait_s;
     const auto share = [stepParts](double part) {
         return stepParts > 0 ? u" ("_s + formatPercent(part / stepParts) + u")"_s : QString();
     };
@@ -104,7 +104,38 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
                         Row{G::StepTime, u"offload_wait_s"_s, tr("  of which offload wait"),
                             formatSignificant(wait, 4) + u" s"_s + share(wait), wait});
     }
+    addPipelineRows(r, rows, share);
     return rows;
+}
+
+// The data stage's wait, each pool's work and cost, and the bottleneck (results before pools: none).
+void ResultSummaryModel::addPipelineRows(const models::RunResult& r, std::vector<Row>& rows,
+                                         const std::function<QString(double)>& share) {
+    using G = Group;
+    if (const double wait = r.breakdown.data_wait_s; wait > 0.0)
+        rows.push_back(Row{G::StepTime, u"data_wait_s"_s, tr("Waiting for data"),
+                           formatSignificant(wait, 4) + u" s"_s + share(wait), wait});
+    for (const auto& pool : r.pools) {
+        QStringList stages;
+        for (const auto& stage : pool.stages)
+            stages << QString::fromStdString(stage);
+        const QString work = stages.isEmpty() ? tr("idle") : stages.join(u" + "_s);
+        rows.push_back(Row{G::Results, u"pool:"_s + QString::fromStdString(pool.name),
+                           tr("Pool %1").arg(QString::fromStdString(pool.name)),
+                           tr("%1 × %2: %3, busy %4, %5")
+                               .arg(QString::number(pool.count), QString::fromStdString(pool.device), work,
+                                    formatPercent(pool.utilisation), formatUsd(pool.cost_usd)),
+                           pool.cost_usd});
+    }
+    if (const auto& b = r.bottleneck; !b.stage.empty()) {
+        const QString where =
+            QString::fromStdString(b.stage) + tr(" on ") + QString::fromStdString(b.pool) +
+            (b.detail.empty() ? QString() : u" ("_s + QString::fromStdString(b.detail) + u")"_s);
+        rows.push_back(Row{
+            G::Results, u"bottleneck"_s, tr("Bottleneck"),
+            tr("%1; without it a step takes %2 s").arg(where, formatSignificant(b.step_time_without_s, 4)),
+            b.step_time_without_s, where});
+    }
 }
 
 void ResultSummaryModel::setResult(const models::RunResult& result) {

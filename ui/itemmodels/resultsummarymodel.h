@@ -6,6 +6,7 @@
 #include <QString>
 #include <QVariant>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -47,6 +48,8 @@ private:
         QString shortText = {};
     };
     static std::vector<Row> rowsFor(const models::RunResult& r);
+    static void addPipelineRows(const models::RunResult& r, std::vector<Row>& rows,
+                                const std::function<QString(double)>& share);
 
     std::optional<models::RunResult> result_;
     std::vector<Row> rows_;
