@@ -154,6 +154,61 @@ struct DeviceParser {
         return tier;
     }
 
+    // The achieved fractions of peak and the collective library's latencies.
+    template <typename Take, typename PerPrecision>
+    void readEfficiency(Device& dev, const Json& d, const std::string& path, Take& take,
+                        PerPrecision& perPrecision) {
+        const std::string effPath = JsonReader::join(path, "efficiency");
+        if (auto it = d.find("efficiency"); it == d.end()) {
+            reader.error(effPath, "missing required field");
+        } else if (reader.expectObject(*it, effPath)) {
+            reader.rejectUnknownKeys(
+                *it, effPath,
+                {"gemm", "gemm_half_gflop", "gemm_by_precision", "gemm_half_gflop_by_precision", "attention",
+                 "attention_half_gflop", "attention_flash2", "attention_flash2_half_gflop", "memory",
+                 "network", "nic", "kernel_overhead_us", "collective_base_us", "ring_step_scale_up_us",
+                 "ring_step_network_us", "tree_step_scale_up_us", "tree_step_network_us",
+                 "tree_bandwidth_fraction"});
+            take(dev.efficiency.gemm, *it, effPath, "gemm", true);
+            take(dev.efficiency.gemm_half_gflop, *it, effPath, "gemm_half_gflop", false);
+            perPrecision(dev.efficiency.gemm_by_precision, *it, effPath, "gemm_by_precision");
+            perPrecision(dev.efficiency.gemm_half_gflop_by_precision, *it, effPath,
+                         "gemm_half_gflop_by_precision");
+            for (const auto& [precision, f] : dev.efficiency.gemm_by_precision)
+                if (f.value > 1.0)
+                    reader.error(JsonReader::join(JsonReader::join(effPath, "gemm_by_precision"),
+                                                  toString(precision).c_str()),
+                                 "efficiencies are fractions of peak and must not exceed 1, got " +
+                                     formatNumber(f.value));
+            take(dev.efficiency.attention, *it, effPath, "attention", true);
+            take(dev.efficiency.attention_half_gflop, *it, effPath, "attention_half_gflop", false);
+            take(dev.efficiency.attention_flash2, *it, effPath, "attention_flash2", false);
+            take(dev.efficiency.attention_flash2_half_gflop, *it, effPath, "attention_flash2_half_gflop",
+                 false);
+            if (dev.efficiency.attention_flash2_half_gflop.present() &&
+                !dev.efficiency.attention_flash2.present())
+                reader.error(JsonReader::join(effPath, "attention_flash2_half_gflop"),
+                             "needs attention_flash2, the rate it is the half-size of");
+            take(dev.efficiency.memory, *it, effPath, "memory", true);
+            take(dev.efficiency.network, *it, effPath, "network", true);
+            take(dev.efficiency.nic, *it, effPath, "nic", false);
+            take(dev.efficiency.kernel_overhead_us, *it, effPath, "kernel_overhead_us", true);
+            take(dev.efficiency.collective_base_us, *it, effPath, "collective_base_us", false);
+            take(dev.efficiency.ring_step_scale_up_us, *it, effPath, "ring_step_scale_up_us", false);
+            take(dev.efficiency.ring_step_network_us, *it, effPath, "ring_step_network_us", false);
+            take(dev.efficiency.tree_step_scale_up_us, *it, effPath, "tree_step_scale_up_us", false);
+            take(dev.efficiency.tree_step_network_us, *it, effPath, "tree_step_network_us", false);
+            take(dev.efficiency.tree_bandwidth_fraction, *it, effPath, "tree_bandwidth_fraction", false);
+            for (const auto* f :
+                 {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.attention_flash2,
+                  &dev.efficiency.memory, &dev.efficiency.network, &dev.efficiency.nic,
+                  &dev.efficiency.tree_bandwidth_fraction})
+                if (f->present() && f->value > 1.0)
+                    reader.error(effPath, "efficiencies are fractions of peak and must not exceed 1, got " +
+                                              formatNumber(f->value));
+        }
+    }
+
     std::optional<Device> device(const Json& d, const std::string& path) {
         if (!reader.expectObject(d, path))
             return std::nullopt;
@@ -277,55 +332,7 @@ struct DeviceParser {
             }
         }
         readDataPipeline(dev, d, path, take);
-        const std::string effPath = JsonReader::join(path, "efficiency");
-        if (auto it = d.find("efficiency"); it == d.end()) {
-            reader.error(effPath, "missing required field");
-        } else if (reader.expectObject(*it, effPath)) {
-            reader.rejectUnknownKeys(
-                *it, effPath,
-                {"gemm", "gemm_half_gflop", "gemm_by_precision", "gemm_half_gflop_by_precision", "attention",
-                 "attention_half_gflop", "attention_flash2", "attention_flash2_half_gflop", "memory",
-                 "network", "nic", "kernel_overhead_us", "collective_base_us", "ring_step_scale_up_us",
-                 "ring_step_network_us", "tree_step_scale_up_us", "tree_step_network_us",
-                 "tree_bandwidth_fraction"});
-            take(dev.efficiency.gemm, *it, effPath, "gemm", true);
-            take(dev.efficiency.gemm_half_gflop, *it, effPath, "gemm_half_gflop", false);
-            perPrecision(dev.efficiency.gemm_by_precision, *it, effPath, "gemm_by_precision");
-            perPrecision(dev.efficiency.gemm_half_gflop_by_precision, *it, effPath,
-                         "gemm_half_gflop_by_precision");
-            for (const auto& [precision, f] : dev.efficiency.gemm_by_precision)
-                if (f.value > 1.0)
-                    reader.error(JsonReader::join(JsonReader::join(effPath, "gemm_by_precision"),
-                                                  toString(precision).c_str()),
-                                 "efficiencies are fractions of peak and must not exceed 1, got " +
-                                     formatNumber(f.value));
-            take(dev.efficiency.attention, *it, effPath, "attention", true);
-            take(dev.efficiency.attention_half_gflop, *it, effPath, "attention_half_gflop", false);
-            take(dev.efficiency.attention_flash2, *it, effPath, "attention_flash2", false);
-            take(dev.efficiency.attention_flash2_half_gflop, *it, effPath, "attention_flash2_half_gflop",
-                 false);
-            if (dev.efficiency.attention_flash2_half_gflop.present() &&
-                !dev.efficiency.attention_flash2.present())
-                reader.error(JsonReader::join(effPath, "attention_flash2_half_gflop"),
-                             "needs attention_flash2, the rate it is the half-size of");
-            take(dev.efficiency.memory, *it, effPath, "memory", true);
-            take(dev.efficiency.network, *it, effPath, "network", true);
-            take(dev.efficiency.nic, *it, effPath, "nic", false);
-            take(dev.efficiency.kernel_overhead_us, *it, effPath, "kernel_overhead_us", true);
-            take(dev.efficiency.collective_base_us, *it, effPath, "collective_base_us", false);
-            take(dev.efficiency.ring_step_scale_up_us, *it, effPath, "ring_step_scale_up_us", false);
-            take(dev.efficiency.ring_step_network_us, *it, effPath, "ring_step_network_us", false);
-            take(dev.efficiency.tree_step_scale_up_us, *it, effPath, "tree_step_scale_up_us", false);
-            take(dev.efficiency.tree_step_network_us, *it, effPath, "tree_step_network_us", false);
-            take(dev.efficiency.tree_bandwidth_fraction, *it, effPath, "tree_bandwidth_fraction", false);
-            for (const auto* f :
-                 {&dev.efficiency.gemm, &dev.efficiency.attention, &dev.efficiency.attention_flash2,
-                  &dev.efficiency.memory, &dev.efficiency.network, &dev.efficiency.nic,
-                  &dev.efficiency.tree_bandwidth_fraction})
-                if (f->present() && f->value > 1.0)
-                    reader.error(effPath, "efficiencies are fractions of peak and must not exceed 1, got " +
-                                              formatNumber(f->value));
-        }
+        readEfficiency(dev, d, path, take, perPrecision);
         return dev;
     }
 };

@@ -277,6 +277,29 @@ const Device* checkPool(const Pool& pool, std::size_t index, const Catalog& cata
     return dev;
 }
 
+// Prices: the pool's own, else (training pool) the costs section's, else the catalog's; a missing one
+// for the cost mode is an error naming the pool's field.
+void priceEachPool(const Scenario& s, std::vector<ResolvedPool>& pools, std::size_t trainingPool,
+                   Diagnostics& errors) {
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+        ResolvedPool& rp = pools[i];
+        const bool training = i == trainingPool;
+        const std::string path = "cluster.pools[" + std::to_string(i) + "]";
+        rp.rent_usd_per_device_hour = rp.pool.rent_usd_per_device_hour.value_or(
+            training ? s.costs.rent_usd_per_device_hour.value_or(rp.device->rent_usd_per_hour.value)
+                     : rp.device->rent_usd_per_hour.value);
+        rp.buy_usd_per_device = rp.pool.buy_usd_per_device.value_or(
+            training ? s.costs.buy_usd_per_device.value_or(rp.device->buy_usd.value)
+                     : rp.device->buy_usd.value);
+        if (s.costs.mode == CostMode::Rent && rp.rent_usd_per_device_hour <= 0.0)
+            errors.push_back({path + ".rent_usd_per_device_hour",
+                              "the catalog has no rent price for " + rp.device->id + "; set one"});
+        if (s.costs.mode == CostMode::Buy && rp.buy_usd_per_device <= 0.0)
+            errors.push_back({path + ".buy_usd_per_device",
+                              "the catalog has no purchase price for " + rp.device->id + "; set one"});
+    }
+}
+
 } // namespace
 
 std::optional<NetworkPlan> planTrainingPoolNetwork(const Scenario& s, const Catalog& catalog,
@@ -388,24 +411,7 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
         }
     }
 
-    // Prices: the pool's own, else (training pool) the costs section's, else the catalog's.
-    for (std::size_t i = 0; i < r.pools.size(); ++i) {
-        ResolvedPool& rp = r.pools[i];
-        const bool training = i == r.training_pool;
-        const std::string path = "cluster.pools[" + std::to_string(i) + "]";
-        rp.rent_usd_per_device_hour = rp.pool.rent_usd_per_device_hour.value_or(
-            training ? s.costs.rent_usd_per_device_hour.value_or(rp.device->rent_usd_per_hour.value)
-                     : rp.device->rent_usd_per_hour.value);
-        rp.buy_usd_per_device = rp.pool.buy_usd_per_device.value_or(
-            training ? s.costs.buy_usd_per_device.value_or(rp.device->buy_usd.value)
-                     : rp.device->buy_usd.value);
-        if (s.costs.mode == CostMode::Rent && rp.rent_usd_per_device_hour <= 0.0)
-            errors.push_back({path + ".rent_usd_per_device_hour",
-                              "the catalog has no rent price for " + rp.device->id + "; set one"});
-        if (s.costs.mode == CostMode::Buy && rp.buy_usd_per_device <= 0.0)
-            errors.push_back({path + ".buy_usd_per_device",
-                              "the catalog has no purchase price for " + rp.device->id + "; set one"});
-    }
+    priceEachPool(s, r.pools, r.training_pool, errors);
     if (s.workload.data)
         r.data = resolveDataStage(s, r.pools, r.training_pool, catalog, errors);
     if (errors.size() != before)
