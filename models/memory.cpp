@@ -85,7 +85,8 @@ MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
     m.stage = stage;
     m.weights_GB = held(bytes.weights, zero >= 3);
     m.gradients_GB = held(bytes.gradients, zero >= 2);
-    m.optimizer_GB = held(bytes.optimizer, zero >= 1);
+    // ZeRO-Offload keeps the optimizer states in the CPUs' memory.
+    m.optimizer_GB = w.offloaded(OffloadTarget::Optimizer) ? 0.0 : held(bytes.optimizer, zero >= 1);
 
     const auto& p = w.parallel;
     const std::int64_t micro = std::max<std::int64_t>(1, w.microBatchesPerStep());

@@ -414,6 +414,7 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
     priceEachPool(s, r.pools, r.training_pool, errors);
     if (s.workload.data)
         r.data = resolveDataStage(s, r.pools, r.training_pool, catalog, errors);
+    r.offload = resolveOffloads(s, r.pools, r.training_pool, catalog, errors);
     if (errors.size() != before)
         return std::nullopt;
 

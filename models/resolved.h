@@ -4,6 +4,7 @@
 #include "models/datastage.h"
 #include "models/diagnostic.h"
 #include "models/memory.h"
+#include "models/offload.h"
 #include "models/scenario.h"
 #include "models/topology.h"
 
@@ -40,6 +41,7 @@ struct ResolvedScenario {
     TopologyFigures topology;              // its bisection, diameter and counts
     MemoryBreakdown memory;                // per device, worst stage
     std::optional<ResolvedDataStage> data; // the input pipeline, when the workload has one
+    std::vector<ResolvedOffload> offload;  // work placed on other pools (Workload::offload)
     // Set by applyScenarioCalibration (models/calibration.h): the profile's name and source, and the
     // calibrated copies of catalog devices that `pools` then point to.
     std::string calibration;
@@ -49,6 +51,13 @@ struct ResolvedScenario {
     [[nodiscard]] const Device& device() const { return *pools[training_pool].device; }
     [[nodiscard]] const Pool& pool() const { return pools[training_pool].pool; }
     [[nodiscard]] const Workload& workload() const { return scenario.workload; }
+    // The offload stage of `target`, or nullptr when that work stays on the training devices.
+    [[nodiscard]] const ResolvedOffload* offloaded(OffloadTarget target) const {
+        for (const auto& o : offload)
+            if (o.stage.target == target)
+                return &o;
+        return nullptr;
+    }
     [[nodiscard]] bool fitsInMemory() const { return memory.total() <= device().memory_GB.value; }
 };
 

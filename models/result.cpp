@@ -50,16 +50,52 @@ ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs
 
 namespace {
 
+// The training devices' waits inside the simulated compute of one step: for offloaded work (activation
+// copies, experts on their pool) and for an optimizer step run on CPUs. They are not busy meanwhile.
+double trainingWaitSeconds(const ResolvedScenario& rs, const ComputeSplit& split) {
+    return split.offload_wait_s + (rs.offloaded(OffloadTarget::Optimizer) ? split.optimizer_s : 0.0);
+}
+
+// How long pool `i` (not the training pool) is busy in one step: the data stage's CPUs preprocessing, an
+// offload stage's devices doing their share.
+double busySeconds(const ResolvedScenario& rs, std::size_t i, const DataStageTimes* data,
+                   const std::vector<OffloadLoad>& offload, double step) {
+    double busy = data && rs.data->pool == i ? data->preprocess_s : 0.0;
+    for (std::size_t k = 0; k < rs.offload.size(); ++k)
+        if (rs.offload[k].pool == i)
+            busy += offload[k].busy_s;
+    return std::min(step, busy);
+}
+
 // Energy of one step of pool `i`, its devices only (no PUE): the training pool as simulated plus its idle
-// wait for data, the data stage's CPUs busy for their preprocessing, every other pool idle.
-double poolEnergyPerStep(const ResolvedScenario& rs, std::size_t i, const StepMeasurement& train,
-                         const DataStageTimes* data, double step) {
+// wait for data, another pool busy at full power for its stages' work and idle the rest of the step.
+double poolEnergyPerStep(const ResolvedScenario& rs, std::size_t i, const StepMeasurement& train, double busy,
+                         double step) {
     const ResolvedPool& rp = rs.pools[i];
     const double devices = static_cast<double>(rp.pool.count);
-    if (i == rs.training_pool)
-        return train.it_energy_per_step_J + devices * rp.device->idle_W.value * (step - train.step_time_s);
-    const double busy = data && rs.data->pool == i ? std::min(step, data->preprocess_s) : 0.0;
+    if (i == rs.training_pool) {
+        // The simulators count the waits for offloaded work as busy; the devices idle through them.
+        const double waiting = trainingWaitSeconds(rs, train.compute_split);
+        const double idling = devices * rp.device->idle_W.value * (step - train.step_time_s);
+        return std::max(train.it_energy_per_step_J -
+                            devices * waiting * (rp.device->tdp_W.value - rp.device->idle_W.value),
+                        devices * rp.device->idle_W.value * train.step_time_s) +
+               idling;
+    }
     return devices * (busy * rp.device->tdp_W.value + (step - busy) * rp.device->idle_W.value);
+}
+
+// The stages pool `i` runs: "train", "data", and the offload targets it takes.
+std::vector<std::string> poolStages(const ResolvedScenario& rs, std::size_t i, bool hasData) {
+    std::vector<std::string> stages;
+    if (i == rs.training_pool)
+        stages.emplace_back("train");
+    if (hasData && rs.data->pool.value_or(rs.training_pool) == i)
+        stages.emplace_back("data");
+    for (const auto& o : rs.offload)
+        if (o.pool.value_or(rs.training_pool) == i)
+            stages.push_back(toString(o.stage.target));
+    return stages;
 }
 
 // Each pool's stages, utilisation, energy and cost, and the run's totals from them.
@@ -71,16 +107,14 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
     r.cost_hardware_usd = r.cost_electricity_usd = r.energy_kWh = 0.0;
     for (std::size_t i = 0; i < rs.pools.size(); ++i) {
         const ResolvedPool& rp = rs.pools[i];
-        PoolResult pool{rp.pool.name, rp.device->id, rp.pool.count, {}, 0.0, 0.0, 0.0};
-        if (i == rs.training_pool) {
-            pool.stages.emplace_back("train");
-            pool.utilisation = r.breakdown.compute_s / r.step_time_s;
-        }
-        if (data && rs.data->pool.value_or(rs.training_pool) == i)
-            pool.stages.emplace_back("data");
-        if (data && rs.data->pool == i)
-            pool.utilisation = std::min(1.0, data->preprocess_s / r.step_time_s);
-        const double energyPerStepJ = poolEnergyPerStep(rs, i, train, data, r.step_time_s);
+        PoolResult pool{
+            rp.pool.name, rp.device->id, rp.pool.count, poolStages(rs, i, data != nullptr), 0.0, 0.0, 0.0};
+        const double busy =
+            i == rs.training_pool
+                ? std::max(0.0, r.breakdown.compute_s - trainingWaitSeconds(rs, train.compute_split))
+                : busySeconds(rs, i, data, r.offload, r.step_time_s);
+        pool.utilisation = busy / r.step_time_s;
+        const double energyPerStepJ = poolEnergyPerStep(rs, i, train, busy, r.step_time_s);
         itEnergyPerStepJ += energyPerStepJ;
         pool.energy_kWh = energyPerStepJ * r.steps * costs.pue / 3.6e6;
         const double count = static_cast<double>(rp.pool.count);
@@ -104,12 +138,32 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
     r.average_power_kW = r.it_power_kW * costs.pue;
 }
 
-// Which stage limits the step, and the step without it.
+// How long one training device waits for its offloaded experts in a step: every micro-batch's MoE layers,
+// forward, backward and a recomputed forward (the first pipeline stage's share of the layers).
+double expertsWaitSeconds(const ResolvedScenario& rs, const ResolvedOffload& experts) {
+    const Workload& w = rs.workload();
+    const ExpertWave wave = expertWave(experts, w);
+    const bool recomputed = w.recompute == Recompute::Full || w.recompute == Recompute::SelectiveOps;
+    const double layers = static_cast<double>(w.model.moeLayers()) / static_cast<double>(w.parallel.pp);
+    return static_cast<double>(w.microBatchesPerStep()) * layers *
+           (wave.forward_s() * (recomputed ? 2.0 : 1.0) + wave.backward_s());
+}
+
+// Which stage limits the step, and the step without it. The data stage does when it is slower than the
+// training step; an offload stage when the training devices wait for it longer than they do anything else.
 Bottleneck findBottleneck(const ResolvedScenario& rs, double trainStep, const DataStageTimes* data) {
     const std::string& training = rs.pool().name;
     if (data && data->stage_s() > trainStep)
         return {"data", rs.data->pool ? rs.pools[*rs.data->pool].pool.name : training + " host CPUs",
                 data->limit(), trainStep};
+    if (const ResolvedOffload* experts = rs.offloaded(OffloadTarget::Experts)) {
+        const double wait = expertsWaitSeconds(rs, *experts);
+        const ExpertWave wave = expertWave(*experts, rs.workload());
+        if (wait > trainStep - wait)
+            return {"experts", experts->pool_name,
+                    2.0 * wave.transfer_s > wave.compute_s ? "the link between the pools" : "expert compute",
+                    std::max(trainStep - wait, data ? data->stage_s() : 0.0)};
+    }
     return {"train", training, "", data ? data->stage_s() : 0.0};
 }
 
@@ -147,6 +201,8 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
         r.model_flops_per_step / r.step_time_s / static_cast<double>(r.devices) / 1e12;
     r.mfu = peak > 0 ? r.achieved_tflops_per_device * 1e12 / peak : 0.0;
     r.cost_mode = toString(rs.scenario.costs.mode);
+    for (const auto& offload : rs.offload)
+        r.offload.push_back(offloadLoad(offload, w));
     addPools(rs, step, data, r);
     r.memory = rs.memory;
     r.memory_per_device_GB = rs.memory.total();
@@ -218,7 +274,7 @@ Json resultToJson(const RunResult& r) {
                                 {"memory_bound", cs.memory_bound_s},
                                 {"optimizer", cs.optimizer_s},
                                 {"stage", cs.stage}};
-    if (cs.offload_wait_s > 0.0) // omitted without activation offloading
+    if (cs.offload_wait_s > 0.0) // omitted without activation offloading or offloaded experts
         j["compute_split_s"]["offload_wait"] = cs.offload_wait_s;
     if (r.breakdown.data_wait_s > 0.0) // omitted while the data stage keeps up
         j["breakdown_s"]["data_wait"] = r.breakdown.data_wait_s;
@@ -242,6 +298,17 @@ Json resultToJson(const RunResult& r) {
                                  {"preprocess", r.data_stage->preprocess_s},
                                  {"deliver", r.data_stage->deliver_s},
                                  {"limit", r.data_stage->limit()}};
+    if (!r.offload.empty()) {
+        Json offload = Json::array();
+        for (const auto& o : r.offload)
+            offload.push_back(Json{{"target", o.target},
+                                   {"pool", o.pool},
+                                   {"link", o.link},
+                                   {"link_GBps", o.link_GBps},
+                                   {"bytes_per_step", o.bytes_per_step},
+                                   {"busy_s", o.busy_s}});
+        j["offload"] = offload;
+    }
     j["simulated_activities"] = r.simulated_activities;
     const auto& t = r.topology;
     j["topology"] = Json{{"kind", t.kind},
@@ -299,6 +366,22 @@ void readPoolsAndBottleneck(JsonReader& rd, const Json& j, const std::string& p,
         t.preprocess_s = rd.number(*it, dp, "preprocess", false).value_or(0.0);
         t.deliver_s = rd.number(*it, dp, "deliver", false).value_or(0.0);
         r.data_stage = t;
+    }
+    if (auto it = j.find("offload"); it != j.end() && it->is_array()) {
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const Json& o = (*it)[i];
+            const std::string here = JsonReader::index(p + ".offload", i);
+            if (!rd.expectObject(o, here))
+                continue;
+            OffloadLoad load;
+            load.target = rd.text(o, here, "target").value_or("");
+            load.pool = rd.text(o, here, "pool").value_or("");
+            load.link = rd.text(o, here, "link", false).value_or("");
+            load.link_GBps = rd.number(o, here, "link_GBps", false).value_or(0.0);
+            load.bytes_per_step = rd.number(o, here, "bytes_per_step", false).value_or(0.0);
+            load.busy_s = rd.number(o, here, "busy_s", false).value_or(0.0);
+            r.offload.push_back(std::move(load));
+        }
     }
 }
 

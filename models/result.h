@@ -27,7 +27,7 @@ struct PoolResult {
     std::string name;
     std::string device;
     std::int64_t count = 0;
-    std::vector<std::string> stages; // "train", "data"; empty: the pool idles
+    std::vector<std::string> stages; // "train", "data", "experts", "optimizer"; empty: the pool idles
     double utilisation = 0;          // busy fraction of the step
     double energy_kWh = 0;           // whole training, at the facility
     double cost_usd = 0;             // hardware (rent or depreciation) and, when bought, electricity
@@ -52,7 +52,9 @@ struct ComputeSplit {
     double attention_s = 0;
     double memory_bound_s = 0;
     double optimizer_s = 0;
-    double offload_wait_s = 0; // waiting for activation copies to and from host memory (absent before: 0)
+    // Waiting for offloaded work: activation copies to and from host memory, experts on their own pool
+    // (absent before: 0).
+    double offload_wait_s = 0;
     std::int64_t stage = 0;
     [[nodiscard]] double total() const {
         return gemm_s + attention_s + memory_bound_s + optimizer_s + offload_wait_s;
@@ -103,6 +105,7 @@ struct RunResult {
     std::vector<PoolResult> pools; // every pool of the cluster; their cost_usd add up to cost_usd
     Bottleneck bottleneck;
     std::optional<DataStageTimes> data_stage; // one global batch through the input pipeline
+    std::vector<OffloadLoad> offload;         // each offload stage's traffic and load, one step
     TopologyFigures topology; // the training pool's network (absent from older results: zeros)
     StepTimeline timeline;    // one step per pipeline stage (absent from older results: empty)
     PowerTrace power;         // facility power over that step, from the timeline (empty without one)

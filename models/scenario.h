@@ -244,6 +244,22 @@ struct DataStage {
     bool operator==(const DataStage&) const = default;
 };
 
+// What an offload stage moves off the training devices (workload.stages, kind "offload"). Experts: the MoE
+// layers' routed experts run on another accelerator pool, which holds their weights, gradients and optimizer
+// states; every MoE layer's tokens go there and back over the links joining the pools. Optimizer: the
+// optimizer step and its states on CPUs (ZeRO-Offload): gradients to the CPUs, Adam there, the 16-bit
+// weights back (models/offload.h).
+enum class OffloadTarget { Experts, Optimizer };
+std::string toString(OffloadTarget target);
+
+struct OffloadStage {
+    OffloadTarget target = OffloadTarget::Experts;
+    // Experts: an accelerator pool (required). Optimizer: a CPU pool; absent: the training nodes' host CPUs.
+    std::optional<std::string> pool;
+    std::size_t stage_index = 0; // its place in workload.stages, for messages
+    bool operator==(const OffloadStage&) const = default;
+};
+
 struct Workload {
     ModelShape model;
     std::int64_t global_batch = 0; // sequences per optimizer step
@@ -289,9 +305,19 @@ struct Workload {
     // than 2.10's. 0: none. As Megatron-Core: fewer than the model's layers, without pipeline parallelism or
     // recomputation.
     std::int64_t activation_offload_layers = 0;
-    std::optional<std::string> pool; // which pool trains; default: the first
-    std::optional<DataStage> data;   // the input pipeline; absent: data is never waited for
+    std::optional<std::string> pool;              // which pool trains; default: the first
+    std::optional<std::size_t> train_stage_index; // where workload.stages lists the "train" stage, if it does
+    std::optional<DataStage> data;                // the input pipeline; absent: data is never waited for
+    std::vector<OffloadStage> offload;            // work placed on other pools, at most one stage per target
     bool operator==(const Workload&) const = default;
+
+    // The offload stage of `target`, or nullptr when that work stays on the training devices.
+    [[nodiscard]] const OffloadStage* offloaded(OffloadTarget target) const {
+        for (const auto& stage : offload)
+            if (stage.target == target)
+                return &stage;
+        return nullptr;
+    }
 
     [[nodiscard]] Precision gradientPrecision() const {
         return gradient_precision.value_or(precision == Precision::Fp16 ? Precision::Fp16 : Precision::Fp32);

@@ -3,11 +3,13 @@
 #include "models/fieldoverride.h"
 #include "models/jsonreader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 namespace choreo::models {
 
@@ -89,6 +91,10 @@ std::string toString(Modality modality) {
         break;
     }
     return "text";
+}
+
+std::string toString(OffloadTarget target) {
+    return target == OffloadTarget::Optimizer ? "optimizer" : "experts";
 }
 
 std::string toString(CostMode mode) {
@@ -293,6 +299,20 @@ DataStage readDataStage(JsonReader& r, const Json& j, const std::string& path) {
     return d;
 }
 
+OffloadStage readOffloadStage(JsonReader& r, const Json& j, const std::string& path) {
+    OffloadStage o;
+    r.rejectUnknownKeys(j, path, {"kind", "target", "pool"});
+    o.pool = r.text(j, path, "pool", false);
+    if (r.text(j, path, "target", false) == "embeddings")
+        r.error(JsonReader::join(path, "target"),
+                "embedding tables in CPU memory are not modelled yet (this version offloads: experts, "
+                "optimizer)");
+    else
+        readChoice(r, j, path, "target", true, {OffloadTarget::Experts, OffloadTarget::Optimizer},
+                   "offload target", o.target);
+    return o;
+}
+
 // workload.stages: the pipeline around the training step. "train" may name the training pool (as
 // workload.pool does); "data" is the input pipeline, at most one.
 void readStages(JsonReader& r, const Json& j, const std::string& path, Workload& w) {
@@ -316,6 +336,7 @@ void readStages(JsonReader& r, const Json& j, const std::string& path, Workload&
                 w.data->stage_index = i;
             }
         } else if (*kind == "train") {
+            w.train_stage_index = i;
             r.rejectUnknownKeys(j[i], here, {"kind", "pool"});
             if (auto pool = r.text(j[i], here, "pool", false)) {
                 if (w.pool && *w.pool != *pool)
@@ -323,12 +344,20 @@ void readStages(JsonReader& r, const Json& j, const std::string& path, Workload&
                             "\"" + *pool + "\" differs from workload.pool \"" + *w.pool + "\"");
                 w.pool = pool;
             }
-        } else if (*kind == "offload" || *kind == "eval") {
+        } else if (*kind == "offload") {
+            OffloadStage stage = readOffloadStage(r, j[i], here);
+            stage.stage_index = i;
+            if (w.offloaded(stage.target))
+                r.error(JsonReader::join(here, "target"),
+                        "a second \"" + toString(stage.target) + "\" offload stage");
+            else
+                w.offload.push_back(stage);
+        } else if (*kind == "eval") {
             r.error(JsonReader::join(here, "kind"),
-                    "\"" + *kind + "\" stages are not modelled yet (this version models: data, train)");
+                    "\"eval\" stages are not modelled yet (this version models: data, train, offload)");
         } else {
             r.error(JsonReader::join(here, "kind"),
-                    "unknown stage kind \"" + *kind + "\" (known: data, train)");
+                    "unknown stage kind \"" + *kind + "\" (known: data, train, offload)");
         }
     }
 }
@@ -467,6 +496,40 @@ void putOptional(Json& j, const char* key, const std::optional<T>& value) {
         j[key] = *value;
 }
 
+// workload.stages in the order the file gave them (empty when the workload has none).
+Json stagesToJson(const Workload& w) {
+    std::vector<std::pair<std::size_t, Json>> stages;
+    if (w.data) {
+        const DataStage& d = *w.data;
+        Json stage{{"kind", "data"}};
+        putOptional(stage, "pool", d.pool);
+        stage["modality"] = toString(d.modality);
+        stage["storage"] = d.storage;
+        putOptional(stage, "stored_bytes_per_sample", d.stored_bytes_per_sample);
+        stage["items_per_sample"] = d.items_per_sample;
+        stage["image_px"] = d.image_px;
+        putOptional(stage, "text_tokens_per_sample", d.text_tokens_per_sample);
+        stage["prefetch_batches"] = d.prefetch_batches;
+        stages.emplace_back(d.stage_index, stage);
+    }
+    if (w.train_stage_index) {
+        Json stage{{"kind", "train"}};
+        putOptional(stage, "pool", w.pool);
+        stages.emplace_back(*w.train_stage_index, stage);
+    }
+    for (const OffloadStage& o : w.offload) {
+        Json stage{{"kind", "offload"}, {"target", toString(o.target)}};
+        putOptional(stage, "pool", o.pool);
+        stages.emplace_back(o.stage_index, stage);
+    }
+    std::stable_sort(stages.begin(), stages.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    Json list = Json::array();
+    for (auto& [index, stage] : stages)
+        list.push_back(std::move(stage));
+    return list;
+}
+
 } // namespace
 
 std::optional<Scenario> parseScenario(const std::string& text, Diagnostics& errors) {
@@ -599,19 +662,8 @@ std::string serializeScenario(const Scenario& s) {
     if (w.activation_offload_layers != 0) // omitted: none, the default
         workload["activation_offload_layers"] = w.activation_offload_layers;
     putOptional(workload, "pool", w.pool);
-    if (w.data) {
-        const DataStage& d = *w.data;
-        Json stage{{"kind", "data"}};
-        putOptional(stage, "pool", d.pool);
-        stage["modality"] = toString(d.modality);
-        stage["storage"] = d.storage;
-        putOptional(stage, "stored_bytes_per_sample", d.stored_bytes_per_sample);
-        stage["items_per_sample"] = d.items_per_sample;
-        stage["image_px"] = d.image_px;
-        putOptional(stage, "text_tokens_per_sample", d.text_tokens_per_sample);
-        stage["prefetch_batches"] = d.prefetch_batches;
-        workload["stages"] = Json::array({stage});
-    }
+    if (auto stages = stagesToJson(w); !stages.empty())
+        workload["stages"] = stages;
     doc["workload"] = workload;
 
     Json costs;

@@ -125,6 +125,9 @@ struct ChunkShape {
     bool first = false;
     bool last = false;
     Roofline memory_kernel{}; // memory-bound kernels
+    // Offload stages: the routed experts on another pool, the optimizer on CPUs (nullptr: on the device).
+    const ResolvedOffload* experts_offload = nullptr;
+    const ResolvedOffload* optimizer_offload = nullptr;
 };
 
 ChunkShape chunkShape(const ResolvedScenario& rs, std::int64_t chunk) {
@@ -147,6 +150,8 @@ ChunkShape chunkShape(const ResolvedScenario& rs, std::int64_t chunk) {
     shape.first = chunk == 0;
     shape.last = chunk == chunks - 1;
     shape.memory_kernel = rooflineFor(shape.device, shape.attention_precision, 1.0);
+    shape.experts_offload = rs.offloaded(OffloadTarget::Experts);
+    shape.optimizer_offload = rs.offloaded(OffloadTarget::Optimizer);
     return shape;
 }
 
@@ -157,6 +162,9 @@ struct MoeCost {
     double ffn_s = 0.0;  // router and experts, forward
     double experts_s = 0.0;
     double activation_bytes = 0.0;
+    // Offloaded experts: one MoE layer's wait for the expert pool, forward and backward (ExpertWave).
+    double remote_forward_s = 0.0;
+    double remote_backward_s = 0.0;
 };
 
 MoeCost moeCost(const ChunkShape& shape) {
@@ -185,9 +193,18 @@ MoeCost moeCost(const ChunkShape& shape) {
             tokens * expertTp / tp * static_cast<double>(experts.top_k); // token-expert pairs per device
         const double perExpert = routed / localExperts;
         const double upMatrices = model.ffn_gated ? 2.0 : 1.0;
-        moe.experts_s =
-            localExperts * (gemmTime(dev, prec, perExpert, upMatrices * expertFfn / expertTp, hidden) +
-                            gemmTime(dev, prec, perExpert, hidden, expertFfn / expertTp));
+        // Offloaded, the routed experts run on their pool: the device waits for the dispatch, their GEMMs
+        // there and the combine, and keeps none of their activations.
+        const double routedHere = shape.experts_offload ? 0.0 : routed;
+        if (shape.experts_offload) {
+            const ExpertWave wave = expertWave(*shape.experts_offload, workload);
+            moe.remote_forward_s = wave.forward_s();
+            moe.remote_backward_s = wave.backward_s();
+        } else {
+            moe.experts_s =
+                localExperts * (gemmTime(dev, prec, perExpert, upMatrices * expertFfn / expertTp, hidden) +
+                                gemmTime(dev, prec, perExpert, hidden, expertFfn / expertTp));
+        }
         const double shared = static_cast<double>(experts.shared_experts);
         if (shared > 0)
             moe.experts_s += gemmTime(dev, prec, tokens, upMatrices * shared * expertFfn / tp, hidden) +
@@ -197,7 +214,8 @@ MoeCost moeCost(const ChunkShape& shape) {
                     moe.experts_s; // + router
         // Expert activations, and the permutation of tokens to and from expert order (read + write each).
         moe.activation_bytes = (model.ffn_gated ? 3.0 : 2.0) *
-                                   (routed * expertFfn / expertTp + shared * tokens * expertFfn / tp) * act +
+                                   (routedHere * expertFfn / expertTp + shared * tokens * expertFfn / tp) *
+                                   act +
                                4.0 * routed * hidden * act;
     }
     return moe;
@@ -316,8 +334,10 @@ LayerCost layerCost(const ChunkShape& shape) {
     layer.attention = attentionTimes(shape);
     layer.memory_forward_s = memoryBoundForward(shape, moe);
 
-    layer.forward_s = layer.gemm_forward_s + layer.attention.forward_s + layer.memory_forward_s;
-    layer.backward_s = 2.0 * layer.gemm_forward_s + layer.attention.backward_s + 2.0 * layer.memory_forward_s;
+    layer.forward_s = layer.gemm_forward_s + layer.attention.forward_s + layer.memory_forward_s +
+                      moe.share * moe.remote_forward_s;
+    layer.backward_s = 2.0 * layer.gemm_forward_s + layer.attention.backward_s +
+                       2.0 * layer.memory_forward_s + moe.share * moe.remote_backward_s;
     // torchtitan's op-level policy recomputes the second, fourth and sixth matmul of a dense layer (K, the
     // output projection, the FFN's up or, ungated, down projection), the routed experts' grouped GEMMs
     // (not in its list of saved ops), and every element-wise kernel; attention's output is kept.
@@ -333,8 +353,9 @@ LayerCost layerCost(const ChunkShape& shape) {
         layer.recompute_s = layer.forward_s;
     else if (workload.recompute == Recompute::Selective)
         layer.recompute_s = layer.attention.forward_s;
-    else if (workload.recompute == Recompute::SelectiveOps)
-        layer.recompute_s = layer.selective_ops_gemm_s + layer.memory_forward_s;
+    else if (workload.recompute == Recompute::SelectiveOps) // offloaded experts recomputed on their pool
+        layer.recompute_s =
+            layer.selective_ops_gemm_s + layer.memory_forward_s + moe.share * moe.remote_forward_s;
     return layer;
 }
 
@@ -351,6 +372,11 @@ void addLayerCompute(StageCost& cost, const ChunkShape& shape, const LayerCost& 
     cost.moe_mlp_backward_s = 2.0 * cost.moe_mlp_forward_s;
     cost.backward_s = layers * (layer.backward_s + layer.recompute_s);
     cost.recompute_s = layers * layer.recompute_s;
+    // Offloaded experts: the wait for their pool, forward, backward and a recomputed forward.
+    const bool expertsRecomputed =
+        workload.recompute == Recompute::Full || workload.recompute == Recompute::SelectiveOps;
+    cost.offload_wait_s =
+        moe.layers * (moe.remote_forward_s * (expertsRecomputed ? 2.0 : 1.0) + moe.remote_backward_s);
     cost.gemm_s = layers * 3.0 * layer.gemm_forward_s;
     cost.attention_s = layers * (layer.attention.forward_s + layer.attention.backward_s);
     cost.memory_bound_s = layers * 3.0 * layer.memory_forward_s;
@@ -380,7 +406,7 @@ void addActivationOffload(StageCost& cost, const ChunkShape& shape, const LayerC
         const double backwardWait = offloadWaitSeconds(windows, copy, layer.backward_s + layer.recompute_s);
         cost.forward_s += forwardWait;
         cost.backward_s += backwardWait;
-        cost.offload_wait_s = forwardWait + backwardWait;
+        cost.offload_wait_s += forwardWait + backwardWait;
     }
 }
 
@@ -423,8 +449,15 @@ void addOptimizerAndAccumulation(StageCost& cost, const ChunkShape& shape, doubl
     const double updated =
         workload.parallel.zero >= 1 ? shardedParameters(workload, params, expertParams) : params;
     const double stateBytes = workload.master_weights == MasterWeights::Remainders ? 16.0 + 4.0 + 2.0 : 24.0;
-    cost.optimizer_s =
-        mem.time(0.0, updated * (stateBytes + gradientReduceBytes(workload) + 2.0)) + 4.0 * mem.overhead_s;
+    cost.optimizer_s = shape.optimizer_offload
+                           ? optimizerOffloadTimes(*shape.optimizer_offload, workload, updated).total()
+                           : mem.time(0.0, updated * (stateBytes + gradientReduceBytes(workload) + 2.0)) +
+                                 4.0 * mem.overhead_s;
+    // The expert pool updates the routed experts meanwhile; the step waits for the later of the two (charged
+    // to each device's first chunk).
+    if (shape.experts_offload && shape.index < workload.parallel.pp)
+        cost.optimizer_s =
+            std::max(cost.optimizer_s, expertPoolOptimizerSeconds(*shape.experts_offload, workload));
 
     // Gradient accumulation in kernels of its own: every backward's weight-gradient GEMMs write their output
     // in the training precision, then one add per parameter tensor (six a layer: QKV, projection, the

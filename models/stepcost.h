@@ -95,8 +95,9 @@ struct StageCost {
     double gemm_s = 0;
     double attention_s = 0;
     double memory_bound_s = 0;
-    // Activation offloading: the computation's wait for copies to and from host memory, forward and
-    // backward, included in forward_s and backward_s (offloadWaitSeconds).
+    // Activation offloading: the computation's wait for copies to and from host memory (offloadWaitSeconds),
+    // and offloaded experts: the wait for their pool (ExpertWave); forward and backward, included in
+    // forward_s and backward_s.
     double offload_wait_s = 0;
 };
 

@@ -64,7 +64,7 @@ std::int64_t layersInChunk(const Workload& w, std::int64_t chunk) {
 }
 
 double expertParametersPerChunk(const Workload& w, std::int64_t chunk) {
-    if (!w.model.moe)
+    if (!w.model.moe || w.offloaded(OffloadTarget::Experts))
         return 0.0;
     const auto p = countParameters(w.model);
     const auto moe = static_cast<double>(moeLayersInChunk(w, chunk));

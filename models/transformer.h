@@ -59,7 +59,8 @@ std::int64_t moeLayersInChunk(const Workload& workload, std::int64_t chunk);
 // Parameters of virtual pipeline stage `chunk` (0 .. pp*vp-1) held by one tensor rank (of an MoE layer's
 // routed experts, its expert-parallel share: experts / ep, split over etp).
 double parametersPerChunk(const Workload& workload, std::int64_t chunk);
-// The routed experts' part of parametersPerChunk: experts / (ep * etp) of each MoE layer's. Their
+// The routed experts' part of parametersPerChunk: experts / (ep * etp) of each MoE layer's, none when an
+// offload stage places them on another pool (which then holds them). Their
 // gradients and sharded optimizer states belong to the expert data-parallel group
 // (ParallelLayout::expertDataParallelGroup), not the data-parallel group.
 double expertParametersPerChunk(const Workload& workload, std::int64_t chunk);

@@ -37,10 +37,19 @@ void printPools(const models::RunResult& r) {
                   << "  (storage reads " << fmt("%.3f", r.data_stage->read_s) << ", preprocessing "
                   << fmt("%.3f", r.data_stage->preprocess_s) << ", delivery "
                   << fmt("%.3f", r.data_stage->deliver_s) << "; closed form)\n";
+    for (const auto& o : r.offload)
+        std::cout << "offload " << o.target
+                  << std::string(o.target.size() < 12 ? 12 - o.target.size() : 1, ' ') << "on " << o.pool
+                  << " over the " << o.link << fmt(" (%.1f GB/s per device)", o.link_GBps)
+                  << fmt(": %.4g GB a step", o.bytes_per_step / 1e9)
+                  << fmt(", busy %.3f s; closed form\n", o.busy_s);
     const auto& b = r.bottleneck;
     std::cout << "bottleneck          " << b.stage << " on " << b.pool
               << (b.detail.empty() ? "" : " (" + b.detail + ")")
-              << fmt(": without it a step would take %.3f s", b.step_time_without_s) << "\n";
+              << (b.step_time_without_s > 0.0
+                      ? fmt(": without it a step would take %.3f s", b.step_time_without_s)
+                      : std::string(": no other stage sets a pace"))
+              << "\n";
 }
 
 void printText(const models::RunResult& r) {

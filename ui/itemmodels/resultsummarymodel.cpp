@@ -108,7 +108,8 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
     return rows;
 }
 
-// The data stage's wait, each pool's work and cost, and the bottleneck (results before pools: none).
+// The data stage's wait, each pool's work and cost, the offload stages' traffic, and the bottleneck (results
+// before pools: none).
 void ResultSummaryModel::addPipelineRows(const models::RunResult& r, std::vector<Row>& rows,
                                          const std::function<QString(double)>& share) {
     using G = Group;
@@ -127,14 +128,25 @@ void ResultSummaryModel::addPipelineRows(const models::RunResult& r, std::vector
                                     formatPercent(pool.utilisation), formatUsd(pool.cost_usd)),
                            pool.cost_usd});
     }
+    for (const auto& o : r.offload)
+        rows.push_back(
+            Row{G::Results, u"offload:"_s + QString::fromStdString(o.target),
+                tr("Offloaded %1").arg(QString::fromStdString(o.target)),
+                tr("on %1 over the %2 (%3 GB/s per device): %4 GB a step, busy %5 s")
+                    .arg(QString::fromStdString(o.pool), QString::fromStdString(o.link),
+                         formatSignificant(o.link_GBps, 3), formatSignificant(o.bytes_per_step / 1e9, 4),
+                         formatSignificant(o.busy_s, 4)),
+                o.bytes_per_step});
     if (const auto& b = r.bottleneck; !b.stage.empty()) {
         const QString where =
             QString::fromStdString(b.stage) + tr(" on ") + QString::fromStdString(b.pool) +
             (b.detail.empty() ? QString() : u" ("_s + QString::fromStdString(b.detail) + u")"_s);
-        rows.push_back(Row{
-            G::Results, u"bottleneck"_s, tr("Bottleneck"),
-            tr("%1; without it a step takes %2 s").arg(where, formatSignificant(b.step_time_without_s, 4)),
-            b.step_time_without_s, where});
+        rows.push_back(Row{G::Results, u"bottleneck"_s, tr("Bottleneck"),
+                           b.step_time_without_s > 0.0
+                               ? tr("%1; without it a step takes %2 s")
+                                     .arg(where, formatSignificant(b.step_time_without_s, 4))
+                               : tr("%1; no other stage sets a pace").arg(where),
+                           b.step_time_without_s, where});
     }
 }
 
