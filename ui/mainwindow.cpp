@@ -44,6 +44,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QToolBar>
@@ -81,6 +82,7 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     // Left: the scenario's forms, scrollable, with the validation result under them.
     editor_ = new ScenarioEditor(document_, &marks_, std::move(presets));
     auto* scroll = new QScrollArea;
+    scroll->setObjectName(u"editorScroll"_s);
     scroll->setWidget(editor_);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -97,7 +99,10 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     leftLayout->addWidget(scroll, 1);
     leftLayout->addWidget(validity_);
     leftLayout->addWidget(diagnostics_);
-    left->setMinimumWidth(440);
+    // As wide as the forms need, so that no field is cut off at the right edge (the horizontal scroll bar
+    // is off); the results take the rest.
+    left->setMinimumWidth(editor_->minimumSizeHint().width() +
+                          scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth());
 
     results_ = new ResultsPanel;
     // Pages that follow the document rather than the last run: memory per stage, hardware options.
@@ -146,7 +151,7 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     split->addWidget(results_);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
-    split->setSizes({470, 810});
+    split->setSizes({left->minimumWidth(), 1280 - left->minimumWidth()});
     setCentralWidget(split);
 
     status_ = new QLabel;

@@ -20,6 +20,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
@@ -70,6 +71,7 @@ private slots:
     void latestJobWins();
     void mainActionsHaveDistinctShortcuts();
     void paletteButtonShowsThePalette();
+    void editorFitsItsColumnAt1280x800();
     void recoveryOffersNothingWhenQuiet();
     void recoveryRestoresUnsavedChanges();
 
@@ -375,6 +377,21 @@ void TestMainWindow::paletteButtonShowsThePalette() {
     QVERIFY(dock->isVisible());
     action(u"paletteAction"_s)->trigger();
     QVERIFY(!dock->isVisible());
+}
+
+// At the default window size every field of the scenario editor reads whole: the forms are no wider
+// than the scroll area that shows them (whose horizontal scroll bar is off).
+void TestMainWindow::editorFitsItsColumnAt1280x800() {
+    window_->resize(1280, 800);
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    QCoreApplication::processEvents();
+    auto* scroll = window_->findChild<QScrollArea*>(u"editorScroll"_s);
+    QVERIFY(scroll && scroll->widget());
+    const int available = scroll->viewport()->width();
+    const int needed = scroll->widget()->minimumSizeHint().width();
+    QVERIFY2(needed <= available,
+             qPrintable(u"the forms need %1 px, the column shows %2"_s.arg(needed).arg(available)));
+    QVERIFY(scroll->widget()->width() <= available);
 }
 
 void TestMainWindow::recoveryOffersNothingWhenQuiet() {
