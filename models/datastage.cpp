@@ -134,8 +134,10 @@ DataStageTimes dataStageTimes(const ResolvedDataStage& data, std::int64_t global
     t.read_s =
         std::max(samples * data.stored_bytes_per_sample / readBps, data.storage->latency_ms.value / 1e3);
     t.preprocess_s = samples * data.core_seconds_per_sample / (data.cpus * data.cpu->cores.value);
+    t.samples = samples;
+    t.delivered_bytes = samples * data.delivered_bytes_per_sample;
     if (data.delivery_Bps > 0.0)
-        t.deliver_s = samples * data.delivered_bytes_per_sample / data.delivery_Bps;
+        t.deliver_s = t.delivered_bytes / data.delivery_Bps;
     return t;
 }
 

@@ -45,6 +45,8 @@ struct DataStageTimes {
     double read_s = 0;       // the batch's stored bytes from the storage tier, at least one request's latency
     double preprocess_s = 0; // decode, augment and tokenise on every core of the stage's CPUs
     double deliver_s = 0;    // prepared tensors over the network to the accelerators
+    double samples = 0;      // in the batch
+    double delivered_bytes = 0; // prepared bytes the batch hands to the accelerators
     [[nodiscard]] double stage_s() const;
     // The part that sets the pace: "storage reads", "preprocessing" or "delivery".
     [[nodiscard]] std::string limit() const;

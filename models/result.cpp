@@ -297,7 +297,9 @@ Json resultToJson(const RunResult& r) {
         j["data_stage_s"] = Json{{"read", r.data_stage->read_s},
                                  {"preprocess", r.data_stage->preprocess_s},
                                  {"deliver", r.data_stage->deliver_s},
-                                 {"limit", r.data_stage->limit()}};
+                                 {"limit", r.data_stage->limit()},
+                                 {"samples_per_batch", r.data_stage->samples},
+                                 {"delivered_bytes_per_batch", r.data_stage->delivered_bytes}};
     if (!r.offload.empty()) {
         Json offload = Json::array();
         for (const auto& o : r.offload)
@@ -365,6 +367,8 @@ void readPoolsAndBottleneck(JsonReader& rd, const Json& j, const std::string& p,
         t.read_s = rd.number(*it, dp, "read", false).value_or(0.0);
         t.preprocess_s = rd.number(*it, dp, "preprocess", false).value_or(0.0);
         t.deliver_s = rd.number(*it, dp, "deliver", false).value_or(0.0);
+        t.samples = rd.number(*it, dp, "samples_per_batch", false).value_or(0.0); // absent before: 0
+        t.delivered_bytes = rd.number(*it, dp, "delivered_bytes_per_batch", false).value_or(0.0);
         r.data_stage = t;
     }
     if (auto it = j.find("offload"); it != j.end() && it->is_array()) {

@@ -17,6 +17,7 @@
 #include "ui/itemmodels/comparemodel.h"
 #include "ui/itemmodels/memorystagemodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
+#include "ui/pipeline/pipelineview.h"
 #include "ui/reports/reportoptionsdialog.h"
 #include "ui/reports/reportwriter.h"
 #include "ui/reports/sweepcsv.h"
@@ -139,6 +140,9 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
     // The training pool's network, following the document.
     topology_ = new TopologyPanel(document_);
     results_->addPage(topology_, tr("Network"));
+    // The workload's stages on their pools, following the document; devices from the palette drop on it.
+    pipeline_ = new PipelineView(document_);
+    results_->addPage(pipeline_, tr("Pipeline"));
     // The run queue: Run, its sweep and the queue's own sweeps run here, at most one worker per core.
     runQueue_ = new RunQueue(worker_, 0, this);
     runQueueDock_ = new RunQueueDock(runQueue_, document_, this);
@@ -434,6 +438,7 @@ void MainWindow::runAnalysis() {
     }
     results_->clear();
     resultScenario_.reset();
+    pipeline_->setResult(std::nullopt, std::nullopt);
     resultBase_.reset();
 
     auto* job = new AnalysisJob(runQueue_, this);
@@ -446,6 +451,7 @@ void MainWindow::runAnalysis() {
     connect(job, &AnalysisJob::baseFinished, this, [this, job](const models::RunResult& result) {
         resultScenario_ = job->scenario();
         resultBase_ = result;
+        pipeline_->setResult(result, resultScenario_);
         results_->showBaseResult(result);
         updateActions();
     });

@@ -43,6 +43,7 @@ class RunQueue;
 class RunQueueDock;
 class ScenarioEditor;
 class TopologyPanel;
+class PipelineView;
 
 // The desktop program's window: the scenario's forms on the left, the latest run's results on the
 // right. Runs go to worker processes; the window never waits for one.
@@ -73,6 +74,7 @@ public:
     [[nodiscard]] RunQueue* runQueue() const { return runQueue_; }
     [[nodiscard]] RunQueueDock* runQueueDock() const { return runQueueDock_; }
     [[nodiscard]] TopologyPanel* topologyPanel() const { return topology_; }
+    [[nodiscard]] PipelineView* pipelineView() const { return pipeline_; }
 
     // Writes unsaved changes to `directory` every `intervalMs` (see Autosave).
     void enableAutosave(const QString& directory, int intervalMs);
@@ -171,6 +173,7 @@ private:
     RunQueue* runQueue_ = nullptr;
     RunQueueDock* runQueueDock_ = nullptr;
     TopologyPanel* topology_ = nullptr;
+    PipelineView* pipeline_ = nullptr;
     AnalysisJob* job_ = nullptr;
     // What the results on screen belong to: the scenario as it was run, not as edited since.
     std::optional<models::Scenario> resultScenario_;
