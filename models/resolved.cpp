@@ -415,6 +415,8 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
     if (s.workload.data)
         r.data = resolveDataStage(s, r.pools, r.training_pool, catalog, errors);
     r.offload = resolveOffloads(s, r.pools, r.training_pool, catalog, errors);
+    if (s.workload.eval)
+        r.eval = resolveEval(s, r.pools, r.training_pool, errors);
     if (errors.size() != before)
         return std::nullopt;
 

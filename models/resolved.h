@@ -3,6 +3,7 @@
 #include "models/catalog.h"
 #include "models/datastage.h"
 #include "models/diagnostic.h"
+#include "models/evalstage.h"
 #include "models/memory.h"
 #include "models/offload.h"
 #include "models/scenario.h"
@@ -42,6 +43,7 @@ struct ResolvedScenario {
     MemoryBreakdown memory;                // per device, worst stage
     std::optional<ResolvedDataStage> data; // the input pipeline, when the workload has one
     std::vector<ResolvedOffload> offload;  // work placed on other pools (Workload::offload)
+    std::optional<ResolvedEval> eval;      // periodic evaluation, when the workload has one
     // Set by applyScenarioCalibration (models/calibration.h): the profile's name and source, and the
     // calibrated copies of catalog devices that `pools` then point to.
     std::string calibration;

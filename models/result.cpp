@@ -61,6 +61,8 @@ double trainingWaitSeconds(const ResolvedScenario& rs, const ComputeSplit& split
 double busySeconds(const ResolvedScenario& rs, std::size_t i, const DataStageTimes* data,
                    const std::vector<OffloadLoad>& offload, double step) {
     double busy = data && rs.data->pool == i ? data->preprocess_s : 0.0;
+    if (rs.eval && rs.eval->pool == i)
+        busy += evalTimes(*rs.eval, rs.workload()).busy_per_step_s;
     for (std::size_t k = 0; k < rs.offload.size(); ++k)
         if (rs.offload[k].pool == i)
             busy += offload[k].busy_s;
@@ -76,7 +78,11 @@ double poolEnergyPerStep(const ResolvedScenario& rs, std::size_t i, const StepMe
     if (i == rs.training_pool) {
         // The simulators count the waits for offloaded work as busy; the devices idle through them.
         const double waiting = trainingWaitSeconds(rs, train.compute_split);
-        const double idling = devices * rp.device->idle_W.value * (step - train.step_time_s);
+        // Beyond the simulated step: idle while waiting for data, busy for an evaluation's forward.
+        const double evaluating =
+            rs.eval && !rs.eval->pool ? evalTimes(*rs.eval, rs.workload()).per_step_s : 0.0;
+        const double idling = devices * (rp.device->idle_W.value * (step - train.step_time_s - evaluating) +
+                                         rp.device->tdp_W.value * evaluating);
         return std::max(train.it_energy_per_step_J -
                             devices * waiting * (rp.device->tdp_W.value - rp.device->idle_W.value),
                         devices * rp.device->idle_W.value * train.step_time_s) +
@@ -95,6 +101,8 @@ std::vector<std::string> poolStages(const ResolvedScenario& rs, std::size_t i, b
     for (const auto& o : rs.offload)
         if (o.pool.value_or(rs.training_pool) == i)
             stages.push_back(toString(o.stage.target));
+    if (rs.eval && rs.eval->pool.value_or(rs.training_pool) == i)
+        stages.emplace_back("eval");
     return stages;
 }
 
@@ -109,10 +117,10 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
         const ResolvedPool& rp = rs.pools[i];
         PoolResult pool{
             rp.pool.name, rp.device->id, rp.pool.count, poolStages(rs, i, data != nullptr), 0.0, 0.0, 0.0};
-        const double busy =
-            i == rs.training_pool
-                ? std::max(0.0, r.breakdown.compute_s - trainingWaitSeconds(rs, train.compute_split))
-                : busySeconds(rs, i, data, r.offload, r.step_time_s);
+        const double busy = i == rs.training_pool
+                                ? std::max(0.0, r.breakdown.compute_s + r.breakdown.eval_s -
+                                                    trainingWaitSeconds(rs, train.compute_split))
+                                : busySeconds(rs, i, data, r.offload, r.step_time_s);
         pool.utilisation = busy / r.step_time_s;
         const double energyPerStepJ = poolEnergyPerStep(rs, i, train, busy, r.step_time_s);
         itEnergyPerStepJ += energyPerStepJ;
@@ -187,9 +195,15 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     if (rs.data)
         r.data_stage = dataStageTimes(*rs.data, w.global_batch);
     const DataStageTimes* data = r.data_stage ? &*r.data_stage : nullptr;
-    r.step_time_s = std::max(step.step_time_s, data ? data->stage_s() : 0.0);
+    // An evaluation on the training devices pauses the training (the data stage keeps preparing batches).
+    if (rs.eval)
+        r.eval = evalTimes(*rs.eval, w);
+    const double evalPause = r.eval ? r.eval->per_step_s : 0.0;
+    const double paced = std::max(step.step_time_s, data ? data->stage_s() : 0.0);
+    r.step_time_s = paced + evalPause;
     r.breakdown = step.breakdown;
-    r.breakdown.data_wait_s = r.step_time_s - step.step_time_s;
+    r.breakdown.data_wait_s = paced - step.step_time_s;
+    r.breakdown.eval_s = evalPause;
     r.bottleneck = findBottleneck(rs, step.step_time_s, data);
     const double tokensPerStep = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
     r.tokens_per_s = tokensPerStep / r.step_time_s;
@@ -278,6 +292,13 @@ Json resultToJson(const RunResult& r) {
         j["compute_split_s"]["offload_wait"] = cs.offload_wait_s;
     if (r.breakdown.data_wait_s > 0.0) // omitted while the data stage keeps up
         j["breakdown_s"]["data_wait"] = r.breakdown.data_wait_s;
+    if (r.breakdown.eval_s > 0.0) // omitted without evaluation on the training devices
+        j["breakdown_s"]["eval"] = r.breakdown.eval_s;
+    if (r.eval)
+        j["eval_s"] = Json{{"forward", r.eval->forward_s},
+                           {"weights_copy", r.eval->weights_s},
+                           {"per_step", r.eval->per_step_s},
+                           {"busy_per_step", r.eval->busy_per_step_s}};
     Json pools = Json::array();
     for (const auto& pool : r.pools)
         pools.push_back(Json{{"name", pool.name},
@@ -371,6 +392,15 @@ void readPoolsAndBottleneck(JsonReader& rd, const Json& j, const std::string& p,
         t.delivered_bytes = rd.number(*it, dp, "delivered_bytes_per_batch", false).value_or(0.0);
         r.data_stage = t;
     }
+    if (auto it = j.find("eval_s"); it != j.end() && rd.expectObject(*it, p + ".eval_s")) {
+        const std::string ep = p + ".eval_s";
+        EvalTimes t;
+        t.forward_s = rd.number(*it, ep, "forward", false).value_or(0.0);
+        t.weights_s = rd.number(*it, ep, "weights_copy", false).value_or(0.0);
+        t.per_step_s = rd.number(*it, ep, "per_step", false).value_or(0.0);
+        t.busy_per_step_s = rd.number(*it, ep, "busy_per_step", false).value_or(0.0);
+        r.eval = t;
+    }
     if (auto it = j.find("offload"); it != j.end() && it->is_array()) {
         for (std::size_t i = 0; i < it->size(); ++i) {
             const Json& o = (*it)[i];
@@ -443,6 +473,7 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         r.breakdown.exposed_communication_s = num(*it, p + ".breakdown_s", "exposed_communication");
         r.breakdown.pipeline_bubble_s = num(*it, p + ".breakdown_s", "pipeline_bubble");
         r.breakdown.data_wait_s = rd.number(*it, p + ".breakdown_s", "data_wait", false, false).value_or(0.0);
+        r.breakdown.eval_s = rd.number(*it, p + ".breakdown_s", "eval", false, false).value_or(0.0);
     }
     readPoolsAndBottleneck(rd, j, p, r);
     // Results written before the compute split existed have none: zeros, not an error.

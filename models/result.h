@@ -20,6 +20,7 @@ struct StepBreakdown {
     double exposed_communication_s = 0;
     double pipeline_bubble_s = 0;
     double data_wait_s = 0; // waiting for the data stage, which cannot keep up (absent before: 0)
+    double eval_s = 0;      // the training devices' evaluation pauses, per step (absent before: 0)
 };
 
 // One pool's share of a run: what it does, how busy it is, and what it costs.
@@ -27,7 +28,7 @@ struct PoolResult {
     std::string name;
     std::string device;
     std::int64_t count = 0;
-    std::vector<std::string> stages; // "train", "data", "experts", "optimizer"; empty: the pool idles
+    std::vector<std::string> stages; // "train", "data", "experts", "optimizer", "eval"; empty: idle
     double utilisation = 0;          // busy fraction of the step
     double energy_kWh = 0;           // whole training, at the facility
     double cost_usd = 0;             // hardware (rent or depreciation) and, when bought, electricity
@@ -106,6 +107,7 @@ struct RunResult {
     Bottleneck bottleneck;
     std::optional<DataStageTimes> data_stage; // one global batch through the input pipeline
     std::vector<OffloadLoad> offload;         // each offload stage's traffic and load, one step
+    std::optional<EvalTimes> eval;            // one evaluation, and its cost per step
     TopologyFigures topology; // the training pool's network (absent from older results: zeros)
     StepTimeline timeline;    // one step per pipeline stage (absent from older results: empty)
     PowerTrace power;         // facility power over that step, from the timeline (empty without one)

@@ -260,6 +260,17 @@ struct OffloadStage {
     bool operator==(const OffloadStage&) const = default;
 };
 
+// A forward-only evaluation every `every_steps` training steps over `samples` sequences (workload.stages,
+// kind "eval"): on the training devices, which pause for it, or on a pool of its own, which gets a copy of
+// the weights and runs beside training (models/evalstage.h).
+struct EvalStage {
+    std::optional<std::string> pool; // absent: the training pool
+    std::int64_t every_steps = 1000;
+    std::int64_t samples = 0; // 0: one global batch
+    std::size_t stage_index = 0;
+    bool operator==(const EvalStage&) const = default;
+};
+
 struct Workload {
     ModelShape model;
     std::int64_t global_batch = 0; // sequences per optimizer step
@@ -309,6 +320,7 @@ struct Workload {
     std::optional<std::size_t> train_stage_index; // where workload.stages lists the "train" stage, if it does
     std::optional<DataStage> data;                // the input pipeline; absent: data is never waited for
     std::vector<OffloadStage> offload;            // work placed on other pools, at most one stage per target
+    std::optional<EvalStage> eval;                // periodic evaluation; absent: none
     bool operator==(const Workload&) const = default;
 
     // The offload stage of `target`, or nullptr when that work stays on the training devices.

@@ -313,6 +313,15 @@ OffloadStage readOffloadStage(JsonReader& r, const Json& j, const std::string& p
     return o;
 }
 
+EvalStage readEvalStage(JsonReader& r, const Json& j, const std::string& path) {
+    EvalStage e;
+    r.rejectUnknownKeys(j, path, {"kind", "pool", "every_steps", "samples"});
+    e.pool = r.text(j, path, "pool", false);
+    e.every_steps = r.integer(j, path, "every_steps", 1, false).value_or(e.every_steps);
+    e.samples = r.integer(j, path, "samples", 1, false).value_or(e.samples);
+    return e;
+}
+
 // workload.stages: the pipeline around the training step. "train" may name the training pool (as
 // workload.pool does); "data" is the input pipeline, at most one.
 void readStages(JsonReader& r, const Json& j, const std::string& path, Workload& w) {
@@ -353,11 +362,15 @@ void readStages(JsonReader& r, const Json& j, const std::string& path, Workload&
             else
                 w.offload.push_back(stage);
         } else if (*kind == "eval") {
-            r.error(JsonReader::join(here, "kind"),
-                    "\"eval\" stages are not modelled yet (this version models: data, train, offload)");
+            if (w.eval)
+                r.error(JsonReader::join(here, "kind"), "a second eval stage (one evaluation per workload)");
+            else {
+                w.eval = readEvalStage(r, j[i], here);
+                w.eval->stage_index = i;
+            }
         } else {
             r.error(JsonReader::join(here, "kind"),
-                    "unknown stage kind \"" + *kind + "\" (known: data, train, offload)");
+                    "unknown stage kind \"" + *kind + "\" (known: data, train, offload, eval)");
         }
     }
 }
@@ -516,6 +529,13 @@ Json stagesToJson(const Workload& w) {
         Json stage{{"kind", "train"}};
         putOptional(stage, "pool", w.pool);
         stages.emplace_back(*w.train_stage_index, stage);
+    }
+    if (w.eval) {
+        Json stage{{"kind", "eval"}, {"every_steps", w.eval->every_steps}};
+        putOptional(stage, "pool", w.eval->pool);
+        if (w.eval->samples > 0)
+            stage["samples"] = w.eval->samples;
+        stages.emplace_back(w.eval->stage_index, stage);
     }
     for (const OffloadStage& o : w.offload) {
         Json stage{{"kind", "offload"}, {"target", toString(o.target)}};

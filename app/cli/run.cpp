@@ -43,6 +43,16 @@ void printPools(const models::RunResult& r) {
                   << " over the " << o.link << fmt(" (%.1f GB/s per device)", o.link_GBps)
                   << fmt(": %.4g GB a step", o.bytes_per_step / 1e9)
                   << fmt(", busy %.3f s; closed form\n", o.busy_s);
+    if (r.eval)
+        std::cout << "eval stage          " << fmt("%.3f s a forward pass", r.eval->forward_s)
+                  << (r.eval->weights_s > 0.0 ? fmt(" after a %.3f s weight copy", r.eval->weights_s)
+                                              : std::string())
+                  << (r.eval->per_step_s > 0.0 ? fmt("; %.4f s a training step", r.eval->per_step_s)
+                                               : std::string("; its own pool, beside the training"))
+                  << (r.eval->busy_per_step_s > r.step_time_s
+                          ? std::string(": it falls behind, each evaluation outlasting the steps between two")
+                          : std::string())
+                  << "; closed form\n";
     const auto& b = r.bottleneck;
     std::cout << "bottleneck          " << b.stage << " on " << b.pool
               << (b.detail.empty() ? "" : " (" + b.detail + ")")
@@ -64,6 +74,7 @@ void printText(const models::RunResult& r) {
               << fmt("%.3f", r.breakdown.pipeline_bubble_s)
               << (r.breakdown.data_wait_s > 0.0 ? fmt(", waiting for data %.3f", r.breakdown.data_wait_s)
                                                 : std::string())
+              << (r.breakdown.eval_s > 0.0 ? fmt(", evaluation %.3f", r.breakdown.eval_s) : std::string())
               << ")\n";
     if (const auto& cs = r.compute_split; cs.total() > 0) {
         std::cout << "compute by kind     " << fmt("GEMM %.3f s", cs.gemm_s)

@@ -199,8 +199,8 @@ private slots:
                                  << u"workload.stages[0].storage"_s << u"unknown storage tier \"tape\""_s;
         QTest::newRow("modality") << u"workload.stages[0].modality=\"smell\""_s
                                   << u"workload.stages[0].modality"_s << u"unknown modality"_s;
-        QTest::newRow("eval") << u"workload.stages[0].kind=\"eval\""_s << u"workload.stages[0].kind"_s
-                              << u"not modelled yet"_s;
+        QTest::newRow("unknown kind") << u"workload.stages[0].kind=\"checkpoint\""_s
+                                      << u"workload.stages[0].kind"_s << u"unknown stage kind"_s;
         QTest::newRow("video size") << u"workload.stages[0]={\"kind\": \"data\", \"modality\": \"video\"}"_s
                                     << u"workload.stages[0].stored_bytes_per_sample"_s
                                     << u"needed for video"_s;

@@ -137,6 +137,20 @@ private slots:
         QCOMPARE(doc.scenario(), original);
     }
 
+    void evalOnItsOwnPool() {
+        QString error;
+        auto s = ui::addStage(shipped("hybrid-multimodal.json"), StageKind::Eval, error);
+        QVERIFY2(s, qPrintable(error));
+        QCOMPARE(ui::pipelineDiagram(*s, nullptr).pools[0].stages.back().kind, StageKind::Eval);
+        auto moved = ui::placeStageOnNewPool(*s, StageKind::Eval, *catalog_->find("l40s"), error);
+        QVERIFY2(moved, qPrintable(error));
+        const auto d = ui::pipelineDiagram(*moved, nullptr);
+        QCOMPARE(d.pools.size(), std::size_t(3));
+        QCOMPARE(d.pools[2].stages[0].kind, StageKind::Eval);
+        QCOMPARE(d.arrows.back().label, u"weights every 1000 steps"_s);
+        QVERIFY(!ui::placeStageOnNewPool(*s, StageKind::Eval, *catalog_->find("epyc-9654"), error));
+    }
+
 private:
     std::optional<models::Catalog> catalog_;
 };

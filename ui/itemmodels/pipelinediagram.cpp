@@ -90,6 +90,8 @@ std::size_t nextStageIndex(const models::Workload& w) {
     std::size_t next = w.train_stage_index ? *w.train_stage_index + 1 : 0;
     if (w.data)
         next = std::max(next, w.data->stage_index + 1);
+    if (w.eval)
+        next = std::max(next, w.eval->stage_index + 1);
     for (const auto& o : w.offload)
         next = std::max(next, o.stage_index + 1);
     return next;
@@ -110,6 +112,8 @@ QString stageName(StageKind kind) {
         return u"experts"_s;
     case StageKind::Optimizer:
         return u"optimizer"_s;
+    case StageKind::Eval:
+        return u"eval"_s;
     case StageKind::Train:
         break;
     }
@@ -144,6 +148,14 @@ PipelineDiagram pipelineDiagram(const models::Scenario& s, const models::RunResu
         addStage(d, at, kind);
         arrow(at, kind, false);
     }
+    if (w.eval) {
+        const Placement at = w.eval->pool ? place(s, w.eval->pool, *training) : Placement{training, false};
+        addStage(d, at, StageKind::Eval);
+        const std::size_t before = d.arrows.size();
+        arrow(at, StageKind::Eval, false);
+        if (d.arrows.size() > before) // its own pool gets the weights before each evaluation
+            d.arrows.back().label = tr("weights every %1 steps").arg(w.eval->every_steps);
+    }
     if (result)
         addResult(d, *result);
     return d;
@@ -170,6 +182,13 @@ std::optional<models::Scenario> placeStageOnNewPool(const models::Scenario& scen
         if (trainingCount > 0 && trainingCount % pool.devices_per_node == 0)
             pool.count = trainingCount;
         w.pool = pool.name;
+        break;
+    case StageKind::Eval:
+        if (!w.eval) {
+            error = tr("the workload has no eval stage");
+            return std::nullopt;
+        }
+        w.eval->pool = pool.name;
         break;
     case StageKind::Data:
         if (!w.data) {
@@ -211,6 +230,15 @@ std::optional<models::Scenario> addStage(const models::Scenario& scenario, Stage
         w.data->stage_index = index;
         return s;
     }
+    if (kind == StageKind::Eval) {
+        if (w.eval) {
+            error = tr("the workload has an eval stage already");
+            return std::nullopt;
+        }
+        w.eval = models::EvalStage{};
+        w.eval->stage_index = index;
+        return s;
+    }
     if (w.offloaded(targetOf(kind))) {
         error = tr("the workload offloads the %1 already").arg(stageName(kind));
         return std::nullopt;
@@ -242,6 +270,14 @@ std::optional<models::Scenario> removeStage(const models::Scenario& scenario, St
             return std::nullopt;
         }
         w.data.reset();
+        return s;
+    }
+    if (kind == StageKind::Eval) {
+        if (!w.eval) {
+            error = tr("the workload has no eval stage");
+            return std::nullopt;
+        }
+        w.eval.reset();
         return s;
     }
     const auto before = w.offload.size();

@@ -14,7 +14,7 @@ namespace choreo::ui {
 // A workload's stages as the pipeline view draws them: one box per pool with the stages it runs, and
 // arrows for what crosses between pools. Built from the scenario (what runs where) and, when it belongs to
 // the same scenario, the latest result (busy fractions, rates, the bottleneck).
-enum class StageKind { Data, Train, Experts, Optimizer };
+enum class StageKind { Data, Train, Experts, Optimizer, Eval };
 QString stageName(StageKind kind);
 
 struct PipelineStage {

@@ -116,6 +116,9 @@ void ResultSummaryModel::addPipelineRows(const models::RunResult& r, std::vector
     if (const double wait = r.breakdown.data_wait_s; wait > 0.0)
         rows.push_back(Row{G::StepTime, u"data_wait_s"_s, tr("Waiting for data"),
                            formatSignificant(wait, 4) + u" s"_s + share(wait), wait});
+    if (const double eval = r.breakdown.eval_s; eval > 0.0)
+        rows.push_back(Row{G::StepTime, u"eval_s"_s, tr("Evaluation"),
+                           formatSignificant(eval, 4) + u" s"_s + share(eval), eval});
     for (const auto& pool : r.pools) {
         QStringList stages;
         for (const auto& stage : pool.stages)

@@ -42,6 +42,8 @@ QColor stageColour(StageKind kind) {
         return QColor(0x7b, 0x52, 0xab);
     case StageKind::Optimizer:
         return QColor(0xe7, 0x6f, 0x16);
+    case StageKind::Eval:
+        return QColor(0x55, 0x6b, 0x2f);
     case StageKind::Train:
         break;
     }
@@ -263,7 +265,7 @@ PipelineView::PipelineView(Document* document, QWidget* parent)
     stagesButton_->setText(tr("Stages"));
     stagesButton_->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(stagesButton_);
-    for (StageKind kind : {StageKind::Data, StageKind::Experts, StageKind::Optimizer}) {
+    for (StageKind kind : {StageKind::Data, StageKind::Experts, StageKind::Optimizer, StageKind::Eval}) {
         const QString name = stageName(kind);
         menu->addAction(tr("Add %1 stage").arg(name), this, [this, kind] {
             QString error;
