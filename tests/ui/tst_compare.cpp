@@ -82,6 +82,11 @@ void TestCompare::snapshotsAndFilesRunSideBySide() {
     QVERIFY(!model->index(CompareModel::ThroughputRow, 0).data(Qt::FontRole).isValid());
     // Input rows are never marked.
     QVERIFY(!model->index(CompareModel::DevicesRow, 1).data(Qt::FontRole).isValid());
+    // Each pool of each result, and its bottleneck.
+    QCOMPARE(model->headerData(CompareModel::PoolsRow, Qt::Vertical).toString(), u"Pools"_s);
+    QCOMPARE(model->index(CompareModel::PoolsRow, 1).data().toString(),
+             u"gpus: 256 × h100-sxm, train, busy 75.0 %, $5,000"_s);
+    QCOMPARE(model->index(CompareModel::BottleneckRow, 0).data().toString(), u"train on gpus"_s);
 
     model->remove(1);
     QCOMPARE(model->columnCount(), 2);

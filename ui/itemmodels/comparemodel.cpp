@@ -3,7 +3,9 @@
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/roles.h"
 
+#include <QCoreApplication>
 #include <QFont>
+#include <QStringList>
 
 using namespace Qt::StringLiterals;
 
@@ -12,6 +14,23 @@ namespace choreo::ui {
 namespace {
 
 constexpr double kSecondsPerDay = 86400.0;
+
+// One line per pool of a result: its devices, stages, busy fraction and cost.
+QString poolLines(const models::RunResult& r) {
+    QStringList lines;
+    for (const auto& pool : r.pools) {
+        QStringList stages;
+        for (const auto& stage : pool.stages)
+            stages << QString::fromStdString(stage);
+        lines << QCoreApplication::translate("choreo::ui::CompareModel", "%1: %2 × %3, %4, busy %5, %6")
+                     .arg(QString::fromStdString(pool.name), QString::number(pool.count),
+                          QString::fromStdString(pool.device),
+                          stages.isEmpty() ? QCoreApplication::translate("choreo::ui::CompareModel", "idle")
+                                           : stages.join(u" + "_s),
+                          formatPercent(pool.utilisation), formatUsd(pool.cost_usd));
+    }
+    return lines.join(u"\n"_s);
+}
 
 // Result rows where less is better; the others (throughput, MFU) want more.
 bool lowerIsBetter(int row) {
@@ -183,6 +202,12 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         return r ? tr("%1 MWh").arg(formatSignificant(r->energy_kWh / 1000.0, 3)) : QString();
     case MemoryRow:
         return r ? tr("%1 GB").arg(formatSignificant(r->memory_per_device_GB, 3)) : QString();
+    case PoolsRow:
+        return r ? poolLines(*r) : QString();
+    case BottleneckRow:
+        return r && !r->bottleneck.stage.empty() ? QString::fromStdString(r->bottleneck.stage) + tr(" on ") +
+                                                       QString::fromStdString(r->bottleneck.pool)
+                                                 : QString();
     case StatusRow:
         switch (e.state) {
         case State::NotRun:
@@ -231,6 +256,10 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Energy");
     case MemoryRow:
         return tr("Memory/device");
+    case PoolsRow:
+        return tr("Pools");
+    case BottleneckRow:
+        return tr("Bottleneck");
     case StatusRow:
         return tr("Status");
     default:

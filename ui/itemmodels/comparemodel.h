@@ -30,6 +30,8 @@ public:
         CostRow,
         EnergyRow,
         MemoryRow,
+        PoolsRow,      // each pool's stages, busy fraction and cost, one line each
+        BottleneckRow, // the stage that limits tokens/s, and where it runs
         StatusRow,
         RowCount
     };
