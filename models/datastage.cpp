@@ -29,24 +29,11 @@ bool placeStage(const std::vector<ResolvedPool>& pools, std::size_t trainingPool
                 ResolvedDataStage& out, Diagnostics& errors) {
     const std::string path = dataStagePath(out.stage) + ".pool";
     if (out.stage.pool) {
-        std::string names;
-        for (std::size_t i = 0; i < pools.size(); ++i) {
-            if (pools[i].pool.name == *out.stage.pool)
-                out.pool = i;
-            names += (names.empty() ? "" : ", ") + pools[i].pool.name;
-        }
-        if (!out.pool) {
-            errors.push_back({path, "no pool named \"" + *out.stage.pool + "\" (pools: " + names + ")"});
+        out.pool = findStagePool(pools, *out.stage.pool, trainingPool, true, path,
+                                 "the data stage runs on a pool of CPUs", errors);
+        if (!out.pool)
             return false;
-        }
         const ResolvedPool& rp = pools[*out.pool];
-        if (*out.pool == trainingPool || rp.device->kind != DeviceKind::Cpu) {
-            errors.push_back({path, "\"" + rp.pool.name + "\" holds " + rp.device->id + ", a " +
-                                        toString(rp.device->kind) +
-                                        (*out.pool == trainingPool ? " that trains" : "") +
-                                        "; the data stage runs on a pool of CPUs"});
-            return false;
-        }
         out.cpu = rp.device;
         out.cpus = static_cast<double>(rp.pool.count);
         out.nodes = static_cast<double>(rp.pool.count) / static_cast<double>(rp.pool.devices_per_node);

@@ -22,16 +22,9 @@ double nicBps(const ResolvedPool& pool, double lineRateBps) {
 bool placeOnOwnPool(const Scenario& s, const std::vector<ResolvedPool>& pools, std::size_t trainingPool,
                     ResolvedEval& out, Diagnostics& errors) {
     const std::string path = evalPath(out.stage) + ".pool";
-    std::string names;
-    for (std::size_t i = 0; i < pools.size(); ++i) {
-        if (pools[i].pool.name == *out.stage.pool)
-            out.pool = i;
-        names += (names.empty() ? "" : ", ") + pools[i].pool.name;
-    }
-    if (!out.pool) {
-        errors.push_back({path, "no pool named \"" + *out.stage.pool + "\" (pools: " + names + ")"});
+    out.pool = findPoolNamed(pools, *out.stage.pool, path, errors);
+    if (!out.pool)
         return false;
-    }
     const ResolvedPool& rp = pools[*out.pool];
     if (*out.pool == trainingPool) { // the same as naming none
         out.pool.reset();

@@ -44,19 +44,6 @@ double updatedParameters(const Workload& w, std::int64_t stage) {
     return w.parallel.zero >= 1 ? shardedParameters(w, params, expertParametersPerDevice(w, stage)) : params;
 }
 
-// The pool of `path` by name: its index, or nullopt with an error listing the pools.
-std::optional<std::size_t> poolNamed(const std::vector<ResolvedPool>& pools, const std::string& name,
-                                     const std::string& path, Diagnostics& errors) {
-    std::string names;
-    for (std::size_t i = 0; i < pools.size(); ++i) {
-        if (pools[i].pool.name == name)
-            return i;
-        names += (names.empty() ? "" : ", ") + pools[i].pool.name;
-    }
-    errors.push_back({path, "no pool named \"" + name + "\" (pools: " + names + ")"});
-    return std::nullopt;
-}
-
 // The link from a training device to another pool over the network: its share of the narrower side.
 void overNetwork(const Scenario& s, const std::vector<ResolvedPool>& pools, std::size_t trainingPool,
                  ResolvedOffload& out) {
@@ -91,17 +78,11 @@ bool placeExperts(const Scenario& s, const std::vector<ResolvedPool>& pools, std
         errors.push_back({path + ".pool", "missing: name the accelerator pool that runs the experts"});
         return false;
     }
-    out.pool = poolNamed(pools, *out.stage.pool, path + ".pool", errors);
+    out.pool = findStagePool(pools, *out.stage.pool, trainingPool, false, path + ".pool",
+                             "experts run on a pool of other accelerators", errors);
     if (!out.pool)
         return false;
     const ResolvedPool& rp = pools[*out.pool];
-    if (*out.pool == trainingPool || rp.device->kind == DeviceKind::Cpu) {
-        errors.push_back({path + ".pool", "\"" + rp.pool.name + "\" holds " + rp.device->id + ", a " +
-                                              toString(rp.device->kind) +
-                                              (*out.pool == trainingPool ? " that trains" : "") +
-                                              "; experts run on a pool of other accelerators"});
-        return false;
-    }
     if (!rp.device->peakFlops(w.precision))
         errors.push_back({path + ".pool", rp.device->id + " has no " + toString(w.precision) +
                                               " rate in the catalog, so it cannot run the experts"});
@@ -130,17 +111,11 @@ bool placeOptimizer(const Scenario& s, const std::vector<ResolvedPool>& pools, s
     const std::string path = offloadStagePath(out.stage) + ".pool";
     const ResolvedPool& training = pools[trainingPool];
     if (out.stage.pool) {
-        out.pool = poolNamed(pools, *out.stage.pool, path, errors);
+        out.pool = findStagePool(pools, *out.stage.pool, trainingPool, true, path,
+                                 "the optimizer is offloaded to a pool of CPUs", errors);
         if (!out.pool)
             return false;
         const ResolvedPool& rp = pools[*out.pool];
-        if (*out.pool == trainingPool || rp.device->kind != DeviceKind::Cpu) {
-            errors.push_back({path, "\"" + rp.pool.name + "\" holds " + rp.device->id + ", a " +
-                                        toString(rp.device->kind) +
-                                        (*out.pool == trainingPool ? " that trains" : "") +
-                                        "; the optimizer is offloaded to a pool of CPUs"});
-            return false;
-        }
         out.device = rp.device;
         out.devices = static_cast<double>(rp.pool.count);
         overNetwork(s, pools, trainingPool, out);

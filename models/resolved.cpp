@@ -322,6 +322,33 @@ std::optional<NetworkPlan> planTrainingPoolNetwork(const Scenario& s, const Cata
     return planNetwork(*pool, index, *dev, s.cluster.network, linkRates(s.cluster.network, *dev), errors);
 }
 
+std::optional<std::size_t> findPoolNamed(const std::vector<ResolvedPool>& pools, const std::string& name,
+                                         const std::string& path, Diagnostics& errors) {
+    std::string names;
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+        if (pools[i].pool.name == name)
+            return i;
+        names += (names.empty() ? "" : ", ") + pools[i].pool.name;
+    }
+    errors.push_back({path, "no pool named \"" + name + "\" (pools: " + names + ")"});
+    return std::nullopt;
+}
+
+std::optional<std::size_t> findStagePool(const std::vector<ResolvedPool>& pools, const std::string& name,
+                                         std::size_t trainingPool, bool cpus, const std::string& path,
+                                         const std::string& needs, Diagnostics& errors) {
+    const auto index = findPoolNamed(pools, name, path, errors);
+    if (!index)
+        return std::nullopt;
+    const ResolvedPool& pool = pools[*index];
+    const bool trains = *index == trainingPool;
+    if (!trains && (pool.device->kind == DeviceKind::Cpu) == cpus)
+        return index;
+    errors.push_back({path, "\"" + pool.pool.name + "\" holds " + pool.device->id + ", a " +
+                                toString(pool.device->kind) + (trains ? " that trains" : "") + "; " + needs});
+    return std::nullopt;
+}
+
 std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog& catalog,
                                                 Diagnostics& errors, bool checkMemory) {
     const std::size_t before = errors.size();

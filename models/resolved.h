@@ -63,6 +63,16 @@ struct ResolvedScenario {
     [[nodiscard]] bool fitsInMemory() const { return memory.total() <= device().memory_GB.value; }
 };
 
+// The index of the pool named `name`, or nullopt with an error at `path` listing the pools (stages name
+// the pool they run on).
+std::optional<std::size_t> findPoolNamed(const std::vector<ResolvedPool>& pools, const std::string& name,
+                                         const std::string& path, Diagnostics& errors);
+// The pool named `name` for a stage that runs beside the training: not the training pool, and of CPUs
+// (`cpus` true) or of accelerators; nullopt with an error at `path` ending in `needs` otherwise.
+std::optional<std::size_t> findStagePool(const std::vector<ResolvedPool>& pools, const std::string& name,
+                                         std::size_t trainingPool, bool cpus, const std::string& path,
+                                         const std::string& needs, Diagnostics& errors);
+
 // Checks everything the file format cannot (divisibility, device counts, memory, catalog ids) and fills
 // defaults. On failure returns nullopt; `errors` names the JSON path of each problem. With
 // `checkMemory` false a layout that does not fit is still resolved (validation of published runs).

@@ -11,47 +11,22 @@
 #include <cmath>
 #include <filesystem>
 
+#include "tests/models/stagetesting.h"
+
 using namespace choreo::models;
 using namespace Qt::StringLiterals;
 
 namespace {
 
-const std::filesystem::path kAssets(CHOREO_TEST_ASSETS);
-const std::filesystem::path kHybrid = kAssets / "scenarios" / "hybrid-multimodal.json";
+using choreo::test::catalog;
+const std::filesystem::path kHybrid = choreo::test::kAssets / "scenarios" / "hybrid-multimodal.json";
 
-const Catalog& catalog() {
-    static const Catalog c = [] {
-        Diagnostics errors;
-        auto loaded = Catalog::load(kAssets / "catalog", errors);
-        if (!loaded)
-            qFatal("catalog: %s", joinDiagnostics(errors).c_str());
-        return std::move(*loaded);
-    }();
-    return c;
-}
-
-// The shipped hybrid scenario with `assignments` applied (--set syntax), resolved; errors in `errors`.
 std::optional<ResolvedScenario> hybrid(const std::vector<std::string>& assignments, Diagnostics& errors) {
-    std::vector<FieldOverride> overrides;
-    for (const auto& a : assignments) {
-        std::string error;
-        auto o = parseFieldOverride(a, error);
-        if (!o)
-            qFatal("%s: %s", a.c_str(), error.c_str());
-        overrides.push_back(*o);
-    }
-    auto scenario = loadScenarioFile(kHybrid, errors, overrides);
-    if (!scenario)
-        return std::nullopt;
-    return resolveScenario(*scenario, catalog(), errors);
+    return choreo::test::resolveWith(kHybrid, assignments, errors);
 }
 
 ResolvedScenario hybridOrFail(const std::vector<std::string>& assignments) {
-    Diagnostics errors;
-    auto rs = hybrid(assignments, errors);
-    if (!rs)
-        qFatal("hybrid scenario: %s", joinDiagnostics(errors).c_str());
-    return std::move(*rs);
+    return choreo::test::resolveOrFail(kHybrid, assignments);
 }
 
 // A training step of `seconds` at 500 W per device, as a simulator would report it.
@@ -214,14 +189,8 @@ private slots:
         QFETCH(QString, message);
         Diagnostics errors;
         QVERIFY(!hybrid({assignment.toStdString()}, errors));
-        QString all;
-        bool found = false;
-        for (const auto& e : errors) {
-            all += QString::fromStdString(e.path + ": " + e.message + "\n");
-            found = found || (e.path == path.toStdString() &&
-                              e.message.find(message.toStdString()) != std::string::npos);
-        }
-        QVERIFY2(found, qPrintable(all));
+        QVERIFY2(choreo::test::hasError(errors, path.toStdString(), message.toStdString()),
+                 joinDiagnostics(errors).c_str());
     }
 };
 

@@ -13,48 +13,27 @@
 #include <cmath>
 #include <filesystem>
 
+#include "tests/models/stagetesting.h"
+
 using namespace choreo::models;
 using namespace Qt::StringLiterals;
 
 namespace {
 
-const std::filesystem::path kAssets(CHOREO_TEST_ASSETS);
+using choreo::test::kAssets;
+const std::filesystem::path kDefault = kAssets / "scenarios" / "default.json";
 const std::string kTwoPools =
     R"(cluster.pools=[{"name": "gpus", "device": "h100-sxm", "count": 128, )"
     R"("devices_per_node": 8}, {"name": "evals", "device": "h100-sxm", "count": 16, )"
     R"("devices_per_node": 8}])";
 
-const Catalog& catalog() {
-    static const Catalog c = [] {
-        Diagnostics errors;
-        auto loaded = Catalog::load(kAssets / "catalog", errors);
-        if (!loaded)
-            qFatal("catalog: %s", joinDiagnostics(errors).c_str());
-        return std::move(*loaded);
-    }();
-    return c;
-}
-
 // The default scenario (Llama-3 70B on 128 H100) with `assignments` applied, resolved.
 std::optional<ResolvedScenario> load(const std::vector<std::string>& assignments, Diagnostics& errors) {
-    std::vector<FieldOverride> overrides;
-    for (const auto& a : assignments) {
-        std::string error;
-        auto o = parseFieldOverride(a, error);
-        if (!o)
-            qFatal("%s: %s", a.c_str(), error.c_str());
-        overrides.push_back(*o);
-    }
-    auto scenario = loadScenarioFile(kAssets / "scenarios" / "default.json", errors, overrides);
-    return scenario ? resolveScenario(*scenario, catalog(), errors) : std::nullopt;
+    return choreo::test::resolveWith(kDefault, assignments, errors);
 }
 
 ResolvedScenario loadOrFail(const std::vector<std::string>& assignments) {
-    Diagnostics errors;
-    auto rs = load(assignments, errors);
-    if (!rs)
-        qFatal("%s", joinDiagnostics(errors).c_str());
-    return std::move(*rs);
+    return choreo::test::resolveOrFail(kDefault, assignments);
 }
 
 StepMeasurement trainStep(const ResolvedScenario& rs, double seconds) {
@@ -140,11 +119,8 @@ private slots:
         QFETCH(QString, message);
         Diagnostics errors;
         QVERIFY(!load({"workload.stages=[" + stage.toStdString() + "]"}, errors));
-        bool found = false;
-        for (const auto& e : errors)
-            found = found || (e.path == path.toStdString() &&
-                              e.message.find(message.toStdString()) != std::string::npos);
-        QVERIFY2(found, joinDiagnostics(errors).c_str());
+        QVERIFY2(choreo::test::hasError(errors, path.toStdString(), message.toStdString()),
+                 joinDiagnostics(errors).c_str());
     }
 
     void tooSmallAPoolIsRefused() {

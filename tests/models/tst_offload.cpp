@@ -14,50 +14,26 @@
 #include <cmath>
 #include <filesystem>
 
+#include "tests/models/stagetesting.h"
+
 using namespace choreo::models;
 using namespace Qt::StringLiterals;
 
 namespace {
 
-const std::filesystem::path kAssets(CHOREO_TEST_ASSETS);
+using choreo::test::catalog;
+using choreo::test::kAssets;
 const std::filesystem::path kMoe = kAssets / "scenarios" / "hybrid-moe-offload.json";
 const std::filesystem::path kOptimizer = kAssets / "scenarios" / "hybrid-cpu-optimizer.json";
 
-const Catalog& catalog() {
-    static const Catalog c = [] {
-        Diagnostics errors;
-        auto loaded = Catalog::load(kAssets / "catalog", errors);
-        if (!loaded)
-            qFatal("catalog: %s", joinDiagnostics(errors).c_str());
-        return std::move(*loaded);
-    }();
-    return c;
-}
-
-// A shipped scenario with `assignments` applied (--set syntax), resolved; errors in `errors`.
 std::optional<ResolvedScenario> load(const std::filesystem::path& file,
                                      const std::vector<std::string>& assignments, Diagnostics& errors) {
-    std::vector<FieldOverride> overrides;
-    for (const auto& a : assignments) {
-        std::string error;
-        auto o = parseFieldOverride(a, error);
-        if (!o)
-            qFatal("%s: %s", a.c_str(), error.c_str());
-        overrides.push_back(*o);
-    }
-    auto scenario = loadScenarioFile(file, errors, overrides);
-    if (!scenario)
-        return std::nullopt;
-    return resolveScenario(*scenario, catalog(), errors);
+    return choreo::test::resolveWith(file, assignments, errors);
 }
 
 ResolvedScenario loadOrFail(const std::filesystem::path& file,
                             const std::vector<std::string>& assignments = {}) {
-    Diagnostics errors;
-    auto rs = load(file, assignments, errors);
-    if (!rs)
-        qFatal("%s: %s", file.filename().string().c_str(), joinDiagnostics(errors).c_str());
-    return std::move(*rs);
+    return choreo::test::resolveOrFail(file, assignments);
 }
 
 // A training step as a simulator would report it from the step model: every chunk's compute, no waiting
@@ -283,14 +259,8 @@ private slots:
         QFETCH(QString, message);
         Diagnostics errors;
         QVERIFY(!load(file.toStdString(), {assignment.toStdString()}, errors));
-        QString all;
-        bool found = false;
-        for (const auto& e : errors) {
-            all += QString::fromStdString(e.path + ": " + e.message + "\n");
-            found = found || (e.path == path.toStdString() &&
-                              e.message.find(message.toStdString()) != std::string::npos);
-        }
-        QVERIFY2(found, qPrintable(all));
+        QVERIFY2(choreo::test::hasError(errors, path.toStdString(), message.toStdString()),
+                 joinDiagnostics(errors).c_str());
     }
 };
 

@@ -1,0 +1,64 @@
+#pragma once
+// Shared by the models tests of pipeline stages: the catalog, and a shipped scenario resolved with --set
+// style overrides applied, as choreo-sim run would read it.
+#include "models/fieldoverride.h"
+#include "models/resolved.h"
+#include "models/scenarioio.h"
+
+#include <QtGlobal>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo::test {
+
+inline const std::filesystem::path kAssets(CHOREO_TEST_ASSETS);
+
+inline const models::Catalog& catalog() {
+    static const models::Catalog c = [] {
+        models::Diagnostics errors;
+        auto loaded = models::Catalog::load(kAssets / "catalog", errors);
+        if (!loaded)
+            qFatal("catalog: %s", models::joinDiagnostics(errors).c_str());
+        return std::move(*loaded);
+    }();
+    return c;
+}
+
+// `file` with `assignments` (PATH=VALUE) applied, resolved; nullopt with the errors in `errors`.
+inline std::optional<models::ResolvedScenario> resolveWith(const std::filesystem::path& file,
+                                                           const std::vector<std::string>& assignments,
+                                                           models::Diagnostics& errors) {
+    std::vector<models::FieldOverride> overrides;
+    for (const auto& a : assignments) {
+        std::string error;
+        auto o = models::parseFieldOverride(a, error);
+        if (!o)
+            qFatal("%s: %s", a.c_str(), error.c_str());
+        overrides.push_back(*o);
+    }
+    auto scenario = models::loadScenarioFile(file, errors, overrides);
+    return scenario ? models::resolveScenario(*scenario, catalog(), errors) : std::nullopt;
+}
+
+// The same, and the test stops when it does not resolve.
+inline models::ResolvedScenario resolveOrFail(const std::filesystem::path& file,
+                                              const std::vector<std::string>& assignments = {}) {
+    models::Diagnostics errors;
+    auto rs = resolveWith(file, assignments, errors);
+    if (!rs)
+        qFatal("%s: %s", file.filename().string().c_str(), models::joinDiagnostics(errors).c_str());
+    return std::move(*rs);
+}
+
+// Whether `errors` hold one at `path` whose message contains `message`.
+inline bool hasError(const models::Diagnostics& errors, const std::string& path, const std::string& message) {
+    for (const auto& e : errors)
+        if (e.path == path && e.message.find(message) != std::string::npos)
+            return true;
+    return false;
+}
+
+} // namespace choreo::test
