@@ -3,6 +3,7 @@
 #include "models/sweep.h"
 #include "ui/autosave.h"
 #include "ui/document.h"
+#include "ui/editids.h"
 #include "ui/itemmodels/pooltablemodel.h"
 #include "ui/itemmodels/resultsummarymodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
@@ -65,6 +66,7 @@ private slots:
     void consecutiveEditsMerge();
     void invalidEditDisablesRun();
     void poolsAddAndRemove();
+    void poolPricesAndRenamedStages();
     void saveClearsModified();
     void runFillsResultsAndModelsStaySound();
     void crashedWorkerLosesNothing();
@@ -273,6 +275,33 @@ void TestMainWindow::poolsAddAndRemove() {
     QVERIFY(remove->isEnabled());
     remove->click();
     QCOMPARE(view->model()->rowCount(), 1);
+    QVERIFY(window_->document()->scenario() == original_);
+}
+
+// Each pool's own price in the table (empty: the catalog's, shown grey); renaming a pool keeps the
+// stages that name it on it.
+void TestMainWindow::poolPricesAndRenamedStages() {
+    using choreo::ui::PoolTableModel;
+    auto* model = child<QTableView>(*window_, u"poolsTable"_s)->model();
+    const QModelIndex rent = model->index(0, PoolTableModel::RentColumn);
+    QVERIFY(rent.data(Qt::ForegroundRole).isValid()); // grey: not the pool's own
+    QVERIFY(model->setData(rent, u"3.5"_s));
+    QCOMPARE(*window_->document()->scenario().cluster.pools[0].rent_usd_per_device_hour, 3.5);
+    QCOMPARE(rent.data().toString(), u"3.5"_s);
+    QVERIFY(!rent.data(Qt::ForegroundRole).isValid());
+    QVERIFY(!model->setData(rent, u"-1"_s));
+    QVERIFY(!model->setData(rent, u"cheap"_s));
+    QVERIFY(model->setData(rent, QString())); // back to the catalog's
+    QVERIFY(!window_->document()->scenario().cluster.pools[0].rent_usd_per_device_hour);
+
+    auto scenario = window_->document()->scenario();
+    scenario.workload.eval = choreo::models::EvalStage{std::string("gpus"), 100, 0, 0};
+    window_->document()->edit(scenario, choreo::ui::NoMerge, u"eval"_s);
+    QVERIFY(model->setData(model->index(0, PoolTableModel::NameColumn), u"trainers"_s));
+    QCOMPARE(*window_->document()->scenario().workload.eval->pool, std::string("trainers"));
+    QVERIFY(window_->document()->isValid());
+    while (window_->document()->undoStack()->canUndo())
+        window_->document()->undoStack()->undo();
     QVERIFY(window_->document()->scenario() == original_);
 }
 

@@ -73,6 +73,10 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
                                         new DeviceDelegate(document->catalog(), poolView_));
     poolView_->verticalHeader()->hide();
     poolView_->horizontalHeader()->setSectionResizeMode(PoolTableModel::DeviceColumn, QHeaderView::Stretch);
+    // The numbers take what they need, so that every column reads in the editor's width.
+    for (int column : {PoolTableModel::CountColumn, PoolTableModel::DevicesPerNodeColumn,
+                       PoolTableModel::RentColumn, PoolTableModel::BuyColumn})
+        poolView_->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     poolView_->setSelectionBehavior(QAbstractItemView::SelectRows);
     poolView_->setSelectionMode(QAbstractItemView::SingleSelection);
     poolView_->setEditTriggers(QAbstractItemView::AllEditTriggers);

@@ -5,13 +5,55 @@
 #include "ui/itemmodels/catalogdevicemodel.h"
 #include "ui/itemmodels/roles.h"
 
+#include <QColor>
 #include <QMimeData>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
+
+namespace {
+
+// Every reference of the workload to pool `from` (the training pool and its stages') now names `to`.
+void renamePoolReferences(models::Workload& w, const std::string& from, const std::string& to) {
+    auto rename = [&](std::optional<std::string>& pool) {
+        if (pool && *pool == from)
+            pool = to;
+    };
+    rename(w.pool);
+    if (w.data)
+        rename(w.data->pool);
+    for (auto& stage : w.offload)
+        rename(stage.pool);
+    if (w.eval)
+        rename(w.eval->pool);
+}
+
+} // namespace
+
+// The pool's own price, or in grey the catalog's ("" to edit, so that clearing it restores the catalog's).
+QString PoolTableModel::priceText(const models::Pool& pool, bool rent, bool editing) const {
+    const auto& own = rent ? pool.rent_usd_per_device_hour : pool.buy_usd_per_device;
+    if (own)
+        return QString::number(*own, 'g', 10);
+    if (editing)
+        return {};
+    // What applies instead: for the training pool the costs section's figure, else the catalog's.
+    const models::Scenario& s = document_->scenario();
+    const models::Pool* training = s.trainingPool();
+    if (training && training->name == pool.name) {
+        if (const auto& scenarioWide = rent ? s.costs.rent_usd_per_device_hour : s.costs.buy_usd_per_device)
+            return QString::number(*scenarioWide, 'g', 10);
+    }
+    const models::Device* device = document_->catalog().find(pool.device);
+    if (!device)
+        return {};
+    const models::Sourced& price = rent ? device->rent_usd_per_hour : device->buy_usd;
+    return price.present() ? QString::number(price.value, 'g', 10) : tr("none");
+}
 
 PoolTableModel::PoolTableModel(Document* document, QObject* parent)
     : QAbstractTableModel(parent)
@@ -59,16 +101,24 @@ QVariant PoolTableModel::data(const QModelIndex& index, int role) const {
             return static_cast<qlonglong>(pool.count);
         case DevicesPerNodeColumn:
             return static_cast<qlonglong>(pool.devices_per_node);
+        case RentColumn:
+        case BuyColumn:
+            return priceText(pool, index.column() == RentColumn, role == Qt::EditRole);
         default:
             return {};
         }
     }
+    if (role == Qt::ForegroundRole && (index.column() == RentColumn || index.column() == BuyColumn) &&
+        !(index.column() == RentColumn ? pool.rent_usd_per_device_hour : pool.buy_usd_per_device))
+        return QColor(Qt::gray); // the catalog's price, not the pool's own
+    if (role == Qt::ToolTipRole && (index.column() == RentColumn || index.column() == BuyColumn))
+        return tr("This pool's own price per device; empty: the catalog's (shown grey). Costs in rent mode "
+                  "use the hourly price, in buy mode the purchase price.");
     if (role == Qt::ToolTipRole && index.column() == DeviceColumn)
         return QString::fromStdString(pool.device);
     if (role == KeyRole)
         return QString::fromStdString(pool.name);
-    if (role == Qt::TextAlignmentRole &&
-        (index.column() == CountColumn || index.column() == DevicesPerNodeColumn))
+    if (role == Qt::TextAlignmentRole && index.column() != NameColumn && index.column() != DeviceColumn)
         return (Qt::AlignRight | Qt::AlignVCenter).toInt();
     return {};
 }
@@ -85,6 +135,10 @@ QVariant PoolTableModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Devices");
     case DevicesPerNodeColumn:
         return tr("Per node");
+    case RentColumn:
+        return tr("Rent $/h");
+    case BuyColumn:
+        return tr("Buy $");
     default:
         return {};
     }
@@ -108,9 +162,8 @@ bool PoolTableModel::setData(const QModelIndex& index, const QVariant& value, in
         const std::string name = value.toString().trimmed().toStdString();
         if (name.empty())
             return false;
-        // Keep the workload on the pool it trained on when that pool is renamed.
-        if (s.workload.pool && *s.workload.pool == pool.name)
-            s.workload.pool = name;
+        // Keep the workload and its stages on the pools they ran on when a pool is renamed.
+        renamePoolReferences(s.workload, pool.name, name);
         pool.name = name;
         description = tr("Rename pool");
         break;
@@ -130,6 +183,18 @@ bool PoolTableModel::setData(const QModelIndex& index, const QVariant& value, in
         (index.column() == CountColumn ? pool.count : pool.devices_per_node) = n;
         description =
             index.column() == CountColumn ? tr("Change device count") : tr("Change devices per node");
+        break;
+    }
+    case RentColumn:
+    case BuyColumn: {
+        auto& price = index.column() == RentColumn ? pool.rent_usd_per_device_hour : pool.buy_usd_per_device;
+        const QString text = value.toString().trimmed();
+        bool ok = text.isEmpty();
+        const double usd = ok ? 0.0 : text.toDouble(&ok);
+        if (!ok || usd < 0.0 || !std::isfinite(usd))
+            return false; // the table keeps the old price; the delegate shows the text was refused
+        price = text.isEmpty() ? std::nullopt : std::optional<double>(usd);
+        description = index.column() == RentColumn ? tr("Change rent price") : tr("Change purchase price");
         break;
     }
     default:

@@ -18,7 +18,16 @@ class PoolTableModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { NameColumn, DeviceColumn, CountColumn, DevicesPerNodeColumn, ColumnCount };
+    // Rent and buy: the pool's own price per device; empty shows (greyed) and uses the catalog's.
+    enum Column {
+        NameColumn,
+        DeviceColumn,
+        CountColumn,
+        DevicesPerNodeColumn,
+        RentColumn,
+        BuyColumn,
+        ColumnCount
+    };
 
     explicit PoolTableModel(Document* document, QObject* parent = nullptr);
 
@@ -46,6 +55,7 @@ public:
 
 private:
     void onScenarioChanged();
+    [[nodiscard]] QString priceText(const models::Pool& pool, bool rent, bool editing) const;
 
     Document* document_;
     int rows_ = 0; // rows the views know about
