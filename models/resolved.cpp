@@ -37,9 +37,30 @@ void checkHeadsAndTensorSplit(const Workload& workload, Diagnostics& errors) {
 }
 
 // Pipeline stages and interleaving, context parallelism, and the batch.
+// The product of `factors`, or nullopt when it does not fit in 64 bits (a bad input, never a wrapped
+// number in a message).
+std::optional<std::int64_t> checkedProduct(std::initializer_list<std::int64_t> factors) {
+    std::int64_t product = 1;
+    for (const std::int64_t factor : factors)
+        if (__builtin_mul_overflow(product, factor, &product))
+            return std::nullopt;
+    return product;
+}
+
 void checkPipelineAndBatch(const Workload& workload, Diagnostics& errors) {
     const auto& model = workload.model;
     const auto& parallel = workload.parallel;
+    const auto batchSplit = checkedProduct({workload.micro_batch, parallel.dp});
+    const auto chunks = checkedProduct({parallel.pp, parallel.vp});
+    if (!batchSplit || !chunks) {
+        errors.push_back({batchSplit ? "workload.parallel.vp" : "workload.micro_batch",
+                          batchSplit ? "pp*vp does not fit in 64 bits (pp=" + std::to_string(parallel.pp) +
+                                           ", vp=" + std::to_string(parallel.vp) + ")"
+                                     : "micro_batch*dp does not fit in 64 bits (micro_batch=" +
+                                           std::to_string(workload.micro_batch) +
+                                           ", dp=" + std::to_string(parallel.dp) + ")"});
+        return;
+    }
     // Uneven splits are allowed (layersInChunk): the first and last chunks give up a layer first, down to
     // none, when they hold only the embedding or only the output layer and the loss (Megatron-Core's
     // account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split: Llama 3.1 405B's 126
@@ -49,15 +70,15 @@ void checkPipelineAndBatch(const Workload& workload, Diagnostics& errors) {
             {"workload.parallel.pp", std::to_string(parallel.pp) +
                                          " pipeline stages for layers=" + std::to_string(model.layers) +
                                          ": every stage but the first and last needs a layer"});
-    else if (parallel.pp * parallel.vp > model.layers + 2)
+    else if (*chunks > model.layers + 2)
         errors.push_back(
-            {"workload.parallel.vp", "pp*vp = " + std::to_string(parallel.pp * parallel.vp) +
+            {"workload.parallel.vp", "pp*vp = " + std::to_string(*chunks) +
                                          " model chunks for layers=" + std::to_string(model.layers) +
                                          ": every chunk but the first and last needs a layer"});
     if (parallel.vp > 1 && parallel.pp == 1)
         errors.push_back(
             {"workload.parallel.vp", "interleaving (vp > 1) needs pipeline parallelism (pp > 1)"});
-    else if (parallel.vp > 1 && workload.global_batch % (workload.micro_batch * parallel.dp) == 0 &&
+    else if (parallel.vp > 1 && workload.global_batch % *batchSplit == 0 &&
              workload.microBatchesPerStep() % parallel.pp != 0)
         errors.push_back(
             {"workload.parallel.vp", "interleaving needs the micro-batches per step (" +
@@ -68,17 +89,16 @@ void checkPipelineAndBatch(const Workload& workload, Diagnostics& errors) {
             {"workload.parallel.cp", "2*cp = " + std::to_string(2 * parallel.cp) +
                                          " does not divide seq_len=" + std::to_string(model.seq_len) +
                                          " (the causal load-balanced split needs 2*cp chunks)"});
-    if (workload.global_batch % (workload.micro_batch * parallel.dp) != 0)
-        errors.push_back({"workload.global_batch", std::to_string(workload.global_batch) +
-                                                       " is not a multiple of micro_batch*dp = " +
-                                                       std::to_string(workload.micro_batch * parallel.dp)});
-    if (workload.global_batch % (workload.micro_batch * parallel.dp) == 0 &&
-        workload.microBatchesPerStep() > kMaxMicroBatchesPerStep)
+    if (workload.global_batch % *batchSplit != 0)
+        errors.push_back({"workload.global_batch",
+                          std::to_string(workload.global_batch) +
+                              " is not a multiple of micro_batch*dp = " + std::to_string(*batchSplit)});
+    if (workload.global_batch % *batchSplit == 0 && workload.microBatchesPerStep() > kMaxMicroBatchesPerStep)
         errors.push_back(
             {"workload.global_batch", std::to_string(workload.microBatchesPerStep()) +
                                           " micro-batches per pipeline and step is more than the " +
                                           std::to_string(kMaxMicroBatchesPerStep) + " supported"});
-    else if (workload.global_batch % (workload.micro_batch * parallel.dp) == 0 &&
+    else if (workload.global_batch % *batchSplit == 0 &&
              workload.microBatchesPerStep() * parallel.pp > kMaxPipelineOperations)
         errors.push_back({"workload", std::to_string(workload.microBatchesPerStep()) +
                                           " micro-batches x pp=" + std::to_string(parallel.pp) +
@@ -385,11 +405,11 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
     const auto& w = s.workload;
     const auto& p = w.parallel;
     checkModel(w, errors);
-    const std::int64_t layout = p.devices();
+    const auto layout = checkedProduct({p.tp, p.pp, p.dp, p.cp});
     if (layout != pool.count)
         errors.push_back({"cluster", std::string(p.cp > 1 ? "tp*pp*dp*cp = " : "tp*pp*dp = ") +
-                                         std::to_string(layout) + " but the pool has " +
-                                         std::to_string(pool.count) + " devices"});
+                                         (layout ? std::to_string(*layout) : std::string("more than 2^63")) +
+                                         " but the pool has " + std::to_string(pool.count) + " devices"});
     if (!dev.peakFlops(w.precision))
         errors.push_back({"workload.precision", toString(w.precision) + " is not supported by " + dev.id});
     if (const std::int64_t offload = w.activation_offload_layers; offload != 0) {

@@ -527,6 +527,24 @@ private slots:
         QCOMPARE(scenario->workload.parallel.dp, std::int64_t(16));
     }
 
+    // Degrees whose products pass 2^63 are named as such, never wrapped into a wrong number (0 before).
+    void hugeProductsAreRefusedNotWrapped() {
+        const std::string layout =
+            problemsAfter([](Json& d) { d["workload"]["parallel"]["dp"] = 4611686018427387904LL; });
+        QVERIFY2(layout.find("tp*pp*dp = more than 2^63") != std::string::npos, layout.c_str());
+        const std::string batch =
+            problemsAfter([](Json& d) { d["workload"]["micro_batch"] = 9223372036854775807LL; });
+        QVERIFY2(batch.find("workload.micro_batch: micro_batch*dp does not fit in 64 bits") !=
+                     std::string::npos,
+                 batch.c_str());
+        const std::string chunks = problemsAfter([](Json& d) {
+            d["workload"]["parallel"]["pp"] = 3037000500LL;
+            d["workload"]["parallel"]["vp"] = 3037000500LL;
+        });
+        QVERIFY2(chunks.find("workload.parallel.vp: pp*vp does not fit in 64 bits") != std::string::npos,
+                 chunks.c_str());
+    }
+
     void numbersOutOfRangeAreInvalidInput() {
         // nlohmann reports 1e400 as out_of_range, not parse_error: still a diagnostic, not an exception.
         Diagnostics errors;
