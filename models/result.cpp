@@ -58,29 +58,29 @@ double trainingWaitSeconds(const ResolvedScenario& rs, const ComputeSplit& split
 
 // How long pool `i` (not the training pool) is busy in one step: the data stage's CPUs preprocessing, an
 // offload stage's devices doing their share.
-double busySeconds(const ResolvedScenario& rs, std::size_t i, const DataStageTimes* data,
-                   const std::vector<OffloadLoad>& offload, double step) {
+double busySeconds(const ResolvedScenario& rs, std::size_t i, const RunResult& r) {
+    const DataStageTimes* data = r.data_stage ? &*r.data_stage : nullptr;
     double busy = data && rs.data->pool == i ? data->preprocess_s : 0.0;
-    if (rs.eval && rs.eval->pool == i)
-        busy += evalTimes(*rs.eval, rs.workload()).busy_per_step_s;
+    if (r.eval && rs.eval->pool == i)
+        busy += r.eval->busy_per_step_s;
+    const std::vector<OffloadLoad>& offload = r.offload;
     for (std::size_t k = 0; k < rs.offload.size(); ++k)
         if (rs.offload[k].pool == i)
             busy += offload[k].busy_s;
-    return std::min(step, busy);
+    return std::min(r.step_time_s, busy);
 }
 
 // Energy of one step of pool `i`, its devices only (no PUE): the training pool as simulated plus its idle
-// wait for data, another pool busy at full power for its stages' work and idle the rest of the step.
+// wait for data and busy for its `evaluating` seconds, another pool busy at full power for its stages' work
+// and idle the rest of the step.
 double poolEnergyPerStep(const ResolvedScenario& rs, std::size_t i, const StepMeasurement& train, double busy,
-                         double step) {
+                         double evaluating, double step) {
     const ResolvedPool& rp = rs.pools[i];
     const double devices = static_cast<double>(rp.pool.count);
     if (i == rs.training_pool) {
         // The simulators count the waits for offloaded work as busy; the devices idle through them.
         const double waiting = trainingWaitSeconds(rs, train.compute_split);
         // Beyond the simulated step: idle while waiting for data, busy for an evaluation's forward.
-        const double evaluating =
-            rs.eval && !rs.eval->pool ? evalTimes(*rs.eval, rs.workload()).per_step_s : 0.0;
         const double idling = devices * (rp.device->idle_W.value * (step - train.step_time_s - evaluating) +
                                          rp.device->tdp_W.value * evaluating);
         return std::max(train.it_energy_per_step_J -
@@ -120,9 +120,10 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
         const double busy = i == rs.training_pool
                                 ? std::max(0.0, r.breakdown.compute_s + r.breakdown.eval_s -
                                                     trainingWaitSeconds(rs, train.compute_split))
-                                : busySeconds(rs, i, data, r.offload, r.step_time_s);
+                                : busySeconds(rs, i, r);
         pool.utilisation = busy / r.step_time_s;
-        const double energyPerStepJ = poolEnergyPerStep(rs, i, train, busy, r.step_time_s);
+        const double energyPerStepJ =
+            poolEnergyPerStep(rs, i, train, busy, r.breakdown.eval_s, r.step_time_s);
         itEnergyPerStepJ += energyPerStepJ;
         pool.energy_kWh = energyPerStepJ * r.steps * costs.pue / 3.6e6;
         const double count = static_cast<double>(rp.pool.count);
@@ -148,9 +149,7 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
 
 // How long one training device waits for its offloaded experts in a step: every micro-batch's MoE layers,
 // forward, backward and a recomputed forward (the first pipeline stage's share of the layers).
-double expertsWaitSeconds(const ResolvedScenario& rs, const ResolvedOffload& experts) {
-    const Workload& w = rs.workload();
-    const ExpertWave wave = expertWave(experts, w);
+double expertsWaitSeconds(const Workload& w, const ExpertWave& wave) {
     const bool recomputed = w.recompute == Recompute::Full || w.recompute == Recompute::SelectiveOps;
     const double layers = static_cast<double>(w.model.moeLayers()) / static_cast<double>(w.parallel.pp);
     return static_cast<double>(w.microBatchesPerStep()) * layers *
@@ -165,8 +164,8 @@ Bottleneck findBottleneck(const ResolvedScenario& rs, double trainStep, const Da
         return {"data", rs.data->pool ? rs.pools[*rs.data->pool].pool.name : training + " host CPUs",
                 data->limit(), trainStep};
     if (const ResolvedOffload* experts = rs.offloaded(OffloadTarget::Experts)) {
-        const double wait = expertsWaitSeconds(rs, *experts);
         const ExpertWave wave = expertWave(*experts, rs.workload());
+        const double wait = expertsWaitSeconds(rs.workload(), wave);
         if (wait > trainStep - wait)
             return {"experts", experts->pool_name,
                     2.0 * wave.transfer_s > wave.compute_s ? "the link between the pools" : "expert compute",
