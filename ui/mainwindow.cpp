@@ -106,43 +106,8 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
                           scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth());
 
     results_ = new ResultsPanel;
-    // Pages that follow the document rather than the last run: memory per stage, hardware options.
-    memoryModel_ = new MemoryStageModel(document_, this);
-    auto* memoryChart = new ModelChartView(memoryModel_, [model = memoryModel_](const QAbstractItemModel& m) {
-        return createMemoryChart(m,
-                                 {MemoryStageModel::StageColumn,
-                                  {MemoryStageModel::WeightsColumn, MemoryStageModel::GradientsColumn,
-                                   MemoryStageModel::OptimizerColumn, MemoryStageModel::ActivationsColumn,
-                                   MemoryStageModel::BuffersColumn}},
-                                 model->capacityGB(), tr("Memory per device by pipeline stage"));
-    });
-    memoryChart->setObjectName(u"memoryChart"_s);
-    results_->addPage(memoryChart, tr("Memory"));
-    hardware_ = new HardwarePanel(document_, worker_);
-    results_->addPage(hardware_, tr("Hardware options"));
-
-    // The catalog as a palette beside the forms; its devices drop onto the pools table.
-    catalogModel_ = new CatalogDeviceModel(catalog_, this);
-    palette_ = new DevicePalette(catalogModel_, editor_->clusterEditor()->poolModel());
-    auto* paletteDock = new QDockWidget(tr("Device palette"), this);
-    paletteDock->setObjectName(u"devicePaletteDock"_s);
-    paletteDock->setWidget(palette_);
-    paletteDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
-    addDockWidget(Qt::LeftDockWidgetArea, paletteDock);
-    resizeDocks({paletteDock}, {300}, Qt::Horizontal);
-    // Hidden until asked for, so that the forms and results keep a 1280-pixel screen; restoreState()
-    // below brings it back where the user left it.
-    paletteDock->hide();
-    connect(editor_->clusterEditor(), &ClusterEditor::devicePaletteRequested, this, [paletteDock] {
-        paletteDock->show();
-        paletteDock->raise();
-    });
-    // The training pool's network, following the document.
-    topology_ = new TopologyPanel(document_);
-    results_->addPage(topology_, tr("Network"));
-    // The workload's stages on their pools, following the document; devices from the palette drop on it.
-    pipeline_ = new PipelineView(document_);
-    results_->addPage(pipeline_, tr("Pipeline"));
+    createDocumentPages();
+    QDockWidget* paletteDock = createDevicePalette();
     // The run queue: Run, its sweep and the queue's own sweeps run here, at most one worker per core.
     runQueue_ = new RunQueue(worker_, 0, this);
     runQueueDock_ = new RunQueueDock(runQueue_, document_, this);
@@ -198,6 +163,51 @@ MainWindow::MainWindow(const models::Catalog& catalog, WorkerCommand worker, QSe
 }
 
 MainWindow::~MainWindow() = default;
+
+// Result pages that follow the document rather than the last run: memory per stage, hardware options, the
+// training pool's network and the workload's pipeline.
+void MainWindow::createDocumentPages() {
+    memoryModel_ = new MemoryStageModel(document_, this);
+    auto* memoryChart = new ModelChartView(memoryModel_, [model = memoryModel_](const QAbstractItemModel& m) {
+        return createMemoryChart(m,
+                                 {MemoryStageModel::StageColumn,
+                                  {MemoryStageModel::WeightsColumn, MemoryStageModel::GradientsColumn,
+                                   MemoryStageModel::OptimizerColumn, MemoryStageModel::ActivationsColumn,
+                                   MemoryStageModel::BuffersColumn}},
+                                 model->capacityGB(), tr("Memory per device by pipeline stage"));
+    });
+    memoryChart->setObjectName(u"memoryChart"_s);
+    results_->addPage(memoryChart, tr("Memory"));
+    hardware_ = new HardwarePanel(document_, worker_);
+    results_->addPage(hardware_, tr("Hardware options"));
+
+    // The training pool's network, following the document.
+    topology_ = new TopologyPanel(document_);
+    results_->addPage(topology_, tr("Network"));
+    // The workload's stages on their pools, following the document; devices from the palette drop on it.
+    pipeline_ = new PipelineView(document_);
+    results_->addPage(pipeline_, tr("Pipeline"));
+}
+
+// The catalog as a palette beside the forms; its devices drop onto the pools table and the pipeline.
+QDockWidget* MainWindow::createDevicePalette() {
+    catalogModel_ = new CatalogDeviceModel(catalog_, this);
+    palette_ = new DevicePalette(catalogModel_, editor_->clusterEditor()->poolModel());
+    auto* paletteDock = new QDockWidget(tr("Device palette"), this);
+    paletteDock->setObjectName(u"devicePaletteDock"_s);
+    paletteDock->setWidget(palette_);
+    paletteDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
+    addDockWidget(Qt::LeftDockWidgetArea, paletteDock);
+    resizeDocks({paletteDock}, {300}, Qt::Horizontal);
+    // Hidden until asked for, so that the forms and results keep a 1280-pixel screen; restoreState()
+    // below brings it back where the user left it.
+    paletteDock->hide();
+    connect(editor_->clusterEditor(), &ClusterEditor::devicePaletteRequested, this, [paletteDock] {
+        paletteDock->show();
+        paletteDock->raise();
+    });
+    return paletteDock;
+}
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));

@@ -17,6 +17,7 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
+class QDockWidget;
 class QAction;
 class QLabel;
 class QListWidget;
@@ -112,6 +113,8 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void createDocumentPages();
+    QDockWidget* createDevicePalette(); // hidden until asked for
     void createActions();
     void newFile();
     void open();
