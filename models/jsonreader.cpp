@@ -1,5 +1,6 @@
 #include "models/jsonreader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -90,18 +91,20 @@ bool JsonReader::expectObject(const Json& value, const std::string& path) {
 
 void JsonReader::rejectUnknownKeys(const Json& object, const std::string& path,
                                    std::initializer_list<std::string_view> allowed) {
+    rejectUnknownKeys(object, path, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void JsonReader::rejectUnknownKeys(const Json& object, const std::string& path,
+                                   const std::vector<std::string>& allowed) {
     if (!object.is_object())
         return;
     for (const auto& [key, value] : object.items()) {
-        bool known = false;
-        for (auto name : allowed)
-            known = known || name == key;
-        if (!known) {
-            std::string list;
-            for (auto name : allowed)
-                list += (list.empty() ? "" : ", ") + std::string(name);
-            error(join(path, key.c_str()), "unknown field (allowed here: " + list + ")");
-        }
+        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end())
+            continue;
+        std::string list;
+        for (const auto& name : allowed)
+            list += (list.empty() ? "" : ", ") + name;
+        error(join(path, key.c_str()), "unknown field (allowed here: " + list + ")");
     }
 }
 

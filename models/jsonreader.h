@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace choreo::models {
 
@@ -25,6 +26,8 @@ public:
     // Records an error for every key of `object` not in `allowed`.
     void rejectUnknownKeys(const Json& object, const std::string& path,
                            std::initializer_list<std::string_view> allowed);
+    void rejectUnknownKeys(const Json& object, const std::string& path,
+                           const std::vector<std::string>& allowed);
 
     std::optional<std::string> text(const Json& object, const std::string& path, const char* key,
                                     bool required = true);

@@ -258,6 +258,12 @@ void checkModel(const Workload& workload, Diagnostics& errors) {
     }
     checkOverlap(workload, errors);
     checkPrecisionAndTokens(workload, errors);
+    if (workload.model.tied_embeddings && workload.parallel.pp > 1)
+        errors.push_back(
+            {"workload.model.tied_embeddings",
+             "tied embeddings with pipeline parallelism (pp=" + std::to_string(workload.parallel.pp) +
+                 ") are not modelled yet: Megatron-LM keeps a copy of the matrix on the last stage "
+                 "and all-reduces the two copies' gradients every step"});
 }
 
 } // namespace

@@ -96,6 +96,9 @@ struct ModelShape {
     // Hidden and attention dropout in training (GPT-3, Megatron-LM's default 0.1): its masks are kept for
     // the backward. Models trained without (Llama, Mixtral, DeepSeek-V3 and most since) keep none.
     bool dropout = true;
+    // The output layer reuses the input embedding's matrix (Llama 3.2 1B and 3B, Gemma): one vocab x hidden
+    // matrix of weights, gradients and optimizer states instead of two. The logits GEMM runs all the same.
+    bool tied_embeddings = false;
     // Width of one attention head; 0 means hidden / heads. Some models set it apart from the hidden size
     // (Qwen3: 128 on hidden 2,048 or 4,096; GPT-OSS: 64 on 2,880; Gemma), which changes the attention
     // projections, the scores and K and V.

@@ -1,6 +1,7 @@
 #include "models/scenarioio.h"
 
 #include "models/fieldoverride.h"
+#include "models/fieldtable.h"
 #include "models/jsonreader.h"
 
 #include <algorithm>
@@ -247,39 +248,39 @@ Cluster readCluster(JsonReader& r, const Json& j, const std::string& path) {
     return c;
 }
 
-ModelShape readModel(JsonReader& r, const Json& j, const std::string& path) {
-    ModelShape m;
-    if (!r.expectObject(j, path))
-        return m;
-    r.rejectUnknownKeys(j, path,
-                        {"name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                         "ffn_gated", "vocab", "seq_len", "moe", "dropout"});
-    if (auto it = j.find("moe"); it != j.end()) {
-        const std::string mp = JsonReader::join(path, "moe");
-        if (r.expectObject(*it, mp)) {
-            r.rejectUnknownKeys(*it, mp,
-                                {"experts", "top_k", "expert_ffn_hidden", "shared_experts", "dense_layers"});
-            MoeShape moe;
-            moe.experts = r.integer(*it, mp, "experts").value_or(0);
-            moe.top_k = r.integer(*it, mp, "top_k").value_or(0);
-            moe.expert_ffn_hidden = r.integer(*it, mp, "expert_ffn_hidden").value_or(0);
-            moe.shared_experts = r.integer(*it, mp, "shared_experts", 0, false).value_or(0);
-            moe.dense_layers = r.integer(*it, mp, "dense_layers", 0, false).value_or(0);
-            m.moe = moe;
-        }
+// The keys the field table describes in `objectPath`, and `extra` ones read by hand.
+std::vector<std::string> allowedKeys(std::string_view objectPath, std::initializer_list<const char*> extra) {
+    std::vector<std::string> keys = fieldKeysOf(objectPath);
+    keys.insert(keys.end(), extra.begin(), extra.end());
+    return keys;
+}
+
+// Reads the object at `path` (a key of `parent`) with the field table; a missing one is an error when
+// `required`.
+void readTableObject(JsonReader& r, const Json& parent, const std::string& parentPath, const char* key,
+                     bool required, Scenario& s) {
+    const std::string path = JsonReader::join(parentPath, key);
+    auto it = parent.find(key);
+    if (it == parent.end()) {
+        if (required)
+            r.error(path, "missing required field");
+        return;
     }
-    m.name = r.text(j, path, "name").value_or("");
-    m.layers = r.integer(j, path, "layers").value_or(0);
-    m.hidden = r.integer(j, path, "hidden").value_or(0);
-    m.heads = r.integer(j, path, "heads").value_or(0);
-    m.kv_heads = r.integer(j, path, "kv_heads").value_or(0);
-    m.head_dim = r.integer(j, path, "head_dim", 0, false).value_or(0);
-    m.ffn_hidden = r.integer(j, path, "ffn_hidden").value_or(0);
-    m.ffn_gated = r.boolean(j, path, "ffn_gated").value_or(false);
-    m.vocab = r.integer(j, path, "vocab").value_or(0);
-    m.seq_len = r.integer(j, path, "seq_len").value_or(0);
-    m.dropout = r.boolean(j, path, "dropout", false).value_or(true);
-    return m;
+    if (!r.expectObject(*it, path))
+        return;
+    r.rejectUnknownKeys(*it, path, allowedKeys(path, {}));
+    readFields(r, *it, path, s);
+}
+
+void readModel(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
+    if (!r.expectObject(j, path))
+        return;
+    r.rejectUnknownKeys(j, path, allowedKeys(path, {}));
+    if (j.contains("moe")) {
+        s.workload.model.moe.emplace();
+        readTableObject(r, j, path, "moe", false, s);
+    }
+    readFields(r, j, path, s);
 }
 
 DataStage readDataStage(JsonReader& r, const Json& j, const std::string& path) {
@@ -375,56 +376,18 @@ void readStages(JsonReader& r, const Json& j, const std::string& path, Workload&
     }
 }
 
-Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
-    Workload w;
+void readWorkload(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
     if (!r.expectObject(j, path))
-        return w;
-    r.rejectUnknownKeys(j, path,
-                        {"model", "global_batch", "micro_batch", "tokens_to_train", "precision", "parallel",
-                         "recompute", "attention", "gradient_accumulation", "zero3_engine", "fp8_recipe",
-                         "master_weights", "overlap", "gradient_precision", "activation_offload_layers",
-                         "pool", "stages"});
+        return;
+    r.rejectUnknownKeys(j, path, allowedKeys(path, {"gradient_precision", "pool", "stages"}));
+    Workload& w = s.workload;
     if (auto it = j.find("model"); it != j.end())
-        w.model = readModel(r, *it, JsonReader::join(path, "model"));
+        readModel(r, *it, JsonReader::join(path, "model"), s);
     else
         r.error(JsonReader::join(path, "model"), "missing required field");
-    w.global_batch = r.integer(j, path, "global_batch").value_or(0);
-    w.micro_batch = r.integer(j, path, "micro_batch").value_or(0);
-    w.tokens_to_train = r.number(j, path, "tokens_to_train").value_or(0.0);
-    if (auto p = r.text(j, path, "precision")) {
-        if (auto precision = precisionFromString(*p);
-            precision && (*precision == Precision::Bf16 || *precision == Precision::Fp16 ||
-                          *precision == Precision::Fp8 || *precision == Precision::Fp4))
-            w.precision = *precision;
-        else
-            r.error(JsonReader::join(path, "precision"),
-                    "unsupported training precision \"" + *p + "\" (known: bf16, fp16, fp8, fp4)");
-    }
-    readChoice(r, j, path, "recompute", true,
-               {Recompute::None, Recompute::Selective, Recompute::Full, Recompute::SelectiveOps}, "policy",
-               w.recompute);
-    readChoice(r, j, path, "attention", false,
-               {AttentionKernel::Fused, AttentionKernel::Unfused, AttentionKernel::Flash2},
-               "attention kernel", w.attention);
-    readChoice(r, j, path, "gradient_accumulation", false,
-               {GradientAccumulation::Fused, GradientAccumulation::Separate}, "gradient accumulation",
-               w.gradient_accumulation);
-    readChoice(r, j, path, "zero3_engine", false, {Zero3Engine::Layered, Zero3Engine::DeepSpeed2021},
-               "ZeRO-3 engine", w.zero3_engine);
-    readChoice(r, j, path, "fp8_recipe", false, {Fp8Recipe::Delayed, Fp8Recipe::Current},
-               "fp8 scaling recipe", w.fp8_recipe);
-    readChoice(r, j, path, "master_weights", false, {MasterWeights::Fp32, MasterWeights::Remainders},
-               "master-weight storage", w.master_weights);
-    if (auto it = j.find("overlap"); it != j.end()) {
-        const std::string op = JsonReader::join(path, "overlap");
-        if (r.expectObject(*it, op)) {
-            r.rejectUnknownKeys(*it, op, {"tp_comm", "param_gather", "grad_reduce", "ep_comm"});
-            w.overlap.tp_comm = r.boolean(*it, op, "tp_comm", false).value_or(false);
-            w.overlap.param_gather = r.boolean(*it, op, "param_gather", false).value_or(false);
-            w.overlap.grad_reduce = r.boolean(*it, op, "grad_reduce", false).value_or(true);
-            w.overlap.ep_comm = r.boolean(*it, op, "ep_comm", false).value_or(false);
-        }
-    }
+    readFields(r, j, path, s);
+    readTableObject(r, j, path, "parallel", true, s);
+    readTableObject(r, j, path, "overlap", false, s);
     if (auto g = r.text(j, path, "gradient_precision", false)) {
         if (auto gp = precisionFromString(*g);
             gp && (*gp == Precision::Fp32 || *gp == Precision::Bf16 || *gp == Precision::Fp16))
@@ -433,62 +396,16 @@ Workload readWorkload(JsonReader& r, const Json& j, const std::string& path) {
             r.error(JsonReader::join(path, "gradient_precision"),
                     "unsupported gradient precision \"" + *g + "\" (known: fp32, bf16, fp16)");
     }
-    w.activation_offload_layers = r.integer(j, path, "activation_offload_layers", 0, false).value_or(0);
     w.pool = r.text(j, path, "pool", false);
     if (auto it = j.find("stages"); it != j.end())
         readStages(r, *it, JsonReader::join(path, "stages"), w);
-    const std::string pp = JsonReader::join(path, "parallel");
-    if (auto it = j.find("parallel"); it == j.end()) {
-        r.error(pp, "missing required field");
-    } else if (r.expectObject(*it, pp)) {
-        r.rejectUnknownKeys(*it, pp,
-                            {"tp", "pp", "dp", "vp", "cp", "ep", "etp", "sequence_parallel", "zero"});
-        w.parallel.tp = r.integer(*it, pp, "tp").value_or(0);
-        w.parallel.pp = r.integer(*it, pp, "pp").value_or(0);
-        w.parallel.dp = r.integer(*it, pp, "dp").value_or(0);
-        w.parallel.vp = r.integer(*it, pp, "vp", 1, false).value_or(1);
-        w.parallel.cp = r.integer(*it, pp, "cp", 1, false).value_or(1);
-        w.parallel.ep = r.integer(*it, pp, "ep", 1, false).value_or(1);
-        w.parallel.etp = r.integer(*it, pp, "etp", 0, false).value_or(0); // 0: tp
-        w.parallel.sequence_parallel = r.boolean(*it, pp, "sequence_parallel", false).value_or(false);
-        if (auto z = r.integer(*it, pp, "zero", 0, false)) {
-            if (*z > 3)
-                r.error(JsonReader::join(pp, "zero"),
-                        "ZeRO stage " + std::to_string(*z) + " does not exist (0 to 3)");
-            else
-                w.parallel.zero = static_cast<int>(*z);
-        }
-    }
-    return w;
 }
 
-Costs readCosts(JsonReader& r, const Json& j, const std::string& path) {
-    Costs c;
+void readCosts(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
     if (!r.expectObject(j, path))
-        return c;
-    r.rejectUnknownKeys(j, path,
-                        {"mode", "rent_usd_per_device_hour", "buy_usd_per_device", "amortisation_years",
-                         "electricity_usd_per_kWh", "pue"});
-    if (auto m = r.text(j, path, "mode")) {
-        if (*m == "rent")
-            c.mode = CostMode::Rent;
-        else if (*m == "buy")
-            c.mode = CostMode::Buy;
-        else
-            r.error(JsonReader::join(path, "mode"), "expected \"rent\" or \"buy\", got \"" + *m + "\"");
-    }
-    c.rent_usd_per_device_hour = r.number(j, path, "rent_usd_per_device_hour", true, false);
-    c.buy_usd_per_device = r.number(j, path, "buy_usd_per_device", true, false);
-    c.amortisation_years = r.number(j, path, "amortisation_years").value_or(c.amortisation_years);
-    c.electricity_usd_per_kWh =
-        r.number(j, path, "electricity_usd_per_kWh", false).value_or(c.electricity_usd_per_kWh);
-    if (auto pue = r.number(j, path, "pue")) {
-        if (*pue < 1.0)
-            r.error(JsonReader::join(path, "pue"), "must be at least 1.0, got " + formatNumber(*pue));
-        else
-            c.pue = *pue;
-    }
-    return c;
+        return;
+    r.rejectUnknownKeys(j, path, allowedKeys(path, {}));
+    readFields(r, j, path, s);
 }
 
 CalibrationRef readCalibration(JsonReader& r, const Json& j, const std::string& path) {
@@ -577,11 +494,11 @@ std::optional<Scenario> readScenarioDocument(const Json& doc, Diagnostics& error
     else
         r.error("cluster", "missing required field");
     if (auto it = doc.find("workload"); it != doc.end())
-        s.workload = readWorkload(r, *it, "workload");
+        readWorkload(r, *it, "workload", s);
     else
         r.error("workload", "missing required field");
     if (auto it = doc.find("costs"); it != doc.end())
-        s.costs = readCosts(r, *it, "costs");
+        readCosts(r, *it, "costs", s);
     else
         r.error("costs", "missing required field");
     if (auto it = doc.find("calibration"); it != doc.end())
@@ -631,68 +548,16 @@ std::string serializeScenario(const Scenario& s) {
     doc["cluster"] = Json{{"pools", pools}, {"network", network}};
 
     const auto& w = s.workload;
-    const auto& m = w.model;
-    Json workload;
-    workload["model"] =
-        Json{{"name", m.name},           {"layers", m.layers},     {"hidden", m.hidden},
-             {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn_hidden},
-             {"ffn_gated", m.ffn_gated}, {"vocab", m.vocab},       {"seq_len", m.seq_len}};
-    if (m.head_dim > 0) // omitted when hidden / heads
-        workload["model"]["head_dim"] = m.head_dim;
-    if (!m.dropout) // omitted when on, the default
-        workload["model"]["dropout"] = false;
-    if (m.moe) // omitted for a dense model
-        workload["model"]["moe"] = Json{{"experts", m.moe->experts},
-                                        {"top_k", m.moe->top_k},
-                                        {"expert_ffn_hidden", m.moe->expert_ffn_hidden},
-                                        {"shared_experts", m.moe->shared_experts},
-                                        {"dense_layers", m.moe->dense_layers}};
-    workload["global_batch"] = w.global_batch;
-    workload["micro_batch"] = w.micro_batch;
-    workload["tokens_to_train"] = w.tokens_to_train;
-    workload["precision"] = toString(w.precision);
-    workload["parallel"] = Json{{"tp", w.parallel.tp},    {"pp", w.parallel.pp},
-                                {"dp", w.parallel.dp},    {"vp", w.parallel.vp},
-                                {"cp", w.parallel.cp},    {"sequence_parallel", w.parallel.sequence_parallel},
-                                {"zero", w.parallel.zero}};
-    if (w.parallel.ep != 1) // omitted when 1
-        workload["parallel"]["ep"] = w.parallel.ep;
-    if (w.parallel.etp > 0) // omitted when unset (tp)
-        workload["parallel"]["etp"] = w.parallel.etp;
-    workload["recompute"] = toString(w.recompute);
-    if (w.attention != AttentionKernel::Fused) // omitted: fused, the default
-        workload["attention"] = toString(w.attention);
-    if (w.gradient_accumulation != GradientAccumulation::Fused) // omitted: fused, the default
-        workload["gradient_accumulation"] = toString(w.gradient_accumulation);
-    if (w.zero3_engine != Zero3Engine::Layered) // omitted: layered, the default
-        workload["zero3_engine"] = toString(w.zero3_engine);
-    if (w.fp8_recipe != Fp8Recipe::Delayed) // omitted: delayed, the default
-        workload["fp8_recipe"] = toString(w.fp8_recipe);
-    if (w.master_weights != MasterWeights::Fp32) // omitted: fp32, the default
-        workload["master_weights"] = toString(w.master_weights);
-    if (w.overlap != Workload::Overlap{}) { // omitted when it is the default
-        workload["overlap"] = Json{{"tp_comm", w.overlap.tp_comm},
-                                   {"param_gather", w.overlap.param_gather},
-                                   {"grad_reduce", w.overlap.grad_reduce}};
-        if (w.overlap.ep_comm) // omitted: off, the default
-            workload["overlap"]["ep_comm"] = true;
-    }
+    Json workload = Json::object();
+    writeFields(workload, "workload", s);
     if (w.gradient_precision) // omitted: the default
         workload["gradient_precision"] = toString(*w.gradient_precision);
-    if (w.activation_offload_layers != 0) // omitted: none, the default
-        workload["activation_offload_layers"] = w.activation_offload_layers;
     putOptional(workload, "pool", w.pool);
     if (auto stages = stagesToJson(w); !stages.empty())
         workload["stages"] = stages;
     doc["workload"] = workload;
-
-    Json costs;
-    costs["mode"] = toString(s.costs.mode);
-    putOptional(costs, "rent_usd_per_device_hour", s.costs.rent_usd_per_device_hour);
-    putOptional(costs, "buy_usd_per_device", s.costs.buy_usd_per_device);
-    costs["amortisation_years"] = s.costs.amortisation_years;
-    costs["electricity_usd_per_kWh"] = s.costs.electricity_usd_per_kWh;
-    costs["pue"] = s.costs.pue;
+    Json costs = Json::object();
+    writeFields(costs, "costs", s);
     doc["costs"] = costs;
     if (s.calibration) {
         Json calibration{{"profile", s.calibration->profile}};

@@ -26,6 +26,7 @@ ParameterCount countParameters(const ModelShape& m) {
     p.ffn_per_layer = (m.ffn_gated ? 3.0 : 2.0) * h * static_cast<double>(m.ffn_hidden);
     p.norms_per_layer = 2.0 * h;
     p.embedding = static_cast<double>(m.vocab) * h;
+    p.output_embedding = m.tied_embeddings ? 0.0 : p.embedding;
     p.final_norm = h;
     p.layers = m.layers;
     if (m.moe) {
@@ -98,7 +99,7 @@ double parametersPerChunk(const Workload& w, std::int64_t chunk) {
     if (chunk == 0)
         params += p.embedding / tp;
     if (chunk == chunks - 1)
-        params += p.embedding / tp + p.final_norm;
+        params += p.output_embedding / tp + p.final_norm;
     return params;
 }
 

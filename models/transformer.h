@@ -6,12 +6,13 @@
 
 namespace choreo::models {
 
-// Parameter counts of a decoder-only transformer (untied input and output embeddings).
+// Parameter counts of a decoder-only transformer.
 struct ParameterCount {
     double attention_per_layer = 0; // Q, K, V (grouped-query aware) and output projection
     double ffn_per_layer = 0;       // 2 or 3 matrices (gated), of a dense layer
     double norms_per_layer = 0;
-    double embedding = 0; // input embedding; the output layer has as many
+    double embedding = 0;        // input embedding
+    double output_embedding = 0; // the output layer's matrix: as many, or none when tied to the embedding
     double final_norm = 0;
     // Mixture-of-Experts layers have these instead of ffn_per_layer.
     double experts_per_layer = 0;        // every routed expert
@@ -34,9 +35,10 @@ struct ParameterCount {
     }
     [[nodiscard]] double total() const {
         return perLayer() * static_cast<double>(layers - moe_layers) +
-               perMoeLayer() * static_cast<double>(moe_layers) + 2.0 * embedding + final_norm;
+               perMoeLayer() * static_cast<double>(moe_layers) + embedding + output_embedding + final_norm;
     }
-    // Parameters one token goes through (what FLOPs count); equals total() for a dense model.
+    // Parameters one token goes through (what FLOPs count): a tied output layer still runs its GEMM, so the
+    // embedding counts twice; equals total() for a dense model with untied embeddings.
     [[nodiscard]] double active() const {
         return perLayer() * static_cast<double>(layers - moe_layers) +
                perMoeLayerActive() * static_cast<double>(moe_layers) + 2.0 * embedding + final_norm;

@@ -1,5 +1,6 @@
 #include "models/validationcase.h"
 
+#include "models/fieldtable.h"
 #include "models/jsonreader.h"
 #include "models/topology.h"
 
@@ -71,6 +72,25 @@ public:
             return fallback;
         }
         return v;
+    }
+    // Sets every field the field table maps to a column of this file (models/fieldtable.h). An empty cell
+    // leaves the field's default; a required field's empty cell is an error.
+    void applyTableColumns(Scenario& s) {
+        for (const auto& field : scenarioFields()) {
+            if (field.csv_column.empty() || !field.appliesTo(s))
+                continue;
+            const std::string cell = text(field.csv_column);
+            if (cell.empty()) {
+                if (field.required)
+                    errors_.push_back({where_ + "." + field.csv_column, "missing value"});
+                continue;
+            }
+            std::string problem;
+            if (auto value = parseFieldCell(field, cell, problem))
+                field.set(s, *value);
+            else
+                errors_.push_back({where_ + "." + field.csv_column, problem});
+        }
     }
     double number(const std::string& name) {
         const std::string t = text(name);
@@ -162,12 +182,14 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         columns[header[i]] = i;
     if (override && !columns.count(override->column))
         columns[override->column] = header.size();
-    for (const char* needed :
-         {"id",        "model", "layers",      "hidden",       "heads",     "kv_heads",       "ffn_hidden",
-          "ffn_gated", "vocab", "seq_len",     "accelerator",  "n_accel",   "accel_per_node", "tp",
-          "pp",        "dp",    "micro_batch", "global_batch", "recompute", "precision",      "step_time_s"})
-        if (!columns.count(needed))
-            errors.push_back({"header", std::string("missing column \"") + needed + "\""});
+    std::vector<std::string> needed{"id",        "model",     "accelerator", "n_accel", "accel_per_node",
+                                    "recompute", "precision", "step_time_s"};
+    for (const auto& field : scenarioFields())
+        if (field.required && !field.csv_column.empty())
+            needed.push_back(field.csv_column);
+    for (const auto& column : needed)
+        if (!columns.count(column))
+            errors.push_back({"header", "missing column \"" + column + "\""});
     if (!errors.empty())
         return cases;
 
@@ -217,38 +239,10 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         s.cluster.network.topology.oversubscription = 1.0;
         Workload& w = s.workload;
         w.model.name = c.model;
-        w.model.layers = row.integer("layers", 0);
-        w.model.hidden = row.integer("hidden", 0);
-        w.model.heads = row.integer("heads", 0);
-        w.model.kv_heads = row.integer("kv_heads", 0);
-        w.model.head_dim = row.integer("head_dim", 0, false);
-        w.model.ffn_hidden = row.integer("ffn_hidden", 0);
-        w.model.ffn_gated = row.integer("ffn_gated", 0) != 0;
-        w.model.vocab = row.integer("vocab", 0);
-        w.model.seq_len = row.integer("seq_len", 0);
-        w.global_batch = row.integer("global_batch", 0);
-        w.micro_batch = row.integer("micro_batch", 1);
+        row.applyTableColumns(s);
         w.tokens_to_train = static_cast<double>(w.global_batch * w.model.seq_len) * 1000.0;
-        w.parallel.tp = row.integer("tp", 1);
-        w.parallel.pp = row.integer("pp", 1);
-        w.parallel.dp = row.integer("dp", 1);
-        w.parallel.sequence_parallel = row.integer("sp", 0, false) != 0;
-        const std::int64_t zero = row.integer("zero", 0, false);
-        const std::int64_t vp = row.integer("vp", 1, false);
-        const std::int64_t cp = row.integer("cp", 1, false);
-        const std::int64_t ep = row.integer("ep", 1, false);
+        const std::int64_t zero = w.parallel.zero;
         const std::int64_t experts = row.integer("moe_experts", 0, false);
-        w.parallel.zero = static_cast<int>(zero);
-        w.parallel.vp = vp;
-        w.parallel.cp = cp;
-        w.parallel.ep = ep;
-        w.parallel.etp = row.integer("etp", 0, false); // optional column; empty: tp, Megatron-Core's default
-        // Optional column: layers whose activations the recipe offloads to host memory (Megatron-Core's
-        // cpu_offloading_num_layers); empty: none.
-        w.activation_offload_layers = row.integer("offload_layers", 0, false);
-        // Optional column: 1 where the recipe overlaps the expert all-to-alls with another micro-batch's
-        // computation (Megatron-Core's overlap_moe_expert_parallel_comm, Megatron-Bridge moe_a2a_overlap).
-        w.overlap.ep_comm = row.integer("ep_overlap", 0, false) != 0;
         if (experts > 0) {
             MoeShape moe;
             moe.experts = experts;
@@ -389,9 +383,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
             w.attention = AttentionKernel::Flash2;
             addAssumption(c, "FlashAttention-2 kernels");
         }
-        if (zero < 0 || zero > 3)
-            c.skip = "unknown ZeRO stage " + std::to_string(zero);
-        else if (!row.text("finetune").empty())
+        if (!row.text("finetune").empty())
             c.skip = "fine-tuning runs are not modelled yet";
         if (errors.size() != before)
             continue;

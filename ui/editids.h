@@ -9,35 +9,6 @@ enum EditId : int {
     EditScenarioName = 1,
     EditNicGbps,
     EditOversubscription,
-    EditModelName,
-    EditLayers,
-    EditHidden,
-    EditHeads,
-    EditKvHeads,
-    EditHeadDim,
-    EditFfnHidden,
-    EditVocab,
-    EditSeqLen,
-    EditGlobalBatch,
-    EditMicroBatch,
-    EditTokensToTrain,
-    EditTp,
-    EditPp,
-    EditDp,
-    EditVp,
-    EditCp,
-    EditRentOverride,
-    EditBuyOverride,
-    EditAmortisation,
-    EditElectricity,
-    EditPue,
-    EditEp,
-    EditEtp,
-    EditMoeExperts,
-    EditMoeTopK,
-    EditMoeExpertFfnHidden,
-    EditMoeSharedExperts,
-    EditMoeDenseLayers,
     EditNodesPerLeaf,
     EditSwitchRadix,
     EditSwitchLatency,
@@ -48,15 +19,21 @@ enum EditId : int {
     EditTorusY,
     EditTorusZ,
     EditTopologyLinkGbps,
-    EditActivationOffload,
     EditPoolCellBase = 1000, // + row * kPoolColumnStride + column
 };
 
 inline constexpr int kPoolColumnStride = 8;
+// Edits of the field table's fields (models/fieldtable.h): the base plus the field's index.
+inline constexpr int kFieldEditBase = 1 << 24;
 
 // The merge id of an edit of one cell of the pools table.
 constexpr int poolCellEditId(int row, int column) {
     return EditPoolCellBase + row * kPoolColumnStride + column;
+}
+
+// The merge id of an edit of the table field at `index`.
+constexpr int fieldEditId(int index) {
+    return kFieldEditBase + index;
 }
 
 } // namespace choreo::ui

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/fieldtable.h"
 #include "models/scenario.h"
 #include "ui/document.h"
 
@@ -7,10 +8,12 @@
 #include <QWidget>
 
 #include <utility>
+#include <vector>
 
 namespace choreo::ui {
 
 class FieldMarks;
+class FormGrid;
 
 // Base of the scenario's form editors: shows the document and turns widget changes into undoable edits.
 class ScenarioForm : public QWidget {
@@ -33,9 +36,19 @@ protected:
     // Registers `widget` as the editor of JSON path `path` (and below it, unless exactOnly) for diagnostics.
     void mark(const QString& path, QWidget* widget, bool exactOnly = false);
 
+    // The editor of table field `path` (models/fieldtable.h), bound to the document: each commit is one
+    // undoable edit, merged with the next edit of the same field. The field must be in the table.
+    QWidget* bindField(const char* path);
+    // Adds to `form` the editor of every table field of `group` this form has not bound yet, in table order
+    // (check boxes without a label, texts on a row of their own).
+    void bindGroup(FormGrid& form, const char* group);
+    // Shows `shown`'s values in every bound editor (signals blocked).
+    void showFields(const models::Scenario& shown);
+
 private:
     Document* document_;
     FieldMarks* marks_;
+    std::vector<std::pair<const models::FieldSpec*, QWidget*>> bound_;
 };
 
 } // namespace choreo::ui

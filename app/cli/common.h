@@ -42,5 +42,6 @@ extern const Command kReportCommand;
 extern const Command kBenchCommand;
 extern const Command kCalibrateCommand;
 extern const Command kWorkerCommand;
+extern const Command kFieldsCommand;
 
 } // namespace choreo::cli

@@ -176,12 +176,27 @@ private slots:
         QVERIFY(r.err.contains("cannot open /nonexistent.json"));
     }
 
+    // The field table, listed: every scalar path --set takes, with its range and default.
+    void fieldsListsTheTable() {
+        const Run r = choreoSim({QStringLiteral("fields"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const Json fields = Json::parse(r.out.toStdString());
+        QVERIFY(fields.is_array() && fields.size() > 40);
+        bool tp = false;
+        for (const auto& f : fields)
+            tp = tp || (f["path"] == "workload.parallel.tp" && f["range"] == "1 to 4096" &&
+                        f["csv_column"] == "tp");
+        QVERIFY(tp);
+        const Run text = choreoSim({QStringLiteral("fields")});
+        QVERIFY(text.out.contains("workload.model.tied_embeddings  (true/false; default false"));
+    }
+
     void usageErrors() {
         const Run unknown = choreoSim({QStringLiteral("fly")});
         QCOMPARE(unknown.exitCode, 1);
         QVERIFY2(
             unknown.err.contains("unknown command \"fly\" (commands: run, validate, accuracy, report, bench, "
-                                 "calibrate, worker)"),
+                                 "calibrate, fields, worker)"),
             unknown.err.constData());
         const Run level = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
                                      QStringLiteral("quantum")});
@@ -202,12 +217,19 @@ private slots:
     }
 
     void unphysicalResultsAreFailedSimulations() {
-        // A PUE of 1e308 overflows the energy: exit 3 naming the quantity, never exit 0 with "inf".
+        // A PUE beyond the field table's bound is refused up front, naming the field.
+        const Run pue = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--set"),
+                                   QStringLiteral("costs.pue=1e308")});
+        QCOMPARE(pue.exitCode, 2);
+        QVERIFY2(pue.err.contains("costs.pue: must be at most 4, got 1e+308"), pue.err.constData());
+        // A NIC of 1e-300 Gbit/s over 1e16 tokens overflows the time to train: exit 3 naming the quantity,
+        // never exit 0 with "inf".
         const Run r = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--set"),
-                                 QStringLiteral("costs.pue=1e308"), QStringLiteral("--fidelity"),
-                                 QStringLiteral("analytical")});
+                                 QStringLiteral("cluster.network.nic_Gbps=1e-300"), QStringLiteral("--set"),
+                                 QStringLiteral("workload.tokens_to_train=1e16"),
+                                 QStringLiteral("--fidelity"), QStringLiteral("analytical")});
         QCOMPARE(r.exitCode, 3);
-        QVERIFY2(r.err.contains("energy_kWh is infinite"), r.err.constData());
+        QVERIFY2(r.err.contains("time_to_train_s is infinite"), r.err.constData());
         QVERIFY(r.out.isEmpty());
         const Run huge = choreoSim({QStringLiteral("run"), QStringLiteral("/dev/zero")});
         QCOMPARE(huge.exitCode, 4);

@@ -135,40 +135,44 @@ void TestMainWindow::fieldsShowTheScenario() {
     QVERIFY(!window_->isWindowModified());
     QCOMPARE(child<QLineEdit>(w, u"scenarioNameEdit"_s)->text(), QString::fromStdString(original_.name));
     const auto& m = original_.workload.model;
-    QCOMPARE(child<QLineEdit>(w, u"modelNameEdit"_s)->text(), QString::fromStdString(m.name));
-    QCOMPARE(child<QSpinBox>(w, u"layersSpin"_s)->value(), m.layers);
-    QCOMPARE(child<QSpinBox>(w, u"hiddenSpin"_s)->value(), m.hidden);
-    QCOMPARE(child<QSpinBox>(w, u"headsSpin"_s)->value(), m.heads);
-    QCOMPARE(child<QSpinBox>(w, u"kvHeadsSpin"_s)->value(), m.kv_heads);
-    QCOMPARE(child<QSpinBox>(w, u"headDimSpin"_s)->value(), m.head_dim);
-    QCOMPARE(child<QSpinBox>(w, u"headDimSpin"_s)->text(), u"hidden / heads"_s); // 0: not set
-    QCOMPARE(child<QSpinBox>(w, u"ffnHiddenSpin"_s)->value(), m.ffn_hidden);
-    QCOMPARE(child<QCheckBox>(w, u"gatedCheck"_s)->isChecked(), m.ffn_gated);
-    QCOMPARE(child<QSpinBox>(w, u"vocabSpin"_s)->value(), m.vocab);
-    QCOMPARE(child<QSpinBox>(w, u"seqLenSpin"_s)->value(), m.seq_len);
+    QCOMPARE(child<QLineEdit>(w, u"workload.model.name"_s)->text(), QString::fromStdString(m.name));
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.layers"_s)->value(), m.layers);
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.hidden"_s)->value(), m.hidden);
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.heads"_s)->value(), m.heads);
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.kv_heads"_s)->value(), m.kv_heads);
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.head_dim"_s)->value(), m.head_dim);
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.head_dim"_s)->text(), u"hidden / heads"_s); // 0: not set
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.ffn_hidden"_s)->value(), m.ffn_hidden);
+    QCOMPARE(child<QCheckBox>(w, u"workload.model.ffn_gated"_s)->isChecked(), m.ffn_gated);
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.vocab"_s)->value(), m.vocab);
+    QCOMPARE(child<QSpinBox>(w, u"workload.model.seq_len"_s)->value(), m.seq_len);
     const auto& wl = original_.workload;
-    QCOMPARE(child<QSpinBox>(w, u"globalBatchSpin"_s)->value(), wl.global_batch);
-    QCOMPARE(child<QSpinBox>(w, u"microBatchSpin"_s)->value(), wl.micro_batch);
-    QCOMPARE(child<QDoubleSpinBox>(w, u"tokensSpin"_s)->value(), wl.tokens_to_train / 1e9);
-    QCOMPARE(child<QComboBox>(w, u"precisionCombo"_s)->currentData().toInt(), int(wl.precision));
-    QCOMPARE(child<QComboBox>(w, u"recomputeCombo"_s)->currentData().toInt(), int(wl.recompute));
-    QCOMPARE(child<QSpinBox>(w, u"tpSpin"_s)->value(), wl.parallel.tp);
-    QCOMPARE(child<QSpinBox>(w, u"ppSpin"_s)->value(), wl.parallel.pp);
-    QCOMPARE(child<QSpinBox>(w, u"dpSpin"_s)->value(), wl.parallel.dp);
-    QCOMPARE(child<QSpinBox>(w, u"cpSpin"_s)->value(), wl.parallel.cp);
-    QCOMPARE(child<QSpinBox>(w, u"vpSpin"_s)->value(), wl.parallel.vp);
-    QCOMPARE(child<QCheckBox>(w, u"sequenceParallelCheck"_s)->isChecked(), wl.parallel.sequence_parallel);
-    QCOMPARE(child<QComboBox>(w, u"zeroCombo"_s)->currentData().toInt(), wl.parallel.zero);
+    QCOMPARE(child<QSpinBox>(w, u"workload.global_batch"_s)->value(), wl.global_batch);
+    QCOMPARE(child<QSpinBox>(w, u"workload.micro_batch"_s)->value(), wl.micro_batch);
+    QCOMPARE(child<QDoubleSpinBox>(w, u"workload.tokens_to_train"_s)->value(), wl.tokens_to_train / 1e9);
+    QCOMPARE(child<QComboBox>(w, u"workload.precision"_s)->currentData().toString().toStdString(),
+             toString(wl.precision));
+    QCOMPARE(child<QComboBox>(w, u"workload.recompute"_s)->currentData().toString().toStdString(),
+             toString(wl.recompute));
+    QCOMPARE(child<QSpinBox>(w, u"workload.parallel.tp"_s)->value(), wl.parallel.tp);
+    QCOMPARE(child<QSpinBox>(w, u"workload.parallel.pp"_s)->value(), wl.parallel.pp);
+    QCOMPARE(child<QSpinBox>(w, u"workload.parallel.dp"_s)->value(), wl.parallel.dp);
+    QCOMPARE(child<QSpinBox>(w, u"workload.parallel.cp"_s)->value(), wl.parallel.cp);
+    QCOMPARE(child<QSpinBox>(w, u"workload.parallel.vp"_s)->value(), wl.parallel.vp);
+    QCOMPARE(child<QCheckBox>(w, u"workload.parallel.sequence_parallel"_s)->isChecked(),
+             wl.parallel.sequence_parallel);
+    QCOMPARE(child<QComboBox>(w, u"workload.parallel.zero"_s)->currentData().toInt(), wl.parallel.zero);
     const auto& net = original_.cluster.network;
     QCOMPARE(child<QDoubleSpinBox>(w, u"nicSpin"_s)->value(), net.nic_Gbps.value_or(0.0));
     QCOMPARE(child<QComboBox>(w, u"topologyCombo"_s)->currentData().toInt(), int(net.topology.kind));
     QCOMPARE(child<QDoubleSpinBox>(w, u"oversubscriptionSpin"_s)->value(), net.topology.oversubscription);
     const auto& c = original_.costs;
-    QCOMPARE(child<QComboBox>(w, u"costModeCombo"_s)->currentData().toInt(), int(c.mode));
-    QCOMPARE(child<QDoubleSpinBox>(w, u"pueSpin"_s)->value(), c.pue);
-    QCOMPARE(child<QDoubleSpinBox>(w, u"amortisationSpin"_s)->value(), c.amortisation_years);
-    QCOMPARE(child<QDoubleSpinBox>(w, u"electricitySpin"_s)->value(), c.electricity_usd_per_kWh);
-    auto* rent = child<QDoubleSpinBox>(w, u"rentSpin"_s);
+    QCOMPARE(child<QComboBox>(w, u"costs.mode"_s)->currentData().toString().toStdString(), toString(c.mode));
+    QCOMPARE(child<QDoubleSpinBox>(w, u"costs.pue"_s)->value(), c.pue);
+    QCOMPARE(child<QDoubleSpinBox>(w, u"costs.amortisation_years"_s)->value(), c.amortisation_years);
+    QCOMPARE(child<QDoubleSpinBox>(w, u"costs.electricity_usd_per_kWh"_s)->value(),
+             c.electricity_usd_per_kWh);
+    auto* rent = child<QDoubleSpinBox>(w, u"costs.rent_usd_per_device_hour"_s);
     if (!c.rent_usd_per_device_hour)
         QCOMPARE(rent->text(), u"catalog"_s);
 
@@ -190,7 +194,7 @@ void TestMainWindow::fieldsShowTheScenario() {
 }
 
 void TestMainWindow::editUndoRedo() {
-    auto* layers = child<QSpinBox>(*window_, u"layersSpin"_s);
+    auto* layers = child<QSpinBox>(*window_, u"workload.model.layers"_s);
     layers->setValue(40);
     const choreo::models::Scenario edited = window_->document()->scenario();
     QCOMPARE(edited.workload.model.layers, 40);
@@ -218,8 +222,8 @@ void TestMainWindow::editUndoRedo() {
 
 void TestMainWindow::consecutiveEditsMerge() {
     QUndoStack* stack = window_->document()->undoStack();
-    auto* dp = child<QSpinBox>(*window_, u"dpSpin"_s);
-    auto* layers = child<QSpinBox>(*window_, u"layersSpin"_s);
+    auto* dp = child<QSpinBox>(*window_, u"workload.parallel.dp"_s);
+    auto* layers = child<QSpinBox>(*window_, u"workload.model.layers"_s);
     dp->setValue(16);
     dp->setValue(32);
     QCOMPARE(stack->count(), 1);
@@ -232,7 +236,7 @@ void TestMainWindow::consecutiveEditsMerge() {
 }
 
 void TestMainWindow::invalidEditDisablesRun() {
-    auto* tp = child<QSpinBox>(*window_, u"tpSpin"_s);
+    auto* tp = child<QSpinBox>(*window_, u"workload.parallel.tp"_s);
     tp->setValue(3); // divides neither the heads nor the devices per node
     QVERIFY(!window_->document()->isValid());
     QVERIFY(!action(u"runAction"_s)->isEnabled());
@@ -306,7 +310,7 @@ void TestMainWindow::poolPricesAndRenamedStages() {
 }
 
 void TestMainWindow::saveClearsModified() {
-    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(40);
+    child<QSpinBox>(*window_, u"workload.model.layers"_s)->setValue(40);
     QVERIFY(window_->isWindowModified());
     const QString path = dir_.filePath(u"saved.json"_s);
     QString error;
@@ -318,7 +322,7 @@ void TestMainWindow::saveClearsModified() {
     QVERIFY(back.has_value());
     QVERIFY(*back == window_->document()->scenario());
     // An edit after the save marks it again; undoing it unmarks it.
-    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(20);
+    child<QSpinBox>(*window_, u"workload.model.layers"_s)->setValue(20);
     QVERIFY(window_->isWindowModified());
     action(u"undoAction"_s)->trigger();
     QVERIFY(!window_->isWindowModified());
@@ -348,7 +352,7 @@ void TestMainWindow::crashedWorkerLosesNothing() {
     testers_.clear();
     window_ = makeWindow(u"crash"_s);
     QVERIFY(window_->openFile(QString::fromStdString(choreo::test::defaultScenarioPath().string())));
-    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(40);
+    child<QSpinBox>(*window_, u"workload.model.layers"_s)->setValue(40);
     const auto edited = window_->document()->scenario();
     QSignalSpy done(window_.get(), &MainWindow::analysisFinished);
     window_->runAnalysis();
@@ -427,7 +431,7 @@ void TestMainWindow::recoveryOffersNothingWhenQuiet() {
     // An autosave copy left by a "crashed" session is kept, not taken, by an unattended window.
     const QString autosaveDir = dir_.filePath(u"autosave"_s);
     window_->enableAutosave(autosaveDir, 3600 * 1000);
-    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(40);
+    child<QSpinBox>(*window_, u"workload.model.layers"_s)->setValue(40);
     testers_.clear();
     {
         // Simulate the crash: the window goes without closeEvent(), so the copy stays.
@@ -444,7 +448,7 @@ void TestMainWindow::recoveryOffersNothingWhenQuiet() {
 
 void TestMainWindow::recoveryRestoresUnsavedChanges() {
     const QString autosaveDir = dir_.filePath(u"recover"_s);
-    child<QSpinBox>(*window_, u"layersSpin"_s)->setValue(40);
+    child<QSpinBox>(*window_, u"workload.model.layers"_s)->setValue(40);
     const auto edited = window_->document()->scenario();
     {
         choreo::ui::Autosave writer(window_->document(), autosaveDir, 3600 * 1000);

@@ -33,7 +33,7 @@ void spin(choreo::ui::WorkloadEditor& editor, const QString& name, int value) {
     box->setValue(value);
 }
 
-void pick(choreo::ui::WorkloadEditor& editor, const QString& name, int data) {
+void pick(choreo::ui::WorkloadEditor& editor, const QString& name, const QVariant& data) {
     auto* combo = editor.findChild<QComboBox*>(name);
     QVERIFY2(combo, qPrintable(name));
     const int index = combo->findData(data);
@@ -106,51 +106,52 @@ void TestWorkloadEditor::editUndoRedo_data() {
     QTest::newRow("moe off") << true << Edit([](auto& e) { moe(e, false); }) << Check([](const Scenario& s) {
         return !s.workload.model.moe && s.workload.parallel.ep == 1;
     });
-    QTest::newRow("experts") << true << Edit([](auto& e) { spin(e, u"moeExpertsSpin"_s, 16); })
+    QTest::newRow("experts") << true << Edit([](auto& e) { spin(e, u"workload.model.moe.experts"_s, 16); })
                              << Check([](const Scenario& s) { return s.workload.model.moe->experts == 16; });
-    QTest::newRow("top_k") << true << Edit([](auto& e) { spin(e, u"moeTopKSpin"_s, 1); })
+    QTest::newRow("top_k") << true << Edit([](auto& e) { spin(e, u"workload.model.moe.top_k"_s, 1); })
                            << Check([](const Scenario& s) { return s.workload.model.moe->top_k == 1; });
     QTest::newRow("expert_ffn_hidden")
-        << true << Edit([](auto& e) { spin(e, u"moeExpertFfnSpin"_s, 4096); })
+        << true << Edit([](auto& e) { spin(e, u"workload.model.moe.expert_ffn_hidden"_s, 4096); })
         << Check([](const Scenario& s) { return s.workload.model.moe->expert_ffn_hidden == 4096; });
     QTest::newRow("shared_experts") << true << Edit([](auto& e) {
-        spin(e, u"moeSharedSpin"_s, 1);
+        spin(e, u"workload.model.moe.shared_experts"_s, 1);
     }) << Check([](const Scenario& s) { return s.workload.model.moe->shared_experts == 1; });
     QTest::newRow("dense_layers") << true << Edit([](auto& e) {
-        spin(e, u"moeDenseLayersSpin"_s, 2);
+        spin(e, u"workload.model.moe.dense_layers"_s, 2);
     }) << Check([](const Scenario& s) { return s.workload.model.moe->dense_layers == 2; });
-    QTest::newRow("ep") << true << Edit([](auto& e) { spin(e, u"epSpin"_s, 4); })
+    QTest::newRow("ep") << true << Edit([](auto& e) { spin(e, u"workload.parallel.ep"_s, 4); })
                         << Check([](const Scenario& s) { return s.workload.parallel.ep == 4; });
-    QTest::newRow("etp") << true << Edit([](auto& e) { spin(e, u"etpSpin"_s, 1); })
+    QTest::newRow("etp") << true << Edit([](auto& e) { spin(e, u"workload.parallel.etp"_s, 1); })
                          << Check([](const Scenario& s) { return s.workload.parallel.etp == 1; });
-    QTest::newRow("attention unfused") << false << Edit([](auto& e) {
-        pick(e, u"attentionCombo"_s, static_cast<int>(choreo::models::AttentionKernel::Unfused));
-    }) << Check([](const Scenario& s) {
-        return s.workload.attention == choreo::models::AttentionKernel::Unfused;
-    });
-    QTest::newRow("separate gradient accumulation") << false << Edit([](auto& e) {
-        pick(e, u"accumulationCombo"_s, static_cast<int>(choreo::models::GradientAccumulation::Separate));
-    }) << Check([](const Scenario& s) {
-        return s.workload.gradient_accumulation == choreo::models::GradientAccumulation::Separate;
-    });
+    QTest::newRow("attention unfused")
+        << false << Edit([](auto& e) { pick(e, u"workload.attention"_s, u"unfused"_s); })
+        << Check([](const Scenario& s) {
+               return s.workload.attention == choreo::models::AttentionKernel::Unfused;
+           });
+    QTest::newRow("separate gradient accumulation")
+        << false << Edit([](auto& e) { pick(e, u"workload.gradient_accumulation"_s, u"separate"_s); })
+        << Check([](const Scenario& s) {
+               return s.workload.gradient_accumulation == choreo::models::GradientAccumulation::Separate;
+           });
     QTest::newRow("bf16 gradients") << false << Edit([](auto& e) {
         pick(e, u"gradientPrecisionCombo"_s, static_cast<int>(choreo::models::Precision::Bf16));
     }) << Check([](const Scenario& s) {
         return s.workload.gradient_precision == choreo::models::Precision::Bf16;
     });
-    QTest::newRow("overlap tp comm") << false << Edit([](auto& e) { tick(e, u"overlapTpCheck"_s, true); })
+    QTest::newRow("overlap tp comm") << false
+                                     << Edit([](auto& e) { tick(e, u"workload.overlap.tp_comm"_s, true); })
                                      << Check([](const Scenario& s) { return s.workload.overlap.tp_comm; });
     QTest::newRow("no gradient-reduction overlap")
-        << false << Edit([](auto& e) { tick(e, u"overlapGradCheck"_s, false); })
+        << false << Edit([](auto& e) { tick(e, u"workload.overlap.grad_reduce"_s, false); })
         << Check([](const Scenario& s) { return !s.workload.overlap.grad_reduce; });
     QTest::newRow("overlap param gather")
-        << false << Edit([](auto& e) { tick(e, u"overlapGatherCheck"_s, true); })
+        << false << Edit([](auto& e) { tick(e, u"workload.overlap.param_gather"_s, true); })
         << Check([](const Scenario& s) { return s.workload.overlap.param_gather; });
     QTest::newRow("overlap expert all-to-all")
-        << true << Edit([](auto& e) { tick(e, u"overlapExpertCheck"_s, true); })
+        << true << Edit([](auto& e) { tick(e, u"workload.overlap.ep_comm"_s, true); })
         << Check([](const Scenario& s) { return s.workload.overlap.ep_comm; });
     QTest::newRow("offloaded layers")
-        << false << Edit([](auto& e) { spin(e, u"offloadLayersSpin"_s, 20); })
+        << false << Edit([](auto& e) { spin(e, u"workload.activation_offload_layers"_s, 20); })
         << Check([](const Scenario& s) { return s.workload.activation_offload_layers == 20; });
 }
 
@@ -189,7 +190,7 @@ void TestWorkloadEditor::editUndoRedo() {
 void TestWorkloadEditor::spinningMergesIntoOneStep() {
     choreo::ui::Document document(*catalog_, mixtral());
     choreo::ui::WorkloadEditor editor(&document, nullptr, presets_);
-    auto* experts = editor.findChild<QSpinBox*>(u"moeExpertsSpin"_s);
+    auto* experts = editor.findChild<QSpinBox*>(u"workload.model.moe.experts"_s);
     for (int v = 9; v <= 12; ++v)
         experts->setValue(v);
     QCOMPARE(document.undoStack()->count(), 1);
@@ -201,8 +202,8 @@ void TestWorkloadEditor::problemsMarkTheNewFields() {
     choreo::ui::FieldMarks marks;
     choreo::ui::WorkloadEditor editor(&document, &marks, presets_);
     QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
-    auto* ep = editor.findChild<QSpinBox*>(u"epSpin"_s);
-    auto* topK = editor.findChild<QSpinBox*>(u"moeTopKSpin"_s);
+    auto* ep = editor.findChild<QSpinBox*>(u"workload.parallel.ep"_s);
+    auto* topK = editor.findChild<QSpinBox*>(u"workload.model.moe.top_k"_s);
     // 8 experts over 3 ranks do not split; top-9 of 8 experts is impossible.
     ep->setValue(3);
     topK->setValue(9);
@@ -212,13 +213,13 @@ void TestWorkloadEditor::problemsMarkTheNewFields() {
     QVERIFY2(marked.contains(ep), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
     QVERIFY(marked.contains(topK));
     QVERIFY(ep->toolTip().contains(u"experts"_s));
-    QVERIFY(!marked.contains(editor.findChild<QSpinBox*>(u"moeExpertsSpin"_s)));
+    QVERIFY(!marked.contains(editor.findChild<QSpinBox*>(u"workload.model.moe.experts"_s)));
     // A dense model with ep > 1: the ep field says why.
     topK->setValue(2);
     editor.findChild<QGroupBox*>(u"moeGroup"_s)->setChecked(false);
     QCOMPARE(document.scenario().workload.parallel.ep, 1);  // turning MoE off resets ep with it
     QCOMPARE(document.scenario().workload.parallel.etp, 0); // and etp
-    QCOMPARE(editor.findChild<QSpinBox*>(u"etpSpin"_s)->text(), u"= TP"_s);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"workload.parallel.etp"_s)->text(), u"= TP"_s);
     marks.show(document.diagnostics());
     QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
     QVERIFY(marks.marked().isEmpty());
@@ -230,12 +231,12 @@ void TestWorkloadEditor::parameterGatherNeedsZero() {
     choreo::ui::Document document(*catalog_, *choreo::test::loadDefaultScenario());
     choreo::ui::FieldMarks marks;
     choreo::ui::WorkloadEditor editor(&document, &marks, presets_);
-    auto* gather = editor.findChild<QCheckBox*>(u"overlapGatherCheck"_s);
+    auto* gather = editor.findChild<QCheckBox*>(u"workload.overlap.param_gather"_s);
     QVERIFY(gather);
     gather->setChecked(true);
     marks.show(document.diagnostics());
     QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
-    pick(editor, u"zeroCombo"_s, 0);
+    pick(editor, u"workload.parallel.zero"_s, u"0"_s);
     marks.show(document.diagnostics());
     QVERIFY(!document.isValid());
     QVERIFY(marks.marked().contains(gather));
@@ -257,11 +258,11 @@ void TestWorkloadEditor::moePresetFillsTheMoeFields() {
     combo->setCurrentIndex(index);
     emit combo->activated(index);
     QVERIFY(group->isChecked());
-    QCOMPARE(editor.findChild<QSpinBox*>(u"moeExpertsSpin"_s)->value(), 256);
-    QCOMPARE(editor.findChild<QSpinBox*>(u"moeTopKSpin"_s)->value(), 8);
-    QCOMPARE(editor.findChild<QSpinBox*>(u"moeExpertFfnSpin"_s)->value(), 2048);
-    QCOMPARE(editor.findChild<QSpinBox*>(u"moeSharedSpin"_s)->value(), 1);
-    QCOMPARE(editor.findChild<QSpinBox*>(u"moeDenseLayersSpin"_s)->value(), 3);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"workload.model.moe.experts"_s)->value(), 256);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"workload.model.moe.top_k"_s)->value(), 8);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"workload.model.moe.expert_ffn_hidden"_s)->value(), 2048);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"workload.model.moe.shared_experts"_s)->value(), 1);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"workload.model.moe.dense_layers"_s)->value(), 3);
     document.undoStack()->undo();
     QVERIFY(!group->isChecked());
 }

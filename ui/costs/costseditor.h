@@ -2,14 +2,10 @@
 
 #include "ui/scenarioform.h"
 
-QT_BEGIN_NAMESPACE
-class QComboBox;
-class QDoubleSpinBox;
-QT_END_NAMESPACE
-
 namespace choreo::ui {
 
-// What the hardware and the electricity cost: rent or buy, price overrides, energy prices.
+// What the hardware and the electricity cost: rent or buy, price overrides, energy prices. Its fields are the
+// field table's "Costs" group (models/fieldtable.cpp).
 class CostsEditor final : public ScenarioForm {
     Q_OBJECT
 
@@ -18,14 +14,6 @@ public:
 
 protected:
     void refresh() override;
-
-private:
-    QComboBox* mode_;
-    QDoubleSpinBox* rent_;
-    QDoubleSpinBox* buy_;
-    QDoubleSpinBox* amortisation_;
-    QDoubleSpinBox* electricity_;
-    QDoubleSpinBox* pue_;
 };
 
 } // namespace choreo::ui

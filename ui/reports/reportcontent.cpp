@@ -1,5 +1,6 @@
 #include "ui/reports/reportcontent.h"
 
+#include "models/fieldtable.h"
 #include "ui/charts/chartrender.h"
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/powertracemodel.h"
@@ -8,6 +9,7 @@
 #include "ui/itemmodels/timelinemodel.h"
 #include "ui/reports/calibrationsection.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
@@ -102,67 +104,43 @@ void addClusterRows(KeyValueRows& rows, const ReportInput& in, const models::Poo
                             u" µs"_s, fabric)));
 }
 
-// What is trained, and how it is laid out over the devices.
-void addWorkloadRows(KeyValueRows& rows, const models::Workload& w) {
-    const auto& m = w.model;
-    rows.emplace_back(QObject::tr("Model"),
-                      QObject::tr("%1: %2 layers, hidden %3, %4 heads (%5 KV)%6, FFN %7%8, vocabulary %9, "
-                                  "sequence %10%11")
-                          .arg(q(m.name))
-                          .arg(m.layers)
-                          .arg(m.hidden)
-                          .arg(m.heads)
-                          .arg(m.kv_heads)
-                          .arg(m.head_dim > 0 ? QObject::tr(" of width %1").arg(m.head_dim) : QString())
-                          .arg(m.ffn_hidden)
-                          .arg(m.ffn_gated ? QObject::tr(" gated") : QString())
-                          .arg(m.vocab)
-                          .arg(m.seq_len)
-                          .arg(m.dropout ? QString() : QObject::tr(", no dropout")));
-    rows.emplace_back(
-        QObject::tr("Batch"),
-        QObject::tr("global %1 sequences, micro-batch %2").arg(w.global_batch).arg(w.micro_batch));
-    rows.emplace_back(QObject::tr("Tokens to train"),
-                      formatCompact(w.tokens_to_train / 1e9) + QObject::tr(" billion"));
-    rows.emplace_back(QObject::tr("Precision"), q(models::toString(w.precision)));
-    rows.emplace_back(QObject::tr("Parallelism"),
-                      QObject::tr("tp %1, pp %2 (vp %7), dp %3, cp %8; sequence parallel %4; ZeRO stage %5; "
-                                  "recompute %6; attention %9")
-                          .arg(w.parallel.tp)
-                          .arg(w.parallel.pp)
-                          .arg(w.parallel.dp)
-                          .arg(w.parallel.sequence_parallel ? QObject::tr("on") : QObject::tr("off"))
-                          .arg(w.parallel.zero)
-                          .arg(q(models::toString(w.recompute)))
-                          .arg(w.parallel.vp)
-                          .arg(w.parallel.cp)
-                          .arg(q(models::toString(w.attention))));
-    {
-        // What the result assumed the framework overlaps: it moves the step as much as a layout does.
-        QStringList overlapped;
-        if (w.overlap.tp_comm)
-            overlapped << QObject::tr("tensor-parallel collectives");
-        if (w.overlap.param_gather)
-            overlapped << QObject::tr("parameter gather");
-        if (w.overlap.grad_reduce)
-            overlapped << QObject::tr("gradient reduction");
-        if (w.overlap.ep_comm)
-            overlapped << QObject::tr("expert all-to-alls (combined 1F1B)");
-        rows.emplace_back(QObject::tr("Communication overlap"),
-                          overlapped.isEmpty() ? QObject::tr("none") : overlapped.join(u", "_s));
+// One field of the table in a report row: "Layers 80", "sequence parallel", "no dropout"; empty when it does
+// not apply or holds the default the file leaves out.
+QString fieldPhrase(const models::FieldSpec& field, const models::Scenario& s) {
+    if (!field.appliesTo(s))
+        return {};
+    const models::FieldValue value = field.get(s);
+    if (const auto* on = std::get_if<bool>(&value)) {
+        if (*on)
+            return q(field.label);
+        return field.fallback == models::FieldValue{true} ? QObject::tr("no %1").arg(q(field.label))
+                                                          : QString();
     }
-    if (w.activation_offload_layers > 0)
-        rows.emplace_back(
-            QObject::tr("Activation offloading"),
-            QObject::tr("%1 layers' activations to host memory").arg(w.activation_offload_layers));
+    if (std::holds_alternative<std::monostate>(value) || (field.omit_default && value == field.fallback))
+        return {};
+    return q(field.label) + u' ' + q(field.describe(s));
 }
 
-// How the cost is reckoned, with the prices from the scenario or the catalog's `device`.
-void addCostRows(KeyValueRows& rows, const models::Costs& c, const models::Device* device) {
-    rows.emplace_back(QObject::tr("Cost model"),
-                      c.mode == models::CostMode::Rent
-                          ? QObject::tr("rent (power and cooling in the hourly price)")
-                          : QObject::tr("buy (amortised, plus electricity)"));
+// One row per group of the field table (models/fieldtable.cpp): what is trained, how it is laid out, and
+// how the cost is reckoned.
+void addFieldRows(KeyValueRows& rows, const models::Scenario& s) {
+    for (const auto& group : models::fieldGroups()) {
+        QStringList phrases;
+        bool applies = false;
+        for (const auto& field : models::scenarioFields()) {
+            if (field.group != group)
+                continue;
+            applies = applies || field.appliesTo(s);
+            if (QString phrase = fieldPhrase(field, s); !phrase.isEmpty())
+                phrases << phrase;
+        }
+        if (applies)
+            rows.emplace_back(q(group), phrases.isEmpty() ? QObject::tr("none") : phrases.join(u", "_s));
+    }
+}
+
+// The prices the cost used, from the scenario or the catalog's `device`.
+void addPriceRows(KeyValueRows& rows, const models::Costs& c, const models::Device* device) {
     const auto price = [](const std::optional<double>& set, const models::Sourced* fromCatalog,
                           const QString& prefix, int decimals) {
         if (set)
@@ -176,11 +154,6 @@ void addCostRows(KeyValueRows& rows, const models::Costs& c, const models::Devic
         price(c.rent_usd_per_device_hour, device ? &device->rent_usd_per_hour : nullptr, u"$"_s, 2));
     rows.emplace_back(QObject::tr("Purchase per device"),
                       price(c.buy_usd_per_device, device ? &device->buy_usd : nullptr, u"$"_s, 0));
-    rows.emplace_back(QObject::tr("Amortisation"),
-                      formatCompact(c.amortisation_years) + QObject::tr(" years"));
-    rows.emplace_back(QObject::tr("Electricity"),
-                      u"$"_s + formatCompact(c.electricity_usd_per_kWh) + u"/kWh"_s);
-    rows.emplace_back(QObject::tr("PUE"), formatCompact(c.pue));
 }
 
 KeyValueRows scenarioRows(const ReportInput& in) {
@@ -188,8 +161,8 @@ KeyValueRows scenarioRows(const ReportInput& in) {
     const models::Pool* training = in.scenario.trainingPool();
     const models::Device* device = training && in.catalog ? in.catalog->find(training->device) : nullptr;
     addClusterRows(rows, in, training, device);
-    addWorkloadRows(rows, in.scenario.workload);
-    addCostRows(rows, in.scenario.costs, device);
+    addFieldRows(rows, in.scenario);
+    addPriceRows(rows, in.scenario.costs, device);
     return rows;
 }
 

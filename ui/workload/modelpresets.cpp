@@ -1,5 +1,6 @@
 #include "ui/workload/modelpresets.h"
 
+#include "models/fieldtable.h"
 #include "models/jsonreader.h"
 
 #include <fstream>
@@ -13,46 +14,34 @@ namespace {
 using models::Json;
 using models::JsonReader;
 
-std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, const std::string& path) {
+// A preset's dense shape: the scenario's model fields (models/fieldtable.cpp) but its name and experts,
+// under the same rules, so that a preset never makes an invalid scenario.
+std::optional<models::ModelShape> readShape(JsonReader& r, const Json& object, const std::string& path,
+                                            const std::string& name) {
     if (!r.expectObject(object, path))
         return std::nullopt;
-    r.rejectUnknownKeys(object, path,
-                        {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "ffn_gated",
-                         "vocab", "seq_len", "dropout"});
-    models::ModelShape s;
-    const auto layers = r.integer(object, path, "layers");
-    const auto hidden = r.integer(object, path, "hidden");
-    const auto heads = r.integer(object, path, "heads");
-    const auto kvHeads = r.integer(object, path, "kv_heads");
-    const auto ffn = r.integer(object, path, "ffn_hidden");
-    const auto gated = r.boolean(object, path, "ffn_gated");
-    const auto vocab = r.integer(object, path, "vocab");
-    const auto seq = r.integer(object, path, "seq_len");
-    if (!layers || !hidden || !heads || !kvHeads || !ffn || !gated || !vocab || !seq)
+    std::vector<std::string> keys = models::fieldKeysOf("workload.model");
+    std::erase_if(keys, [](const std::string& key) { return key == "name" || key == "moe"; });
+    r.rejectUnknownKeys(object, path, keys);
+    Json named = object;
+    named["name"] = name;
+    models::Scenario read;
+    models::Diagnostics problems;
+    JsonReader shapeReader(problems);
+    models::readFields(shapeReader, named, "workload.model", read, path);
+    for (const auto& problem : problems)
+        r.error(problem.path, problem.message);
+    if (!problems.empty())
         return std::nullopt;
-    const bool hasHeadDim = object.contains("head_dim");
-    const auto headDim = r.integer(object, path, "head_dim", 1, false);
-    if (hasHeadDim && !headDim)
-        return std::nullopt; // its error is recorded
-    // The same rules a scenario's model obeys, so that a preset never makes an invalid scenario.
-    if (!headDim && *hidden % *heads != 0) {
-        r.error(JsonReader::join(path, "heads"), "must divide hidden (" + std::to_string(*hidden) + ")");
+    const models::ModelShape& s = read.workload.model;
+    if (s.head_dim == 0 && s.hidden % s.heads != 0) {
+        r.error(JsonReader::join(path, "heads"), "must divide hidden (" + std::to_string(s.hidden) + ")");
         return std::nullopt;
     }
-    if (*heads % *kvHeads != 0) {
-        r.error(JsonReader::join(path, "kv_heads"), "must divide heads (" + std::to_string(*heads) + ")");
+    if (s.heads % s.kv_heads != 0) {
+        r.error(JsonReader::join(path, "kv_heads"), "must divide heads (" + std::to_string(s.heads) + ")");
         return std::nullopt;
     }
-    s.layers = *layers;
-    s.hidden = *hidden;
-    s.heads = *heads;
-    s.kv_heads = *kvHeads;
-    s.head_dim = headDim.value_or(0);
-    s.ffn_hidden = *ffn;
-    s.ffn_gated = *gated;
-    s.vocab = *vocab;
-    s.seq_len = *seq;
-    s.dropout = r.boolean(object, path, "dropout", false).value_or(true);
     return s;
 }
 
@@ -119,7 +108,7 @@ std::optional<std::vector<ModelPreset>> parseModelPresets(const std::string& tex
         const auto note = r.text(p, path, "note", false);
         std::optional<models::ModelShape> shape;
         if (const auto s = p.find("shape"); s != p.end())
-            shape = readShape(r, *s, JsonReader::join(path, "shape"));
+            shape = readShape(r, *s, JsonReader::join(path, "shape"), name.value_or(std::string()));
         else
             r.error(JsonReader::join(path, "shape"), "missing");
         if (const auto e = p.find("experts"); e != p.end()) {
