@@ -2,6 +2,7 @@
 // rejected with the JSON path of the problem; the workload editor applies a preset as one undo step.
 // Memory per device: the editor's bar and the per-stage model follow the document.
 #include "models/scenarioio.h"
+#include "models/transformer.h"
 #include "ui/document.h"
 #include "ui/editids.h"
 #include "ui/itemmodels/memorystagemodel.h"
@@ -67,10 +68,10 @@ void TestModelPresets::initTestCase() {
 }
 
 void TestModelPresets::shippedPresetsAreValidShapes() {
-    QCOMPARE(presets_.size(), std::size_t(10));
+    QCOMPARE(presets_.size(), std::size_t(12));
     for (const std::string id :
-         {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "deepseek-v3", "grok-1",
-          "nemotron4-340b", "qwen3-235b-a22b", "gpt-oss-120b"}) {
+         {"gpt3-175b", "llama3-8b", "llama3.2-1b", "llama3.2-3b", "llama3-70b", "llama3-405b", "mixtral-8x7b",
+          "deepseek-v3", "grok-1", "nemotron4-340b", "qwen3-235b-a22b", "gpt-oss-120b"}) {
         const auto it =
             std::find_if(presets_.begin(), presets_.end(), [&](const ModelPreset& p) { return p.id == id; });
         QVERIFY2(it != presets_.end(), id.c_str());
@@ -84,6 +85,10 @@ void TestModelPresets::shippedPresetsAreValidShapes() {
         // The shape passes every model check of a scenario (fitting in memory is the layout's business).
         choreo::models::Scenario s = original_;
         s.workload.model = it->shape;
+        if (it->shape.tied_embeddings) { // tied embeddings are modelled without pipeline parallelism
+            s.workload.parallel.dp *= s.workload.parallel.pp;
+            s.workload.parallel.pp = 1;
+        }
         for (const auto& d : choreo::ui::Document::validate(s, *catalog_))
             QVERIFY2(!d.path.starts_with("workload.model"), (id + ": " + d.text()).c_str());
     }
@@ -98,6 +103,14 @@ void TestModelPresets::shippedPresetsAreValidShapes() {
     QCOMPARE(oss->shape.head_dim, 64);
     QCOMPARE(oss->shape.queryWidth(), 4096.0);
     QCOMPARE(llama405->shape.head_dim, 0);
+    // Tied embeddings give the model cards' parameter counts: Llama 3.2 1B 1.24 B, 3B 3.21 B.
+    for (const auto& [id, billions] : {std::pair{"llama3.2-1b", 1.24}, std::pair{"llama3.2-3b", 3.21}}) {
+        const auto tied = std::find_if(presets_.begin(), presets_.end(),
+                                       [id = std::string(id)](const ModelPreset& p) { return p.id == id; });
+        QVERIFY(tied->shape.tied_embeddings);
+        const double total = choreo::models::countParameters(tied->shape).total() / 1e9;
+        QVERIFY2(std::abs(total - billions) < 0.005, std::to_string(total).c_str());
+    }
 }
 
 void TestModelPresets::badFilesNameTheField_data() {
@@ -176,7 +189,7 @@ void TestModelPresets::editorAppliesPresetWithUndoRedo() {
     const auto applied = document.scenario();
     QCOMPARE(applied.workload.model.name, std::string("Grok-1"));
     QCOMPARE(applied.workload.model.hidden, 6144);
-    QCOMPARE(editor.findChild<QSpinBox*>(u"hiddenSpin"_s)->value(), 6144);
+    QCOMPARE(editor.findChild<QSpinBox*>(u"workload.model.hidden"_s)->value(), 6144);
     QVERIFY(editor.findChild<QLabel*>(u"presetInfoLabel"_s)->text().contains(u"Routed experts simulated"_s));
     QVERIFY(applied.workload.model.moe && applied.workload.model.moe->top_k == 2);
     QCOMPARE(document.undoStack()->count(), 1);
@@ -193,14 +206,14 @@ void TestModelPresets::editedShapeIsCustom() {
     choreo::ui::Document document(*catalog_, original_);
     choreo::ui::WorkloadEditor editor(&document, nullptr, presets_);
     auto* combo = editor.findChild<QComboBox*>(u"presetCombo"_s);
-    editor.findChild<QSpinBox*>(u"layersSpin"_s)->setValue(81);
+    editor.findChild<QSpinBox*>(u"workload.model.layers"_s)->setValue(81);
     QCOMPARE(combo->currentData().toString(), QString());
     QCOMPARE(combo->currentText(), u"Custom"_s);
     // Choosing Custom changes nothing.
     emit combo->activated(0);
     QCOMPARE(document.undoStack()->count(), 1);
     // A head width set apart from hidden / heads is one more edit of the shape, and valid.
-    editor.findChild<QSpinBox*>(u"headDimSpin"_s)->setValue(256);
+    editor.findChild<QSpinBox*>(u"workload.model.head_dim"_s)->setValue(256);
     QCOMPARE(document.scenario().workload.model.head_dim, 256);
     QCOMPARE(document.undoStack()->count(), 2);
     QVERIFY(document.isValid());
@@ -217,7 +230,7 @@ void TestModelPresets::memoryBarFollowsTheLayout() {
     QCOMPARE(bar->capacityGB(), catalog_->find("h100-sxm")->memory_GB.value);
     QVERIFY(!bar->summary().contains(u"does not fit"_s));
     // Halving the pipeline (doubling data parallelism) needs more memory per device.
-    editor.findChild<QSpinBox*>(u"ppSpin"_s)->setValue(2);
+    editor.findChild<QSpinBox*>(u"workload.parallel.pp"_s)->setValue(2);
     QVERIFY(bar->breakdown()->total() > expected.total());
     QVERIFY(bar->summary().contains(u"does not fit"_s) == (bar->breakdown()->total() > bar->capacityGB()));
     document.undoStack()->undo();
