@@ -49,6 +49,238 @@ std::vector<std::function<void(Json&)>>& edits() {
     return all;
 }
 
+// One row of the data-driven error test: the message expected after `edit` of the default scenario.
+void row(const char* name, const char* expected, std::function<void(Json&)> edit) {
+    edits().push_back(std::move(edit));
+    QTest::newRow(name) << QString::fromUtf8(expected) << static_cast<qulonglong>(edits().size() - 1);
+}
+
+void addLayoutErrorRows() {
+    row("tp does not divide heads", "workload.parallel.tp: 6 does not divide heads=64",
+        [](Json& d) { d["workload"]["parallel"]["tp"] = 6; });
+    row("layout vs pool", "cluster: tp*pp*dp = 96 but the pool has 128 devices",
+        [](Json& d) { d["workload"]["parallel"]["dp"] = 6; });
+    row("memory",
+        "memory: 132.4 GB per device needed, h100-sxm has 85.52 GB (weights 9.082 GB, gradients 18.16 "
+        "GB,",
+        [](Json& d) {
+            d["workload"]["recompute"] = "selective";
+            d["workload"]["micro_batch"] = 2;
+            d["workload"]["model"]["dropout"] = true;
+        });
+    row("unknown field", "workload.model.experts: unknown field",
+        [](Json& d) { d["workload"]["model"]["experts"] = 8; });
+    row("unknown top-level field", "colour: unknown field", [](Json& d) { d["colour"] = "blue"; });
+    row("dropout not a boolean", "workload.model.dropout: expected true or false, got a number",
+        [](Json& d) { d["workload"]["model"]["dropout"] = 0.1; });
+    row("negative head width", "workload.model.head_dim: must be at least 0, got -64",
+        [](Json& d) { d["workload"]["model"]["head_dim"] = -64; });
+    row("heads do not divide hidden", "workload.model.heads: 48 does not divide hidden=8192 (set head_dim",
+        [](Json& d) {
+            d["workload"]["model"]["heads"] = 48;
+            d["workload"]["model"]["kv_heads"] = 8;
+            d["workload"]["parallel"]["tp"] = 4;
+        });
+    row("wrong type", "workload.model.layers: expected an integer, got a string",
+        [](Json& d) { d["workload"]["model"]["layers"] = "80"; });
+    row("fractional integer", "workload.global_batch: expected an integer, got 128.5",
+        [](Json& d) { d["workload"]["global_batch"] = 128.5; });
+    row("zero size", "workload.model.layers: must be at least 1, got 0",
+        [](Json& d) { d["workload"]["model"]["layers"] = 0; });
+    row("negative size", "cluster.pools[0].count: must be at least 1, got -8",
+        [](Json& d) { d["cluster"]["pools"][0]["count"] = -8; });
+    row("negative bandwidth", "cluster.network.nic_Gbps: must be greater than 0, got -400",
+        [](Json& d) { d["cluster"]["network"]["nic_Gbps"] = -400; });
+    row("unknown device", "cluster.pools[0].device: unknown device \"h1000\"",
+        [](Json& d) { d["cluster"]["pools"][0]["device"] = "h1000"; });
+}
+
+void addInputErrorRows() {
+    row("missing field", "workload.micro_batch: missing required field",
+        [](Json& d) { d["workload"].erase("micro_batch"); });
+    row("bad precision", "workload.precision: unknown precision \"fp7\"",
+        [](Json& d) { d["workload"]["precision"] = "fp7"; });
+    row("unsupported precision", "workload.precision: fp8 is not supported by a100-sxm-80gb", [](Json& d) {
+        d["workload"]["precision"] = "fp8";
+        d["cluster"]["pools"][0]["device"] = "a100-sxm-80gb";
+    });
+    row("fp4 without fp4 tensor cores", "workload.precision: fp4 is not supported by h100-sxm", [](Json& d) {
+        d["workload"]["precision"] = "fp4";
+        d["cluster"]["pools"][0]["device"] = "h100-sxm";
+    });
+    row("wrong format", "format: unsupported format \"choreo-scenario/9\"",
+        [](Json& d) { d["format"] = "choreo-scenario/9"; });
+    row("more stages than layers",
+        "workload.parallel.pp: 16 pipeline stages for layers=8: every stage but the first and last needs "
+        "a "
+        "layer",
+        [](Json& d) {
+            d["workload"]["model"]["layers"] = 8;
+            d["workload"]["parallel"]["pp"] = 16;
+            d["workload"]["parallel"]["dp"] = 2;
+        });
+    row("batch split", "workload.global_batch: 100 is not a multiple of micro_batch*dp = 8",
+        [](Json& d) { d["workload"]["global_batch"] = 100; });
+    row("pue below one", "costs.pue: must be at least 1, got 0.9", [](Json& d) { d["costs"]["pue"] = 0.9; });
+    row("pools not an array", "cluster.pools: expected an array, got an object",
+        [](Json& d) { d["cluster"]["pools"] = Json::object(); });
+    row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
+        [](Json& d) { d["cluster"]["network"]["topology"]["kind"] = "ring"; });
+    row("unknown overlap field", "workload.overlap.pp_comm: unknown field", [](Json& d) {
+        d["workload"]["overlap"] = Json{{"pp_comm", true}};
+    });
+    // The example is dense, pipelined without interleaving and fully recomputed: three refusals.
+    const auto expertOverlap = [](Json& d) { d["workload"]["overlap"] = Json{{"ep_comm", true}}; };
+    row("expert overlap without expert parallelism",
+        "workload.overlap.ep_comm: overlapping the expert all-to-alls needs a Mixture-of-Experts model "
+        "with "
+        "expert parallelism (parallel.ep above 1), got ep=1",
+        expertOverlap);
+    row("expert overlap with pipelining but no interleaving",
+        "workload.overlap.ep_comm: with pipeline parallelism (pp=4) it needs interleaving (parallel.vp "
+        "above "
+        "1), got vp=1, as Megatron-Core",
+        expertOverlap);
+    row("expert overlap with full recomputation",
+        "workload.overlap.ep_comm: needs recompute \"none\" or \"selective\" (Megatron-Core's), got "
+        "\"full\"",
+        expertOverlap);
+}
+
+void addTrainingErrorRows() {
+    row("expert overlap under ZeRO-3",
+        "workload.overlap.ep_comm: needs parallel.zero 0, 1 or 2 (the combined schedule is "
+        "Megatron-Core's), "
+        "got zero=3",
+        [](Json& d) {
+            d["workload"]["overlap"] = Json{{"ep_comm", true}};
+            d["workload"]["parallel"]["zero"] = 3;
+        });
+    row("parameter-gather overlap without ZeRO 1/2",
+        "workload.overlap.param_gather: overlapping the parameter gather needs the distributed optimizer "
+        "(parallel.zero 1 or 2), got zero=0",
+        [](Json& d) {
+            d["workload"]["overlap"] = Json{{"param_gather", true}};
+            d["workload"]["parallel"]["zero"] = 0;
+        });
+    row("bad gradient precision",
+        "workload.gradient_precision: unsupported gradient precision \"fp8\" (known: fp32, bf16, fp16)",
+        [](Json& d) { d["workload"]["gradient_precision"] = "fp8"; });
+    row("gradients in the other 16-bit type",
+        "workload.gradient_precision: gradients of bf16 training are fp32 or bf16, got fp16",
+        [](Json& d) { d["workload"]["gradient_precision"] = "fp16"; });
+    row("bad attention kernel",
+        "workload.attention: unknown attention \"flash\" (known: fused, unfused, flash2)",
+        [](Json& d) { d["workload"]["attention"] = "flash"; });
+    row("bad gradient accumulation",
+        "workload.gradient_accumulation: unknown accumulation \"lazy\" (known: fused, separate)",
+        [](Json& d) { d["workload"]["gradient_accumulation"] = "lazy"; });
+    row("bad ZeRO-3 engine",
+        "workload.zero3_engine: unknown zero-3 engine \"fsdp\" (known: layered, deepspeed-2021)",
+        [](Json& d) { d["workload"]["zero3_engine"] = "fsdp"; });
+    row("remainders of fp16 weights",
+        "workload.master_weights: remainders complete bf16 working weights; fp16 training keeps fp16 "
+        "ones",
+        [](Json& d) {
+            d["workload"]["master_weights"] = "remainders";
+            d["workload"]["precision"] = "fp16";
+        });
+    row("bad master weights", "workload.master_weights: unknown master weights \"bf16\"",
+        [](Json& d) { d["workload"]["master_weights"] = "bf16"; });
+    row("offloading more layers than the model has",
+        "workload.activation_offload_layers: must be between 0 and layers-1=79, got 80", [](Json& d) {
+            d["workload"]["activation_offload_layers"] = 80;
+            d["workload"]["parallel"]["pp"] = 1;
+            d["workload"]["parallel"]["dp"] = 32;
+            d["workload"]["recompute"] = "none";
+        });
+    row("negative offloaded layers", "workload.activation_offload_layers: must be at least 0, got -1",
+        [](Json& d) { d["workload"]["activation_offload_layers"] = -1; });
+    row("offloading with pipeline parallelism",
+        "workload.activation_offload_layers: activation offloading needs pp=1, got pp=4", [](Json& d) {
+            d["workload"]["activation_offload_layers"] = 10;
+            d["workload"]["recompute"] = "none";
+        });
+    row("offloading with recomputation",
+        "workload.activation_offload_layers: activation offloading needs recompute none, got full",
+        [](Json& d) {
+            d["workload"]["activation_offload_layers"] = 10;
+            d["workload"]["parallel"]["pp"] = 1;
+            d["workload"]["parallel"]["dp"] = 32;
+        });
+    row("offloading without a host link",
+        "workload.activation_offload_layers: l40s has no host-link bandwidth in the catalog", [](Json& d) {
+            d["cluster"]["pools"][0]["device"] = "l40s";
+            d["workload"]["activation_offload_layers"] = 10;
+            d["workload"]["parallel"]["pp"] = 1;
+            d["workload"]["parallel"]["dp"] = 32;
+            d["workload"]["recompute"] = "none";
+        });
+}
+
+void addExpertErrorRows() {
+    row("bad fp8 recipe", "workload.fp8_recipe: unknown fp8 scaling \"mx\" (known: delayed, current)",
+        [](Json& d) { d["workload"]["fp8_recipe"] = "mx"; });
+    // Unfused attention keeps 5 a s^2 b / t = 5 * 64 * 8192^2 / 4 B = 5.37 GB per layer: 429.5 GB for the
+    // 20 layers x 4 micro-batches stage 0 holds, on top of the 47.65 GB of recompute "none".
+    row("unfused attention needs memory", "activations 477.1 GB", [](Json& d) {
+        d["workload"]["attention"] = "unfused";
+        d["workload"]["recompute"] = "none";
+        d["workload"]["model"]["dropout"] = true;
+    });
+    row("ep without experts",
+        "workload.parallel.ep: expert parallelism needs a Mixture-of-Experts model (workload.model.moe), "
+        "got ep=2",
+        [](Json& d) { d["workload"]["parallel"]["ep"] = 2; });
+    row("top_k beyond experts", "workload.model.moe.top_k: must be between 1 and experts=8, got 9",
+        [](Json& d) {
+            d["workload"]["model"]["moe"] = Json{{"experts", 8}, {"top_k", 9}, {"expert_ffn_hidden", 1024}};
+        });
+    row("ep does not divide experts", "workload.parallel.ep: 8 does not divide experts=6", [](Json& d) {
+        d["workload"]["model"]["moe"] = Json{{"experts", 6}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+        d["workload"]["parallel"]["ep"] = 8;
+    });
+    // Expert groups are carved from the data- and context-parallel ranks together (dp 8 x cp 1 here).
+    row("ep does not divide dp*cp", "workload.parallel.ep: 16 does not divide dp*cp=8", [](Json& d) {
+        d["workload"]["model"]["moe"] = Json{{"experts", 16}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+        d["workload"]["parallel"]["ep"] = 16;
+    });
+    row("etp without experts",
+        "workload.parallel.etp: expert tensor parallelism needs a Mixture-of-Experts model "
+        "(workload.model.moe), got etp=1",
+        [](Json& d) { d["workload"]["parallel"]["etp"] = 1; });
+    row("etp does not divide tp", "workload.parallel.etp: must divide tp=4, got 3", [](Json& d) {
+        d["workload"]["model"]["moe"] = Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1536}};
+        d["workload"]["parallel"]["etp"] = 3;
+    });
+    // With etp 1 the expert groups come from the tensor ranks too: (4 / 1) x 8 x 1 = 32 devices.
+    row("ep does not divide the folded ranks", "workload.parallel.ep: 64 does not divide (tp/etp)*dp*cp=32",
+        [](Json& d) {
+            d["workload"]["model"]["moe"] = Json{{"experts", 64}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+            d["workload"]["parallel"]["ep"] = 64;
+            d["workload"]["parallel"]["etp"] = 1;
+        });
+    row("folding needs sequence parallelism",
+        "workload.parallel.sequence_parallel: must be true with etp=1 below tp=4", [](Json& d) {
+            d["workload"]["model"]["moe"] = Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
+            d["workload"]["parallel"]["etp"] = 1;
+            d["workload"]["parallel"]["sequence_parallel"] = false;
+        });
+    row("unknown moe field", "workload.model.moe.capacity: unknown field", [](Json& d) {
+        d["workload"]["model"]["moe"] =
+            Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}, {"capacity", 1.25}};
+    });
+    row("too many devices",
+        "cluster.pools[0].count: 1048576 devices is more than the 131072 a pool can simulate",
+        [](Json& d) { d["cluster"]["pools"][0]["count"] = 1048576; });
+    row("too many micro-batches", "workload.global_batch: 131072 micro-batches per pipeline and step is more",
+        [](Json& d) { d["workload"]["global_batch"] = 1048576; });
+    row("tp beyond node", "workload.parallel.tp: 16 exceeds devices_per_node=8", [](Json& d) {
+        d["workload"]["parallel"]["tp"] = 16;
+        d["workload"]["parallel"]["dp"] = 2;
+    });
+}
+
 } // namespace
 
 class TestScenario : public QObject {
@@ -112,232 +344,10 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::addColumn<qulonglong>("edit");
         edits().clear();
-        auto row = [](const char* name, const char* expected, std::function<void(Json&)> edit) {
-            edits().push_back(std::move(edit));
-            QTest::newRow(name) << QString::fromUtf8(expected) << static_cast<qulonglong>(edits().size() - 1);
-        };
-        row("tp does not divide heads", "workload.parallel.tp: 6 does not divide heads=64",
-            [](Json& d) { d["workload"]["parallel"]["tp"] = 6; });
-        row("layout vs pool", "cluster: tp*pp*dp = 96 but the pool has 128 devices",
-            [](Json& d) { d["workload"]["parallel"]["dp"] = 6; });
-        row("memory",
-            "memory: 132.4 GB per device needed, h100-sxm has 85.52 GB (weights 9.082 GB, gradients 18.16 "
-            "GB,",
-            [](Json& d) {
-                d["workload"]["recompute"] = "selective";
-                d["workload"]["micro_batch"] = 2;
-                d["workload"]["model"]["dropout"] = true;
-            });
-        row("unknown field", "workload.model.experts: unknown field",
-            [](Json& d) { d["workload"]["model"]["experts"] = 8; });
-        row("unknown top-level field", "colour: unknown field", [](Json& d) { d["colour"] = "blue"; });
-        row("dropout not a boolean", "workload.model.dropout: expected true or false, got a number",
-            [](Json& d) { d["workload"]["model"]["dropout"] = 0.1; });
-        row("negative head width", "workload.model.head_dim: must be at least 0, got -64",
-            [](Json& d) { d["workload"]["model"]["head_dim"] = -64; });
-        row("heads do not divide hidden",
-            "workload.model.heads: 48 does not divide hidden=8192 (set head_dim", [](Json& d) {
-                d["workload"]["model"]["heads"] = 48;
-                d["workload"]["model"]["kv_heads"] = 8;
-                d["workload"]["parallel"]["tp"] = 4;
-            });
-        row("wrong type", "workload.model.layers: expected an integer, got a string",
-            [](Json& d) { d["workload"]["model"]["layers"] = "80"; });
-        row("fractional integer", "workload.global_batch: expected an integer, got 128.5",
-            [](Json& d) { d["workload"]["global_batch"] = 128.5; });
-        row("zero size", "workload.model.layers: must be at least 1, got 0",
-            [](Json& d) { d["workload"]["model"]["layers"] = 0; });
-        row("negative size", "cluster.pools[0].count: must be at least 1, got -8",
-            [](Json& d) { d["cluster"]["pools"][0]["count"] = -8; });
-        row("negative bandwidth", "cluster.network.nic_Gbps: must be greater than 0, got -400",
-            [](Json& d) { d["cluster"]["network"]["nic_Gbps"] = -400; });
-        row("unknown device", "cluster.pools[0].device: unknown device \"h1000\"",
-            [](Json& d) { d["cluster"]["pools"][0]["device"] = "h1000"; });
-        row("missing field", "workload.micro_batch: missing required field",
-            [](Json& d) { d["workload"].erase("micro_batch"); });
-        row("bad precision", "workload.precision: unknown precision \"fp7\"",
-            [](Json& d) { d["workload"]["precision"] = "fp7"; });
-        row("unsupported precision", "workload.precision: fp8 is not supported by a100-sxm-80gb",
-            [](Json& d) {
-                d["workload"]["precision"] = "fp8";
-                d["cluster"]["pools"][0]["device"] = "a100-sxm-80gb";
-            });
-        row("fp4 without fp4 tensor cores", "workload.precision: fp4 is not supported by h100-sxm",
-            [](Json& d) {
-                d["workload"]["precision"] = "fp4";
-                d["cluster"]["pools"][0]["device"] = "h100-sxm";
-            });
-        row("wrong format", "format: unsupported format \"choreo-scenario/9\"",
-            [](Json& d) { d["format"] = "choreo-scenario/9"; });
-        row("more stages than layers",
-            "workload.parallel.pp: 16 pipeline stages for layers=8: every stage but the first and last needs "
-            "a "
-            "layer",
-            [](Json& d) {
-                d["workload"]["model"]["layers"] = 8;
-                d["workload"]["parallel"]["pp"] = 16;
-                d["workload"]["parallel"]["dp"] = 2;
-            });
-        row("batch split", "workload.global_batch: 100 is not a multiple of micro_batch*dp = 8",
-            [](Json& d) { d["workload"]["global_batch"] = 100; });
-        row("pue below one", "costs.pue: must be at least 1, got 0.9",
-            [](Json& d) { d["costs"]["pue"] = 0.9; });
-        row("pools not an array", "cluster.pools: expected an array, got an object",
-            [](Json& d) { d["cluster"]["pools"] = Json::object(); });
-        row("bad topology", "cluster.network.topology.kind: unknown topology \"ring\"",
-            [](Json& d) { d["cluster"]["network"]["topology"]["kind"] = "ring"; });
-        row("unknown overlap field", "workload.overlap.pp_comm: unknown field", [](Json& d) {
-            d["workload"]["overlap"] = Json{{"pp_comm", true}};
-        });
-        // The example is dense, pipelined without interleaving and fully recomputed: three refusals.
-        const auto expertOverlap = [](Json& d) { d["workload"]["overlap"] = Json{{"ep_comm", true}}; };
-        row("expert overlap without expert parallelism",
-            "workload.overlap.ep_comm: overlapping the expert all-to-alls needs a Mixture-of-Experts model "
-            "with "
-            "expert parallelism (parallel.ep above 1), got ep=1",
-            expertOverlap);
-        row("expert overlap with pipelining but no interleaving",
-            "workload.overlap.ep_comm: with pipeline parallelism (pp=4) it needs interleaving (parallel.vp "
-            "above "
-            "1), got vp=1, as Megatron-Core",
-            expertOverlap);
-        row("expert overlap with full recomputation",
-            "workload.overlap.ep_comm: needs recompute \"none\" or \"selective\" (Megatron-Core's), got "
-            "\"full\"",
-            expertOverlap);
-        row("expert overlap under ZeRO-3",
-            "workload.overlap.ep_comm: needs parallel.zero 0, 1 or 2 (the combined schedule is "
-            "Megatron-Core's), "
-            "got zero=3",
-            [](Json& d) {
-                d["workload"]["overlap"] = Json{{"ep_comm", true}};
-                d["workload"]["parallel"]["zero"] = 3;
-            });
-        row("parameter-gather overlap without ZeRO 1/2",
-            "workload.overlap.param_gather: overlapping the parameter gather needs the distributed optimizer "
-            "(parallel.zero 1 or 2), got zero=0",
-            [](Json& d) {
-                d["workload"]["overlap"] = Json{{"param_gather", true}};
-                d["workload"]["parallel"]["zero"] = 0;
-            });
-        row("bad gradient precision",
-            "workload.gradient_precision: unsupported gradient precision \"fp8\" (known: fp32, bf16, fp16)",
-            [](Json& d) { d["workload"]["gradient_precision"] = "fp8"; });
-        row("gradients in the other 16-bit type",
-            "workload.gradient_precision: gradients of bf16 training are fp32 or bf16, got fp16",
-            [](Json& d) { d["workload"]["gradient_precision"] = "fp16"; });
-        row("bad attention kernel",
-            "workload.attention: unknown attention \"flash\" (known: fused, unfused, flash2)",
-            [](Json& d) { d["workload"]["attention"] = "flash"; });
-        row("bad gradient accumulation",
-            "workload.gradient_accumulation: unknown accumulation \"lazy\" (known: fused, separate)",
-            [](Json& d) { d["workload"]["gradient_accumulation"] = "lazy"; });
-        row("bad ZeRO-3 engine",
-            "workload.zero3_engine: unknown zero-3 engine \"fsdp\" (known: layered, deepspeed-2021)",
-            [](Json& d) { d["workload"]["zero3_engine"] = "fsdp"; });
-        row("remainders of fp16 weights",
-            "workload.master_weights: remainders complete bf16 working weights; fp16 training keeps fp16 "
-            "ones",
-            [](Json& d) {
-                d["workload"]["master_weights"] = "remainders";
-                d["workload"]["precision"] = "fp16";
-            });
-        row("bad master weights", "workload.master_weights: unknown master weights \"bf16\"",
-            [](Json& d) { d["workload"]["master_weights"] = "bf16"; });
-        row("offloading more layers than the model has",
-            "workload.activation_offload_layers: must be between 0 and layers-1=79, got 80", [](Json& d) {
-                d["workload"]["activation_offload_layers"] = 80;
-                d["workload"]["parallel"]["pp"] = 1;
-                d["workload"]["parallel"]["dp"] = 32;
-                d["workload"]["recompute"] = "none";
-            });
-        row("negative offloaded layers", "workload.activation_offload_layers: must be at least 0, got -1",
-            [](Json& d) { d["workload"]["activation_offload_layers"] = -1; });
-        row("offloading with pipeline parallelism",
-            "workload.activation_offload_layers: activation offloading needs pp=1, got pp=4", [](Json& d) {
-                d["workload"]["activation_offload_layers"] = 10;
-                d["workload"]["recompute"] = "none";
-            });
-        row("offloading with recomputation",
-            "workload.activation_offload_layers: activation offloading needs recompute none, got full",
-            [](Json& d) {
-                d["workload"]["activation_offload_layers"] = 10;
-                d["workload"]["parallel"]["pp"] = 1;
-                d["workload"]["parallel"]["dp"] = 32;
-            });
-        row("offloading without a host link",
-            "workload.activation_offload_layers: l40s has no host-link bandwidth in the catalog",
-            [](Json& d) {
-                d["cluster"]["pools"][0]["device"] = "l40s";
-                d["workload"]["activation_offload_layers"] = 10;
-                d["workload"]["parallel"]["pp"] = 1;
-                d["workload"]["parallel"]["dp"] = 32;
-                d["workload"]["recompute"] = "none";
-            });
-        row("bad fp8 recipe", "workload.fp8_recipe: unknown fp8 scaling \"mx\" (known: delayed, current)",
-            [](Json& d) { d["workload"]["fp8_recipe"] = "mx"; });
-        // Unfused attention keeps 5 a s^2 b / t = 5 * 64 * 8192^2 / 4 B = 5.37 GB per layer: 429.5 GB for the
-        // 20 layers x 4 micro-batches stage 0 holds, on top of the 47.65 GB of recompute "none".
-        row("unfused attention needs memory", "activations 477.1 GB", [](Json& d) {
-            d["workload"]["attention"] = "unfused";
-            d["workload"]["recompute"] = "none";
-            d["workload"]["model"]["dropout"] = true;
-        });
-        row("ep without experts",
-            "workload.parallel.ep: expert parallelism needs a Mixture-of-Experts model (workload.model.moe), "
-            "got ep=2",
-            [](Json& d) { d["workload"]["parallel"]["ep"] = 2; });
-        row("top_k beyond experts", "workload.model.moe.top_k: must be between 1 and experts=8, got 9",
-            [](Json& d) {
-                d["workload"]["model"]["moe"] =
-                    Json{{"experts", 8}, {"top_k", 9}, {"expert_ffn_hidden", 1024}};
-            });
-        row("ep does not divide experts", "workload.parallel.ep: 8 does not divide experts=6", [](Json& d) {
-            d["workload"]["model"]["moe"] = Json{{"experts", 6}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
-            d["workload"]["parallel"]["ep"] = 8;
-        });
-        // Expert groups are carved from the data- and context-parallel ranks together (dp 8 x cp 1 here).
-        row("ep does not divide dp*cp", "workload.parallel.ep: 16 does not divide dp*cp=8", [](Json& d) {
-            d["workload"]["model"]["moe"] = Json{{"experts", 16}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
-            d["workload"]["parallel"]["ep"] = 16;
-        });
-        row("etp without experts",
-            "workload.parallel.etp: expert tensor parallelism needs a Mixture-of-Experts model "
-            "(workload.model.moe), got etp=1",
-            [](Json& d) { d["workload"]["parallel"]["etp"] = 1; });
-        row("etp does not divide tp", "workload.parallel.etp: must divide tp=4, got 3", [](Json& d) {
-            d["workload"]["model"]["moe"] = Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1536}};
-            d["workload"]["parallel"]["etp"] = 3;
-        });
-        // With etp 1 the expert groups come from the tensor ranks too: (4 / 1) x 8 x 1 = 32 devices.
-        row("ep does not divide the folded ranks",
-            "workload.parallel.ep: 64 does not divide (tp/etp)*dp*cp=32", [](Json& d) {
-                d["workload"]["model"]["moe"] =
-                    Json{{"experts", 64}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
-                d["workload"]["parallel"]["ep"] = 64;
-                d["workload"]["parallel"]["etp"] = 1;
-            });
-        row("folding needs sequence parallelism",
-            "workload.parallel.sequence_parallel: must be true with etp=1 below tp=4", [](Json& d) {
-                d["workload"]["model"]["moe"] =
-                    Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}};
-                d["workload"]["parallel"]["etp"] = 1;
-                d["workload"]["parallel"]["sequence_parallel"] = false;
-            });
-        row("unknown moe field", "workload.model.moe.capacity: unknown field", [](Json& d) {
-            d["workload"]["model"]["moe"] =
-                Json{{"experts", 8}, {"top_k", 2}, {"expert_ffn_hidden", 1024}, {"capacity", 1.25}};
-        });
-        row("too many devices",
-            "cluster.pools[0].count: 1048576 devices is more than the 131072 a pool can simulate",
-            [](Json& d) { d["cluster"]["pools"][0]["count"] = 1048576; });
-        row("too many micro-batches",
-            "workload.global_batch: 131072 micro-batches per pipeline and step is more",
-            [](Json& d) { d["workload"]["global_batch"] = 1048576; });
-        row("tp beyond node", "workload.parallel.tp: 16 exceeds devices_per_node=8", [](Json& d) {
-            d["workload"]["parallel"]["tp"] = 16;
-            d["workload"]["parallel"]["dp"] = 2;
-        });
+        addLayoutErrorRows();
+        addInputErrorRows();
+        addTrainingErrorRows();
+        addExpertErrorRows();
     }
 
     void errors() {

@@ -67,10 +67,22 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
     , torusZ_(formfields::countSpin(1 << 20))
     , linkGbps_(formfields::optionalSpin(100000, 0, u" Gb/s"_s, tr("NIC's")))
     , switchLatency_(formfields::optionalSpin(1000, 2, u" µs"_s, tr("default (1 µs)"))) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(createPoolsBox());
+    layout->addWidget(createNetworkBox());
+    connectNetworkFields();
+    connect(poolView_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { refresh(); });
+    // Rows came or went (and the selection with them): the Remove button may change.
+    connect(pools_, &QAbstractItemModel::modelReset, this, [this] { refresh(); });
+    refresh();
+}
+
+QGroupBox* ClusterEditor::createPoolsBox() {
     poolView_->setObjectName(u"poolsTable"_s);
     poolView_->setModel(pools_);
     poolView_->setItemDelegateForColumn(PoolTableModel::DeviceColumn,
-                                        new DeviceDelegate(document->catalog(), poolView_));
+                                        new DeviceDelegate(document()->catalog(), poolView_));
     poolView_->verticalHeader()->hide();
     poolView_->horizontalHeader()->setSectionResizeMode(PoolTableModel::DeviceColumn, QHeaderView::Stretch);
     // The numbers take what they need, so that every column reads in the editor's width.
@@ -114,6 +126,11 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
     buttons->addWidget(paletteButton);
     poolsLayout->addLayout(buttons);
 
+    return poolsBox;
+}
+
+// Names, tooltips and diagnostic marks of the network's fields.
+void ClusterEditor::describeNetworkFields() {
     nic_->setObjectName(u"nicSpin"_s);
     nic_->setToolTip(tr("Scale-out bandwidth per device, one direction; \"catalog\" uses the device's NIC"));
     topology_->setObjectName(u"topologyCombo"_s);
@@ -157,7 +174,10 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
     mark(u"cluster.network.topology.dims"_s, torusX_);
     mark(u"cluster.network.topology.link_Gbps"_s, linkGbps_);
     mark(u"cluster.network.topology.latency_us"_s, switchLatency_);
+}
 
+QGroupBox* ClusterEditor::createNetworkBox() {
+    describeNetworkFields();
     auto* networkBox = new QGroupBox(tr("Network"));
     auto* form = new QFormLayout(networkBox);
     networkForm_ = form;
@@ -181,12 +201,11 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
     form->addRow(tr("Torus x × y × z"), torusDims_);
     form->addRow(tr("Link bandwidth"), linkGbps_);
     form->addRow(tr("Switch hop latency"), switchLatency_);
+    return networkBox;
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(poolsBox);
-    layout->addWidget(networkBox);
-
+// One undo step per field; spinning a value merges into one step.
+void ClusterEditor::connectNetworkFields() {
     connect(nic_, &QDoubleSpinBox::valueChanged, this, [this] {
         change(
             EditNicGbps, tr("Change NIC bandwidth"),
@@ -206,7 +225,6 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
         change(EditOversubscription, tr("Change oversubscription"),
                [v](models::Scenario& s) { s.cluster.network.topology.oversubscription = v; });
     });
-    // One undo step per field; spinning a value merges into one step.
     auto countField = [this](QSpinBox* box, int id, const QString& what,
                              std::optional<std::int64_t> models::Topology::*field) {
         connect(box, &QSpinBox::valueChanged, this, [this, box, id, what, field] {
@@ -250,10 +268,6 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
                    s.cluster.network.topology.latency_us = v;
                });
     });
-    connect(poolView_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { refresh(); });
-    // Rows came or went (and the selection with them): the Remove button may change.
-    connect(pools_, &QAbstractItemModel::modelReset, this, [this] { refresh(); });
-    refresh();
 }
 
 void ClusterEditor::refresh() {

@@ -6,6 +6,7 @@ QT_BEGIN_NAMESPACE
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
+class QGroupBox;
 class QPushButton;
 class QSpinBox;
 class QTableView;
@@ -32,6 +33,10 @@ protected:
     void refresh() override;
 
 private:
+    QGroupBox* createPoolsBox();
+    void describeNetworkFields();
+    QGroupBox* createNetworkBox();
+    void connectNetworkFields();
     void addPool();
     void removePool();
 
