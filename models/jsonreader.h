@@ -61,6 +61,26 @@ private:
     Diagnostics& out_;
 };
 
+// Reads `key`, one of `values` by the name toString gives it, into `target`; any other name is an error that
+// lists the known ones.
+template <typename Enum>
+void readChoice(JsonReader& r, const Json& j, const std::string& path, const char* key, bool required,
+                std::initializer_list<Enum> values, const char* what, Enum& target) {
+    const auto name = r.text(j, path, key, required);
+    if (!name)
+        return;
+    std::string known;
+    for (const Enum value : values) {
+        if (toString(value) == *name) {
+            target = value;
+            return;
+        }
+        known += (known.empty() ? "" : ", ") + toString(value);
+    }
+    r.error(JsonReader::join(path, key),
+            "unknown " + std::string(what) + " \"" + *name + "\" (known: " + known + ")");
+}
+
 // Parses a whole document; on a syntax error or a number out of range ({"a": 1e400}) records one
 // "(document)" diagnostic (nlohmann's message with line and column, without its exception id) and returns
 // nullopt.

@@ -212,6 +212,70 @@ std::int64_t NetworkPlan::scaleOutHops(std::int64_t a, std::int64_t b) const {
     return 4;
 }
 
+namespace {
+
+// Parameters that the topology's kind does not use are mistakes, not silently ignored.
+void rejectUnusedTopologyKeys(const Topology& t, const std::string& path, Diagnostics& errors) {
+    const bool fatTree = t.kind == TopologyKind::FatTree || t.kind == TopologyKind::RailFatTree;
+    auto onlyFor = [&](bool used, bool given, const char* key, const char* kinds) {
+        if (given && !used)
+            errors.push_back({JsonReader::join(path, key),
+                              std::string("only used by ") + kinds + ", not by " + toString(t.kind)});
+    };
+    onlyFor(fatTree, t.tiers.has_value(), "tiers", "fat-tree and rail-fat-tree");
+    onlyFor(t.kind == TopologyKind::Dragonfly, t.groups.has_value(), "groups", "dragonfly");
+    onlyFor(t.kind == TopologyKind::Dragonfly, t.routers_per_group.has_value(), "routers_per_group",
+            "dragonfly");
+    onlyFor(t.kind == TopologyKind::Dragonfly, t.global_links_per_router.has_value(),
+            "global_links_per_router", "dragonfly");
+    onlyFor(t.kind == TopologyKind::Torus3d, t.dims.has_value(), "dims", "torus-3d");
+    onlyFor(t.kind == TopologyKind::Dragonfly || t.kind == TopologyKind::Torus3d, t.link_Gbps.has_value(),
+            "link_Gbps", "dragonfly and torus-3d");
+    onlyFor(t.kind != TopologyKind::Torus3d, t.radix.has_value(), "radix", "switched topologies");
+}
+
+// A dragonfly's groups, routers and global links, checked against the switch radix.
+void planDragonfly(NetworkPlan& p, const Topology& t, const std::string& path, Diagnostics& errors) {
+    auto error = [&](const std::string& where, const std::string& message) {
+        errors.push_back({where, message});
+    };
+    if (!t.groups || !t.routers_per_group) {
+        error(JsonReader::join(path, t.groups ? "routers_per_group" : "groups"), "required for dragonfly");
+        return;
+    }
+    p.groups = *t.groups;
+    p.routers_per_group = *t.routers_per_group;
+    const std::int64_t routers = p.groups * p.routers_per_group;
+    if (p.devices % routers != 0) {
+        error(JsonReader::join(path, "groups"), "groups x routers_per_group = " + std::to_string(routers) +
+                                                    " routers do not divide the " +
+                                                    std::to_string(p.devices) + " devices evenly");
+        return;
+    }
+    p.terminals_per_router = p.devices / routers;
+    const std::int64_t others = p.groups - 1;
+    p.global_links_per_router = t.global_links_per_router.value_or(
+        others > 0 ? std::max(p.terminals_per_router, ceilDiv(others, p.routers_per_group)) : 0);
+    if (others > 0) {
+        p.links_per_group_pair = p.routers_per_group * p.global_links_per_router / others;
+        if (p.links_per_group_pair == 0)
+            error(JsonReader::join(path, "global_links_per_router"),
+                  "disconnected: a group has " + std::to_string(p.routers_per_group) + " x " +
+                      std::to_string(p.global_links_per_router) + " global links for " +
+                      std::to_string(others) + " other groups");
+    }
+    const std::int64_t routerPorts =
+        p.terminals_per_router + p.routers_per_group - 1 + p.global_links_per_router;
+    if (routerPorts > p.radix)
+        error(JsonReader::join(path, "radix"),
+              "a dragonfly router needs " + std::to_string(p.terminals_per_router) + " device + " +
+                  std::to_string(p.routers_per_group - 1) + " local + " +
+                  std::to_string(p.global_links_per_router) + " global = " + std::to_string(routerPorts) +
+                  " ports, more than " + std::to_string(p.radix));
+}
+
+} // namespace
+
 std::optional<NetworkPlan> planNetwork(const Pool& pool, std::size_t poolIndex, const Device& device,
                                        const Network& network, const LinkRates& rates, Diagnostics& errors) {
     const std::size_t before = errors.size();
@@ -247,23 +311,7 @@ std::optional<NetworkPlan> planNetwork(const Pool& pool, std::size_t poolIndex, 
     if (p.scale_up == ScaleUpShape::Torus)
         p.scale_up_dims = cubeDims(p.devices_per_node);
 
-    // Parameters that the chosen kind does not use are mistakes, not silently ignored.
-    const bool fatTree = t.kind == TopologyKind::FatTree || t.kind == TopologyKind::RailFatTree;
-    auto onlyFor = [&](bool used, bool given, const char* key, const char* kinds) {
-        if (given && !used)
-            error(JsonReader::join(path, key),
-                  std::string("only used by ") + kinds + ", not by " + toString(t.kind));
-    };
-    onlyFor(fatTree, t.tiers.has_value(), "tiers", "fat-tree and rail-fat-tree");
-    onlyFor(t.kind == TopologyKind::Dragonfly, t.groups.has_value(), "groups", "dragonfly");
-    onlyFor(t.kind == TopologyKind::Dragonfly, t.routers_per_group.has_value(), "routers_per_group",
-            "dragonfly");
-    onlyFor(t.kind == TopologyKind::Dragonfly, t.global_links_per_router.has_value(),
-            "global_links_per_router", "dragonfly");
-    onlyFor(t.kind == TopologyKind::Torus3d, t.dims.has_value(), "dims", "torus-3d");
-    onlyFor(t.kind == TopologyKind::Dragonfly || t.kind == TopologyKind::Torus3d, t.link_Gbps.has_value(),
-            "link_Gbps", "dragonfly and torus-3d");
-    onlyFor(t.kind != TopologyKind::Torus3d, t.radix.has_value(), "radix", "switched topologies");
+    rejectUnusedTopologyKeys(t, path, errors);
     if (t.kind != TopologyKind::Torus3d && !(p.nic_Bps > 0.0))
         error("cluster.network.nic_Gbps",
               "the NICs have no bandwidth (" + formatNumber(p.nic_Bps * 8e-9) + " Gb/s); set nic_Gbps");
@@ -292,43 +340,9 @@ std::optional<NetworkPlan> planNetwork(const Pool& pool, std::size_t poolIndex, 
         p.rail = t.kind == TopologyKind::RailFatTree;
         planFatTree(p, t, path, errors);
         break;
-    case TopologyKind::Dragonfly: {
-        if (!t.groups || !t.routers_per_group) {
-            error(JsonReader::join(path, t.groups ? "routers_per_group" : "groups"),
-                  "required for dragonfly");
-            break;
-        }
-        p.groups = *t.groups;
-        p.routers_per_group = *t.routers_per_group;
-        const std::int64_t routers = p.groups * p.routers_per_group;
-        if (p.devices % routers != 0) {
-            error(JsonReader::join(path, "groups"),
-                  "groups x routers_per_group = " + std::to_string(routers) + " routers do not divide the " +
-                      std::to_string(p.devices) + " devices evenly");
-            break;
-        }
-        p.terminals_per_router = p.devices / routers;
-        const std::int64_t others = p.groups - 1;
-        p.global_links_per_router = t.global_links_per_router.value_or(
-            others > 0 ? std::max(p.terminals_per_router, ceilDiv(others, p.routers_per_group)) : 0);
-        if (others > 0) {
-            p.links_per_group_pair = p.routers_per_group * p.global_links_per_router / others;
-            if (p.links_per_group_pair == 0)
-                error(JsonReader::join(path, "global_links_per_router"),
-                      "disconnected: a group has " + std::to_string(p.routers_per_group) + " x " +
-                          std::to_string(p.global_links_per_router) + " global links for " +
-                          std::to_string(others) + " other groups");
-        }
-        const std::int64_t routerPorts =
-            p.terminals_per_router + p.routers_per_group - 1 + p.global_links_per_router;
-        if (routerPorts > p.radix)
-            error(JsonReader::join(path, "radix"),
-                  "a dragonfly router needs " + std::to_string(p.terminals_per_router) + " device + " +
-                      std::to_string(p.routers_per_group - 1) + " local + " +
-                      std::to_string(p.global_links_per_router) + " global = " + std::to_string(routerPorts) +
-                      " ports, more than " + std::to_string(p.radix));
+    case TopologyKind::Dragonfly:
+        planDragonfly(p, t, path, errors);
         break;
-    }
     case TopologyKind::Torus3d:
         if (!t.dims) {
             error(JsonReader::join(path, "dims"), "required for torus-3d: [x, y, z] with x*y*z = devices");

@@ -198,27 +198,6 @@ models::StepTimeline analyticalTimeline(std::int64_t pp, std::int64_t vp, std::i
     return out;
 }
 
-// The training devices in Megatron's rank order, as the simulation numbers them: tensor innermost, then
-// context, data, pipeline.
-struct DeviceGrid {
-    const models::ParallelLayout& parallel;
-
-    [[nodiscard]] std::int64_t device(std::int64_t tensorRank, std::int64_t contextRank,
-                                      std::int64_t dataRank, std::int64_t stage) const {
-        return tensorRank + parallel.tp * (contextRank + parallel.cp * (dataRank + parallel.dp * stage));
-    }
-    // The devices of `stage` over the tensor, context and data-parallel ranks asked for (rank 0 of the rest).
-    [[nodiscard]] std::vector<std::int64_t> group(std::int64_t stage, bool tensor, bool context,
-                                                  bool data) const {
-        std::vector<std::int64_t> members;
-        for (std::int64_t dataRank = 0; dataRank < (data ? parallel.dp : 1); ++dataRank)
-            for (std::int64_t contextRank = 0; contextRank < (context ? parallel.cp : 1); ++contextRank)
-                for (std::int64_t tensorRank = 0; tensorRank < (tensor ? parallel.tp : 1); ++tensorRank)
-                    members.push_back(device(tensorRank, contextRank, dataRank, stage));
-        return members;
-    }
-};
-
 // Combined 1F1B (overlap.ep_comm): per pipeline device, the share of its operations that run in pairs
 // (pipelineSchedule marks them, as the simulation runs them).
 std::vector<double> pairedShares(const models::Workload& workload, double microBatches) {
@@ -244,7 +223,6 @@ struct Reduction {
 // One chunk's communication on the platform's links, and its operations' times.
 struct ChunkLinks {
     const Links& links;
-    const DeviceGrid& grid;
     const models::Workload& workload;
     const models::StageCost& cost;
     std::int64_t stage = 0;
@@ -259,11 +237,12 @@ struct ChunkLinks {
         if (parallel.ep <= 1 || count <= 0 || cost.ep_bytes <= 0.0)
             return 0.0;
         const double share = cost.ep_bytes / static_cast<double>(parallel.ep);
-        const std::int64_t self = grid.device(0, 0, 0, stage);
+        const std::int64_t self = workload.parallel.rank(0, 0, 0, stage);
         double scaleUp = 0.0, nic = 0.0, hop = 0.0, nicBps = 1e300;
         // The peers, as the simulation's expert groups (ParallelLayout::expertGroupMember).
         for (std::int64_t member = 1; member < parallel.ep; ++member) {
-            const std::int64_t peer = parallel.expertGroupMember(0, member) + grid.device(0, 0, 0, stage);
+            const std::int64_t peer =
+                parallel.expertGroupMember(0, member) + workload.parallel.rank(0, 0, 0, stage);
             hop = std::max(hop, links.spec.latency(self, peer));
             if (links.spec.sameNode(self, peer)) {
                 scaleUp += share;
@@ -398,7 +377,7 @@ struct StageSums {
     std::vector<models::StageCost> costs;
 };
 
-StageSums sumChunks(const models::ResolvedScenario& rs, const Links& links, const DeviceGrid& grid,
+StageSums sumChunks(const models::ResolvedScenario& rs, const Links& links,
                     const std::vector<double>& pairedShare) {
     const auto& workload = rs.workload();
     const auto& parallel = workload.parallel;
@@ -416,13 +395,12 @@ StageSums sumChunks(const models::ResolvedScenario& rs, const Links& links, cons
         const std::int64_t stage = chunk % parallel.pp;
         const auto stageIndex = static_cast<std::size_t>(stage);
         const ChunkLinks chunkLinks{links,
-                                    grid,
                                     workload,
                                     cost,
                                     stage,
-                                    grid.group(stage, true, false, false),
-                                    grid.group(stage, false, true, false),
-                                    grid.group(stage, false, true, true)};
+                                    parallel.tensorGroup(0, stage),
+                                    parallel.contextGroup(0, stage),
+                                    parallel.dataGroup(0, stage)};
         OpTime forwardOp = chunkLinks.operation(cost.forward_s, cost.tp_collectives_forward,
                                                 cost.cp_bytes_forward, cost.cp_steps_forward, false);
         OpTime backwardOp = chunkLinks.operation(cost.backward_s, cost.tp_collectives_backward,
@@ -449,8 +427,8 @@ StageSums sumChunks(const models::ResolvedScenario& rs, const Links& links, cons
         if (chunk < parallel.pp)
             sums.firstForward[stageIndex] = forwardSeconds;
         if (chunk + 1 < chunks) {
-            const auto from = grid.device(0, 0, 0, stage),
-                       to = grid.device(0, 0, 0, (chunk + 1) % parallel.pp);
+            const auto from = parallel.rank(0, 0, 0, stage),
+                       to = parallel.rank(0, 0, 0, (chunk + 1) % parallel.pp);
             sums.p2p = std::max(sums.p2p, links.transfer(from, to, cost.pp_bytes));
         }
     }
@@ -552,9 +530,8 @@ models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLay
     const auto& workload = rs.workload();
     const auto& parallel = workload.parallel;
     const Links links{PlatformSpec::fromScenario(rs), parallel.tp};
-    const DeviceGrid grid{parallel};
     const auto microBatches = static_cast<double>(workload.microBatchesPerStep());
-    StageSums sums = sumChunks(rs, links, grid, pairedShares(workload, microBatches));
+    StageSums sums = sumChunks(rs, links, pairedShares(workload, microBatches));
     if (workload.overlap.param_gather)
         overlapParamGather(sums);
     const double pipeline = pipelineSeconds(sums, microBatches, parallel);

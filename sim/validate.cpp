@@ -183,85 +183,70 @@ variantCases(const std::string& csvText, const Variation& variation, models::Dia
     return out;
 }
 
-ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
-                               const models::Catalog& catalog, Fidelity fidelity, int jobs,
-                               const std::optional<Variation>& variation,
-                               const std::vector<std::vector<models::ValidationCase>>& variants) {
-    ValidationReport report;
-    report.fidelity = toString(fidelity);
-    report.variation = variation;
-    std::vector<std::function<std::string()>> work;
+namespace {
+
+// The simulations a validation runs, each with the row (and the variant of it, -1 for the row as written)
+// its outcome belongs to.
+struct ValidationJobs {
     struct Job {
         std::size_t row;
-        int variant; // -1: the row as written
+        int variant;
     };
-    std::vector<Job> jobsOf;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-        const auto& c = cases[i];
-        ValidationRow row;
-        row.source = c;
-        row.assumption = c.assumption;
-        if (c.skip) {
-            row.skipped = *c.skip;
-            report.rows.push_back(std::move(row));
-            continue;
-        }
-        models::Diagnostics errors;
-        bool sharded = false;
-        auto resolved = resolveRow(c.scenario, catalog, row.assumption, sharded, errors);
-        if (!resolved) {
-            row.skipped = "invalid for the catalog: " + models::joinDiagnostics(errors);
-            report.rows.push_back(std::move(row));
-            continue;
-        }
-        jobsOf.push_back({report.rows.size(), -1});
-        work.push_back(simulation(*resolved, fidelity));
-        if (!variation || variants.empty()) {
-            report.rows.push_back(std::move(row));
-            continue;
-        }
-        // The same row under each value of the variation: its own layout is not simulated twice.
-        const std::string own = models::serializeScenario(c.scenario);
-        for (std::size_t k = 0; k < variants.size() && k < variation->values.size(); ++k) {
-            ValidationVariant variant;
-            variant.value = variation->values[k];
-            const models::ValidationCase* vc = i < variants[k].size() ? &variants[k][i] : nullptr;
-            if (!vc || vc->id != c.id) {
-                variant.skipped = "no such row in the varied file";
-            } else if (vc->skip) {
-                variant.skipped = *vc->skip;
-            } else if (models::serializeScenario(vc->scenario) == own) {
-                variant.own = true; // takes the row's prediction below
-                if (sharded)
-                    variant.assumption = kShardedOptimizer;
-            } else {
-                // Every value is simulated as the row was: with the row's optimizer sharding, and no other
-                // fallback (a value that does not fit then says so, and stays out of the range).
-                models::Scenario scenario = vc->scenario;
-                if (sharded) {
-                    scenario.workload.parallel.zero = 1;
-                    variant.assumption = kShardedOptimizer;
-                }
-                models::Diagnostics variantErrors;
-                if (auto rs =
-                        models::resolveScenario(scenario, catalog, variantErrors, /*checkMemory=*/false)) {
-                    jobsOf.push_back({report.rows.size(), static_cast<int>(k)});
-                    work.push_back(simulation(*rs, fidelity));
-                } else {
-                    variant.skipped = models::joinDiagnostics(variantErrors);
-                }
-            }
-            row.variants.push_back(std::move(variant));
-        }
-        report.rows.push_back(std::move(row));
+    std::vector<std::function<std::string()>> work;
+    std::vector<Job> of;
+
+    void add(std::size_t row, int variant, std::function<std::string()> simulation) {
+        of.push_back({row, variant});
+        work.push_back(std::move(simulation));
     }
-    const auto outcomes = runIsolated(work, jobs);
+};
+
+// The row `c` (report row `rowIndex`) under each value of the variation: its own layout is not simulated
+// twice, and every value is simulated as the row was, with the row's optimizer sharding and no other
+// fallback (a value that does not fit then says so, and stays out of the range).
+void planVariants(ValidationRow& row, std::size_t rowIndex, std::size_t caseIndex, bool sharded,
+                  const Variation& variation,
+                  const std::vector<std::vector<models::ValidationCase>>& variants,
+                  const models::Catalog& catalog, Fidelity fidelity, ValidationJobs& jobs) {
+    const models::ValidationCase& c = row.source;
+    const std::string own = models::serializeScenario(c.scenario);
+    for (std::size_t k = 0; k < variants.size() && k < variation.values.size(); ++k) {
+        ValidationVariant variant;
+        variant.value = variation.values[k];
+        const models::ValidationCase* vc = caseIndex < variants[k].size() ? &variants[k][caseIndex] : nullptr;
+        if (!vc || vc->id != c.id) {
+            variant.skipped = "no such row in the varied file";
+        } else if (vc->skip) {
+            variant.skipped = *vc->skip;
+        } else if (models::serializeScenario(vc->scenario) == own) {
+            variant.own = true; // takes the row's prediction (summarise)
+            if (sharded)
+                variant.assumption = kShardedOptimizer;
+        } else {
+            models::Scenario scenario = vc->scenario;
+            if (sharded) {
+                scenario.workload.parallel.zero = 1;
+                variant.assumption = kShardedOptimizer;
+            }
+            models::Diagnostics variantErrors;
+            if (auto rs = models::resolveScenario(scenario, catalog, variantErrors, /*checkMemory=*/false))
+                jobs.add(rowIndex, static_cast<int>(k), simulation(*rs, fidelity));
+            else
+                variant.skipped = models::joinDiagnostics(variantErrors);
+        }
+        row.variants.push_back(std::move(variant));
+    }
+}
+
+// Puts each simulation's outcome into its row or variant.
+void applyOutcomes(ValidationReport& report, const ValidationJobs& jobs,
+                   const std::vector<IsolatedOutcome>& outcomes) {
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
-        ValidationRow& row = report.rows[jobsOf[i].row];
+        ValidationRow& row = report.rows[jobs.of[i].row];
         std::string why;
         const auto sim = readSimulation(outcomes[i], why);
-        if (jobsOf[i].variant >= 0) {
-            auto& variant = row.variants[static_cast<std::size_t>(jobsOf[i].variant)];
+        if (jobs.of[i].variant >= 0) {
+            auto& variant = row.variants[static_cast<std::size_t>(jobs.of[i].variant)];
             if (sim) {
                 variant.simulated = true;
                 variant.predicted_step_time_s = sim->step_time_s;
@@ -282,6 +267,10 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
         row.error_pct = (row.predicted_step_time_s - row.source.measured_step_time_s) /
                         row.source.measured_step_time_s * 100.0;
     }
+}
+
+// The error distribution over the simulated rows, and each row's range under the variation.
+void summarise(ValidationReport& report, bool varied) {
     std::vector<double> errors, outside;
     for (auto& row : report.rows) {
         if (!row.simulated) {
@@ -295,7 +284,7 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                 v.predicted_step_time_s = row.predicted_step_time_s;
                 v.fits = row.fits;
             }
-        if (variation) {
+        if (varied) {
             settleRange(row);
             if (row.outside_pct == 0.0)
                 report.summary.inside_range++;
@@ -307,15 +296,52 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
     std::sort(outside.begin(), outside.end());
     report.summary.n = static_cast<int>(errors.size());
     if (!errors.empty()) {
-        const std::size_t n = errors.size();
         report.summary.median_abs_error_pct = medianOfSorted(errors);
         report.summary.p90_abs_error_pct = p90OfSorted(errors);
-        report.summary.max_abs_error_pct = errors[n - 1];
+        report.summary.max_abs_error_pct = errors.back();
     }
     if (!outside.empty()) {
         report.summary.median_abs_outside_pct = medianOfSorted(outside);
         report.summary.max_abs_outside_pct = outside.back();
     }
+}
+
+} // namespace
+
+ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
+                               const models::Catalog& catalog, Fidelity fidelity, int jobs,
+                               const std::optional<Variation>& variation,
+                               const std::vector<std::vector<models::ValidationCase>>& variants) {
+    ValidationReport report;
+    report.fidelity = toString(fidelity);
+    report.variation = variation;
+    ValidationJobs planned;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& c = cases[i];
+        ValidationRow row;
+        row.source = c;
+        row.assumption = c.assumption;
+        if (c.skip) {
+            row.skipped = *c.skip;
+            report.rows.push_back(std::move(row));
+            continue;
+        }
+        models::Diagnostics errors;
+        bool sharded = false;
+        auto resolved = resolveRow(c.scenario, catalog, row.assumption, sharded, errors);
+        if (!resolved) {
+            row.skipped = "invalid for the catalog: " + models::joinDiagnostics(errors);
+            report.rows.push_back(std::move(row));
+            continue;
+        }
+        planned.add(report.rows.size(), -1, simulation(*resolved, fidelity));
+        if (variation && !variants.empty())
+            planVariants(row, report.rows.size(), i, sharded, *variation, variants, catalog, fidelity,
+                         planned);
+        report.rows.push_back(std::move(row));
+    }
+    applyOutcomes(report, planned, runIsolated(planned.work, jobs));
+    summarise(report, variation.has_value());
     return report;
 }
 
