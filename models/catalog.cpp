@@ -3,6 +3,7 @@
 #include "models/jsonreader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -50,7 +51,11 @@ const Sourced& byPrecision(const std::map<Precision, Sourced>& entries, Precisio
                            const Sourced& fallback) {
     if (const auto own = entries.find(precision); own != entries.end())
         return own->second;
-    if (precision == Precision::Fp4)
+    // fp4 and the integer types fall back to fp8's entry: the nearest measured low-precision rate.
+    if (precision == Precision::Int4)
+        if (const auto int8 = entries.find(Precision::Int8); int8 != entries.end())
+            return int8->second;
+    if (precision == Precision::Fp4 || precision == Precision::Int8 || precision == Precision::Int4)
         if (const auto fp8 = entries.find(Precision::Fp8); fp8 != entries.end())
             return fp8->second;
     return fallback;
@@ -108,9 +113,37 @@ struct DeviceParser {
         return s;
     }
 
+    // The sourced number `key` of `obj` (at `p`) into `into`, when present.
+    void take(Sourced& into, const Json& obj, const std::string& p, const char* key, bool required) {
+        if (auto s = sourced(obj, p, key, required))
+            into = *s;
+    }
+
+    // {"bf16": {value, source}, ...}: one sourced number per precision.
+    void perPrecision(std::map<Precision, Sourced>& into, const Json& obj, const std::string& p,
+                      const char* key, bool required = false) {
+        const std::string here = JsonReader::join(p, key);
+        auto it = obj.find(key);
+        if (it == obj.end()) {
+            if (required)
+                reader.error(here, "missing required field");
+            return;
+        }
+        if (!reader.expectObject(*it, here))
+            return;
+        for (const auto& [name, value] : it->items()) {
+            auto precision = precisionFromString(name);
+            if (!precision) {
+                reader.error(JsonReader::join(here, name.c_str()), "unknown precision");
+                continue;
+            }
+            if (auto s = sourced(*it, here, name.c_str(), true))
+                into[*precision] = *s;
+        }
+    }
+
     // A CPU's cores and data rates, an accelerator's host CPUs.
-    template <typename Take>
-    void readDataPipeline(Device& dev, const Json& d, const std::string& path, Take& take) {
+    void readDataPipeline(Device& dev, const Json& d, const std::string& path) {
         take(dev.cores, d, path, "cores", false);
         if (auto it = d.find("data_rates"); it != d.end()) {
             const std::string p = JsonReader::join(path, "data_rates");
@@ -138,6 +171,40 @@ struct DeviceParser {
         }
     }
 
+    std::optional<ServingEngine> engine(const Json& e, const std::string& path) {
+        if (!reader.expectObject(e, path))
+            return std::nullopt;
+        reader.rejectUnknownKeys(e, path,
+                                 {"id", "name", "aliases", "memory_fraction", "fraction_of_free",
+                                  "kv_block_tokens", "max_batch", "max_tokens_per_iteration",
+                                  "chunked_prefill", "iteration_overhead_us", "layer_overhead_us",
+                                  "allreduce_latency_us", "reserved_GB", "reserve_full_output"});
+        ServingEngine engine;
+        engine.id = reader.text(e, path, "id").value_or("");
+        engine.name = reader.text(e, path, "name").value_or("");
+        engine.aliases = aliases(e, path);
+        engine.fraction_of_free = reader.boolean(e, path, "fraction_of_free", false).value_or(false);
+        take(engine.memory_fraction, e, path, "memory_fraction", true);
+        take(engine.kv_block_tokens, e, path, "kv_block_tokens", true);
+        take(engine.max_batch, e, path, "max_batch", true);
+        take(engine.max_tokens_per_iteration, e, path, "max_tokens_per_iteration", true);
+        if (auto s = sourced(e, path, "chunked_prefill", true, true))
+            engine.chunked_prefill = *s;
+        if (auto s = sourced(e, path, "reserve_full_output", false, true))
+            engine.reserve_full_output = *s;
+        for (auto [into, key] : {std::pair{&engine.iteration_overhead_us, "iteration_overhead_us"},
+                                 std::pair{&engine.layer_overhead_us, "layer_overhead_us"},
+                                 std::pair{&engine.allreduce_latency_us, "allreduce_latency_us"},
+                                 std::pair{&engine.reserved_GB, "reserved_GB"}})
+            if (auto s = sourced(e, path, key, true, true))
+                *into = *s;
+        if (engine.memory_fraction.value > 1.0)
+            reader.error(JsonReader::join(path, "memory_fraction"),
+                         "a fraction of memory, at most 1, got " +
+                             formatNumber(engine.memory_fraction.value));
+        return engine;
+    }
+
     std::optional<StorageTier> storage(const Json& t, const std::string& path) {
         if (!reader.expectObject(t, path))
             return std::nullopt;
@@ -155,9 +222,7 @@ struct DeviceParser {
     }
 
     // The achieved fractions of peak and the collective library's latencies.
-    template <typename Take, typename PerPrecision>
-    void readEfficiency(Device& dev, const Json& d, const std::string& path, Take& take,
-                        PerPrecision& perPrecision) {
+    void readEfficiency(Device& dev, const Json& d, const std::string& path) {
         const std::string effPath = JsonReader::join(path, "efficiency");
         if (auto it = d.find("efficiency"); it == d.end()) {
             reader.error(effPath, "missing required field");
@@ -209,6 +274,68 @@ struct DeviceParser {
         }
     }
 
+    // Id, name, vendor, kind, release and aliases.
+    void readIdentity(Device& dev, const Json& d, const std::string& path) {
+        dev.id = reader.text(d, path, "id").value_or("");
+        dev.name = reader.text(d, path, "name").value_or("");
+        dev.vendor = reader.text(d, path, "vendor").value_or("");
+        dev.released = reader.text(d, path, "released", false).value_or("");
+        const auto kind = reader.text(d, path, "kind").value_or("");
+        if (kind == "gpu")
+            dev.kind = DeviceKind::Gpu;
+        else if (kind == "cpu")
+            dev.kind = DeviceKind::Cpu;
+        else if (kind == "accelerator")
+            dev.kind = DeviceKind::Accelerator;
+        else if (!kind.empty())
+            reader.error(JsonReader::join(path, "kind"),
+                         "expected gpu, cpu or accelerator, got \"" + kind + "\"");
+        dev.aliases = aliases(d, path);
+    }
+
+    // The optional "aliases": other names of an entry.
+    std::vector<std::string> aliases(const Json& d, const std::string& path) {
+        std::vector<std::string> out;
+        if (auto it = d.find("aliases"); it != d.end()) {
+            if (!it->is_array())
+                reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
+            else
+                for (const auto& a : *it)
+                    if (a.is_string())
+                        out.push_back(a.get<std::string>());
+                    else
+                        reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
+        }
+        return out;
+    }
+
+    // The scale-up fabric (required but for CPUs) and the prices.
+    void readFabricAndPrice(Device& dev, const Json& d, const std::string& path) {
+        if (auto it = d.find("scale_up"); it != d.end()) {
+            const std::string p = JsonReader::join(path, "scale_up");
+            if (reader.expectObject(*it, p)) {
+                reader.rejectUnknownKeys(*it, p, {"fabric", "bandwidth_GBps", "domain_size", "latency_us"});
+                ScaleUpFabric f;
+                f.fabric = reader.text(*it, p, "fabric").value_or("");
+                take(f.bandwidth_GBps, *it, p, "bandwidth_GBps", true);
+                take(f.domain_size, *it, p, "domain_size", true);
+                take(f.latency_us, *it, p, "latency_us", true);
+                dev.scale_up = f;
+            }
+        } else if (dev.kind != DeviceKind::Cpu) {
+            reader.error(JsonReader::join(path, "scale_up"),
+                         "missing required field (optional only for CPUs)");
+        }
+        if (auto it = d.find("price"); it != d.end()) {
+            const std::string p = JsonReader::join(path, "price");
+            if (reader.expectObject(*it, p)) {
+                reader.rejectUnknownKeys(*it, p, {"buy_usd", "rent_usd_per_hour"});
+                take(dev.buy_usd, *it, p, "buy_usd", false);
+                take(dev.rent_usd_per_hour, *it, p, "rent_usd_per_hour", false);
+            }
+        }
+    }
+
     std::optional<Device> device(const Json& d, const std::string& path) {
         if (!reader.expectObject(d, path))
             return std::nullopt;
@@ -234,68 +361,8 @@ struct DeviceParser {
                                   "data_rates",
                                   "host"});
         Device dev;
-        dev.id = reader.text(d, path, "id").value_or("");
-        dev.name = reader.text(d, path, "name").value_or("");
-        dev.vendor = reader.text(d, path, "vendor").value_or("");
-        dev.released = reader.text(d, path, "released", false).value_or("");
-        const auto kind = reader.text(d, path, "kind").value_or("");
-        if (kind == "gpu")
-            dev.kind = DeviceKind::Gpu;
-        else if (kind == "cpu")
-            dev.kind = DeviceKind::Cpu;
-        else if (kind == "accelerator")
-            dev.kind = DeviceKind::Accelerator;
-        else if (!kind.empty())
-            reader.error(JsonReader::join(path, "kind"),
-                         "expected gpu, cpu or accelerator, got \"" + kind + "\"");
-        if (auto it = d.find("aliases"); it != d.end()) {
-            if (!it->is_array())
-                reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
-            else
-                for (const auto& a : *it)
-                    if (a.is_string())
-                        dev.aliases.push_back(a.get<std::string>());
-                    else
-                        reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
-        }
-        const std::string peakPath = JsonReader::join(path, "peak_tflops");
-        if (auto it = d.find("peak_tflops"); it == d.end()) {
-            reader.error(peakPath, "missing required field");
-        } else if (reader.expectObject(*it, peakPath)) {
-            for (const auto& [name, value] : it->items()) {
-                auto precision = precisionFromString(name);
-                if (!precision) {
-                    reader.error(JsonReader::join(peakPath, name.c_str()), "unknown precision");
-                    continue;
-                }
-                if (auto s = sourced(*it, peakPath, name.c_str(), true))
-                    dev.peak_tflops[*precision] = *s;
-            }
-        }
-        auto take = [&](Sourced& into, const Json& obj, const std::string& p, const char* key,
-                        bool required) {
-            if (auto s = sourced(obj, p, key, required))
-                into = *s;
-        };
-        // {"bf16": {value, source}, ...}: one sourced number per precision.
-        auto perPrecision = [&](std::map<Precision, Sourced>& into, const Json& obj, const std::string& p,
-                                const char* key) {
-            auto it = obj.find(key);
-            if (it == obj.end())
-                return;
-            const std::string here = JsonReader::join(p, key);
-            if (!reader.expectObject(*it, here))
-                return;
-            for (const auto& [name, value] : it->items()) {
-                auto precision = precisionFromString(name);
-                if (!precision) {
-                    reader.error(JsonReader::join(here, name.c_str()), "unknown precision");
-                    continue;
-                }
-                if (auto s = sourced(*it, here, name.c_str(), true))
-                    into[*precision] = *s;
-            }
-        };
+        readIdentity(dev, d, path);
+        perPrecision(dev.peak_tflops, d, path, "peak_tflops", true);
         take(dev.memory_GB, d, path, "memory_GB", true);
         take(dev.memory_bandwidth_TBps, d, path, "memory_bandwidth_TBps", true);
         take(dev.tdp_W, d, path, "tdp_W", true);
@@ -308,31 +375,9 @@ struct DeviceParser {
             reader.error(JsonReader::join(JsonReader::join(path, "compute_units"), "value"),
                          "expected a whole number of streaming multiprocessors, got " +
                              formatNumber(dev.compute_units.value));
-        if (auto it = d.find("scale_up"); it != d.end()) {
-            const std::string p = JsonReader::join(path, "scale_up");
-            if (reader.expectObject(*it, p)) {
-                reader.rejectUnknownKeys(*it, p, {"fabric", "bandwidth_GBps", "domain_size", "latency_us"});
-                ScaleUpFabric f;
-                f.fabric = reader.text(*it, p, "fabric").value_or("");
-                take(f.bandwidth_GBps, *it, p, "bandwidth_GBps", true);
-                take(f.domain_size, *it, p, "domain_size", true);
-                take(f.latency_us, *it, p, "latency_us", true);
-                dev.scale_up = f;
-            }
-        } else if (dev.kind != DeviceKind::Cpu) {
-            reader.error(JsonReader::join(path, "scale_up"),
-                         "missing required field (optional only for CPUs)");
-        }
-        if (auto it = d.find("price"); it != d.end()) {
-            const std::string p = JsonReader::join(path, "price");
-            if (reader.expectObject(*it, p)) {
-                reader.rejectUnknownKeys(*it, p, {"buy_usd", "rent_usd_per_hour"});
-                take(dev.buy_usd, *it, p, "buy_usd", false);
-                take(dev.rent_usd_per_hour, *it, p, "rent_usd_per_hour", false);
-            }
-        }
-        readDataPipeline(dev, d, path, take);
-        readEfficiency(dev, d, path, take, perPrecision);
+        readFabricAndPrice(dev, d, path);
+        readDataPipeline(dev, d, path);
+        readEfficiency(dev, d, path);
         return dev;
     }
 };
@@ -421,7 +466,8 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
         Diagnostics local;
         JsonReader reader(local);
         if (reader.expectObject(doc, "")) {
-            reader.rejectUnknownKeys(doc, "", {"format", "sources", "devices", "accuracy", "storage"});
+            reader.rejectUnknownKeys(
+                doc, "", {"format", "sources", "devices", "accuracy", "storage", "serving_engines"});
             auto format = reader.text(doc, "", "format");
             if (format && *format != "choreo-catalog/1")
                 reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
@@ -450,6 +496,20 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
                                 reader.error(JsonReader::index("storage", i),
                                              "storage tier \"" + tier->id + "\" is defined twice");
                             catalog.addStorage(std::move(*tier));
+                        }
+                }
+            }
+            if (auto it = doc.find("serving_engines"); it != doc.end()) {
+                if (!it->is_array()) {
+                    reader.error("serving_engines", "expected an array, got " + JsonReader::typeName(*it));
+                } else {
+                    DeviceParser parser{reader, citations};
+                    for (std::size_t i = 0; i < it->size(); ++i)
+                        if (auto engine = parser.engine((*it)[i], JsonReader::index("serving_engines", i))) {
+                            if (!ids.insert("engine:" + engine->id).second)
+                                reader.error(JsonReader::index("serving_engines", i),
+                                             "serving engine \"" + engine->id + "\" is defined twice");
+                            catalog.addEngine(std::move(*engine));
                         }
                 }
             }
@@ -500,6 +560,25 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
     if (!errors.empty())
         return std::nullopt;
     return catalog;
+}
+
+bool ServingEngine::answersTo(const std::string& key) const {
+    auto lower = [](std::string text) {
+        std::transform(text.begin(), text.end(), text.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return text;
+    };
+    const std::string wanted = lower(key);
+    if (lower(id) == wanted)
+        return true;
+    return std::any_of(aliases.begin(), aliases.end(), [&](const auto& a) { return lower(a) == wanted; });
+}
+
+const ServingEngine* Catalog::engine(const std::string& id) const {
+    for (const auto& e : engines_)
+        if (e.answersTo(id))
+            return &e;
+    return nullptr;
 }
 
 const StorageTier* Catalog::storage(const std::string& id) const {

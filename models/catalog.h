@@ -52,7 +52,8 @@ struct DeviceEfficiency {
     Sourced tree_step_network_us;
     Sourced tree_bandwidth_fraction;
 
-    // The large-GEMM fraction at `precision`: its own entry, else (fp4) the fp8 entry, else `gemm`. No
+    // The large-GEMM fraction at `precision`: its own entry, else (fp4, int8; int4 after int8) the fp8 entry,
+    // else `gemm`. No
     // catalog device has a measured fp4 rate; on the devices measured at both, the fraction of peak falls
     // as the precision's peak rises (power-limited), so fp8's is the nearer, still optimistic, bound.
     [[nodiscard]] const Sourced& gemmAt(Precision precision) const;
@@ -120,6 +121,39 @@ struct StorageTier {
     Sourced latency_ms;
 };
 
+// A serving engine's scheduling behaviour and defaults (vLLM, TensorRT-LLM, SGLang...): what a serving stage
+// takes when the scenario does not say, and the per-iteration costs the device figures do not hold
+// (models/serving.h). Every figure carries its source.
+struct ServingEngine {
+    std::string id;
+    std::string name;
+    std::vector<std::string> aliases; // names a validation file's framework column may start with
+    // Memory the engine lets the KV cache take: a fraction of the device's memory (vLLM's
+    // gpu_memory_utilization covers weights, activations and cache together), or, when
+    // `fraction_of_free`, of what is left after weights and activations (TensorRT-LLM's
+    // kv_cache_free_gpu_mem_fraction).
+    Sourced memory_fraction;
+    bool fraction_of_free = false;
+    Sourced kv_block_tokens;
+    Sourced max_batch;
+    Sourced max_tokens_per_iteration;
+    Sourced chunked_prefill; // 1 when on by default
+    // 1 when a request is admitted only with cache blocks for its whole output (no preemption later), as
+    // TensorRT-LLM's guaranteed-no-evict scheduler; 0 when blocks are taken as tokens come and the newest
+    // request is preempted and recomputed when they run out (vLLM).
+    Sourced reserve_full_output;
+    // Host time each iteration adds to the devices' work (scheduling, sampling, launch), and the launch gap
+    // per layer and iteration.
+    Sourced iteration_overhead_us;
+    Sourced layer_overhead_us;
+    // Latency of one small tensor-parallel all-reduce (the engine's own one-shot kernel where it has one).
+    Sourced allreduce_latency_us;
+    // Memory the engine holds apart from weights, cache and activations (CUDA context, graphs, workspaces).
+    Sourced reserved_GB;
+
+    [[nodiscard]] bool answersTo(const std::string& key) const;
+};
+
 // One catalog entry; every number carries its source.
 struct Device {
     std::string id;
@@ -176,9 +210,13 @@ public:
     // The storage tier with this id, or nullptr; the list for messages.
     [[nodiscard]] const StorageTier* storage(const std::string& id) const;
     [[nodiscard]] const std::vector<StorageTier>& storageTiers() const { return storage_; }
+    // The serving engine with this id or alias (case-insensitive), or nullptr; all of them.
+    [[nodiscard]] const ServingEngine* engine(const std::string& id) const;
+    [[nodiscard]] const std::vector<ServingEngine>& engines() const { return engines_; }
 
     void addDevice(Device device) { devices_.push_back(std::move(device)); }
     void addStorage(StorageTier tier) { storage_.push_back(std::move(tier)); }
+    void addEngine(ServingEngine engine) { engines_.push_back(std::move(engine)); }
     // The device with this id or alias, to amend while loading, or nullptr.
     Device* findMutable(const std::string& id);
     void addSource(Source source) { sources_[source.key] = std::move(source); }
@@ -186,6 +224,7 @@ public:
 private:
     std::vector<Device> devices_;
     std::vector<StorageTier> storage_;
+    std::vector<ServingEngine> engines_;
     std::map<std::string, Source> sources_;
 };
 

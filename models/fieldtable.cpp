@@ -364,6 +364,14 @@ void addTrainingChoices(std::vector<FieldSpec>& t) {
 
 void addTrainingFields(std::vector<FieldSpec>& t) {
     const std::string g = "Training";
+    t.push_back(
+        choice("workload.kind", g, "Workload", named({WorkloadKind::Train, WorkloadKind::Serve}))
+            .labels({"training", "serving only"})
+            .omitted(std::string("train"))
+            .tip("Training (the step, and the model's serving beside it when a serve stage is given), or "
+                 "serving alone: then the training fields do not apply and a serve stage is required")
+            .access([](auto& s) -> auto& { return s.workload.kind; })
+            .take());
     t.push_back(count("workload.global_batch", g, "Global batch", kMaxSequences)
                     .csv("global_batch")
                     .tip("Sequences per optimizer step")
@@ -381,11 +389,12 @@ void addTrainingFields(std::vector<FieldSpec>& t) {
                     .tip("Tokens to train, in billions")
                     .access([](auto& s) -> auto& { return s.workload.tokens_to_train; })
                     .take());
-    t.push_back(choice("workload.precision", g, "Precision",
-                       named({Precision::Bf16, Precision::Fp16, Precision::Fp8, Precision::Fp4}))
-                    .tip("The GEMMs' input precision; master weights and optimizer states stay fp32")
-                    .access([](auto& s) -> auto& { return s.workload.precision; })
-                    .take());
+    t.push_back(
+        choice("workload.precision", g, "Precision",
+               named({Precision::Bf16, Precision::Fp16, Precision::Fp8, Precision::Fp4, Precision::Int8}))
+            .tip("The GEMMs' input precision; master weights and optimizer states stay fp32")
+            .access([](auto& s) -> auto& { return s.workload.precision; })
+            .take());
 }
 
 void addOverlapFields(std::vector<FieldSpec>& t) {
@@ -473,6 +482,34 @@ void addCostFields(std::vector<FieldSpec>& t) {
                     .take());
 }
 
+// Fields of the training step alone: a serving workload (workload.kind "serve") neither needs nor takes them.
+void markTrainingOnly(std::vector<FieldSpec>& t) {
+    const std::vector<std::string> prefixes = {"workload.parallel.", "workload.overlap."};
+    const std::vector<std::string> paths = {"workload.recompute",
+                                            "workload.attention",
+                                            "workload.gradient_accumulation",
+                                            "workload.zero3_engine",
+                                            "workload.fp8_recipe",
+                                            "workload.master_weights",
+                                            "workload.global_batch",
+                                            "workload.micro_batch",
+                                            "workload.tokens_to_train",
+                                            "workload.precision",
+                                            "workload.activation_offload_layers",
+                                            "workload.model.seq_len",
+                                            "workload.model.dropout"};
+    for (auto& field : t) {
+        const bool training = std::find(paths.begin(), paths.end(), field.path) != paths.end() ||
+                              std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& prefix) {
+                                  return field.path.rfind(prefix, 0) == 0;
+                              });
+        if (!training)
+            continue;
+        field.applies = [](const Scenario& s) { return s.workload.trains(); };
+        field.inapplicable = "only for training workloads (workload.kind is \"serve\")";
+    }
+}
+
 std::vector<FieldSpec> buildTable() {
     std::vector<FieldSpec> t;
     addModelFields(t);
@@ -482,6 +519,7 @@ std::vector<FieldSpec> buildTable() {
     addTrainingChoices(t);
     addOverlapFields(t);
     addCostFields(t);
+    markTrainingOnly(t);
     return t;
 }
 
@@ -629,6 +667,11 @@ void readFields(JsonReader& r, const Json& object, const std::string& objectPath
         if (field.parentPath() != objectPath)
             continue;
         const std::string key = field.key();
+        if (!field.appliesTo(s)) {
+            if (object.contains(key) && !field.inapplicable.empty())
+                r.error(JsonReader::join(shown, key.c_str()), field.inapplicable);
+            continue;
+        }
         if (!object.contains(key)) {
             if (!field.required && !std::holds_alternative<std::monostate>(field.fallback))
                 field.set(s, field.fallback);

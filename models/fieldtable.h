@@ -56,6 +56,7 @@ struct FieldSpec {
     std::function<FieldValue(const Scenario&)> get;
     std::function<void(Scenario&, const FieldValue&)> set;
     std::function<bool(const Scenario&)> applies; // empty: always; MoE fields apply to MoE models only
+    std::string inapplicable; // why a file may not set it where it does not apply; empty: no message
 
     [[nodiscard]] std::string parentPath() const;
     [[nodiscard]] std::string key() const;

@@ -326,6 +326,33 @@ void priceEachPool(const Scenario& s, std::vector<ResolvedPool>& pools, std::siz
     }
 }
 
+// A served model's shape: heads, KV heads and experts (the serve stage checks its own layout).
+void checkServedModel(const ModelShape& model, Diagnostics& errors) {
+    Workload shape;
+    shape.model = model;
+    checkHeadsAndTensorSplit(shape, errors);
+    if (model.moe)
+        checkExperts(shape, *model.moe, errors);
+}
+
+// A serving workload: its model and serve stage, on the pool the stage (else the workload) names, priced.
+std::optional<ResolvedScenario> resolveServingOnly(ResolvedScenario r, const Catalog& catalog,
+                                                   Diagnostics& errors) {
+    const std::size_t before = errors.size();
+    const Scenario& s = r.scenario;
+    checkServedModel(s.workload.model, errors);
+    if (errors.size() != before)
+        return std::nullopt;
+    r.serving = resolveServing(s, r.pools, r.training_pool, catalog, errors);
+    if (!r.serving)
+        return std::nullopt;
+    r.training_pool = r.serving->serve.pool;
+    priceEachPool(s, r.pools, r.training_pool, errors);
+    if (errors.size() != before)
+        return std::nullopt;
+    return r;
+}
+
 } // namespace
 
 std::optional<NetworkPlan> planTrainingPoolNetwork(const Scenario& s, const Catalog& catalog,
@@ -405,6 +432,8 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
     }
     if (errors.size() != before)
         return std::nullopt;
+    if (!s.workload.trains())
+        return resolveServingOnly(std::move(r), catalog, errors);
 
     const Device& dev = *r.pools[r.training_pool].device;
     const Pool& pool = r.pools[r.training_pool].pool;
@@ -470,6 +499,8 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
     r.offload = resolveOffloads(s, r.pools, r.training_pool, catalog, errors);
     if (s.workload.eval)
         r.eval = resolveEval(s, r.pools, r.training_pool, errors);
+    if (s.workload.serve)
+        r.serving = resolveServing(s, r.pools, std::nullopt, catalog, errors);
     if (errors.size() != before)
         return std::nullopt;
 

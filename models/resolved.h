@@ -7,6 +7,7 @@
 #include "models/memory.h"
 #include "models/offload.h"
 #include "models/scenario.h"
+#include "models/serving.h"
 #include "models/topology.h"
 
 #include <memory>
@@ -44,6 +45,9 @@ struct ResolvedScenario {
     std::optional<ResolvedDataStage> data; // the input pipeline, when the workload has one
     std::vector<ResolvedOffload> offload;  // work placed on other pools (Workload::offload)
     std::optional<ResolvedEval> eval;      // periodic evaluation, when the workload has one
+    // The model's serving (workload.stages, kind "serve"). A serving workload has only this: training_pool
+    // is then the pool that serves, and the training figures above stay empty.
+    std::optional<ResolvedServing> serving;
     // Set by applyScenarioCalibration (models/calibration.h): the profile's name and source, and the
     // calibrated copies of catalog devices that `pools` then point to.
     std::string calibration;
@@ -53,6 +57,7 @@ struct ResolvedScenario {
     [[nodiscard]] const Device& device() const { return *pools[training_pool].device; }
     [[nodiscard]] const Pool& pool() const { return pools[training_pool].pool; }
     [[nodiscard]] const Workload& workload() const { return scenario.workload; }
+    [[nodiscard]] bool trains() const { return scenario.workload.trains(); }
     // The offload stage of `target`, or nullptr when that work stays on the training devices.
     [[nodiscard]] const ResolvedOffload* offloaded(OffloadTarget target) const {
         for (const auto& o : offload)

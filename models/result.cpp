@@ -248,10 +248,53 @@ std::string unphysicalQuantity(const RunResult& r) {
         if (value < 0.0)
             return std::string(name) + " is negative (" + formatNumber(value) + ")";
     }
+    if (r.serving)
+        return unphysicalServingQuantity(*r.serving);
     return {};
 }
 
+namespace {
+
+Json poolsToJson(const std::vector<PoolResult>& list) {
+    Json pools = Json::array();
+    for (const auto& pool : list)
+        pools.push_back(Json{{"name", pool.name},
+                             {"device", pool.device},
+                             {"count", pool.count},
+                             {"stages", pool.stages},
+                             {"utilisation", pool.utilisation},
+                             {"energy_kWh", pool.energy_kWh},
+                             {"cost_usd", pool.cost_usd}});
+    return pools;
+}
+
+// A serving workload's result: what it shares with a training result, and the serving.
+Json servingRunToJson(const RunResult& r) {
+    Json j;
+    j["kind"] = r.kind;
+    j["scenario"] = r.scenario;
+    j["device"] = r.device;
+    j["devices"] = r.devices;
+    j["fidelity"] = r.fidelity;
+    j["calibration"] = r.calibration;
+    j["accuracy"] = r.accuracy;
+    j["energy_kWh"] = r.energy_kWh;
+    j["average_power_kW"] = r.average_power_kW;
+    j["it_power_kW"] = r.it_power_kW;
+    j["cost_usd"] = r.cost_usd;
+    j["cost_breakdown_usd"] = Json{
+        {"mode", r.cost_mode}, {"hardware", r.cost_hardware_usd}, {"electricity", r.cost_electricity_usd}};
+    j["pools"] = poolsToJson(r.pools);
+    if (r.serving)
+        j["serving"] = servingToJson(*r.serving);
+    return j;
+}
+
+} // namespace
+
 Json resultToJson(const RunResult& r) {
+    if (r.kind == "serve")
+        return servingRunToJson(r);
     Json j;
     j["scenario"] = r.scenario;
     j["device"] = r.device;
@@ -298,16 +341,7 @@ Json resultToJson(const RunResult& r) {
                            {"weights_copy", r.eval->weights_s},
                            {"per_step", r.eval->per_step_s},
                            {"busy_per_step", r.eval->busy_per_step_s}};
-    Json pools = Json::array();
-    for (const auto& pool : r.pools)
-        pools.push_back(Json{{"name", pool.name},
-                             {"device", pool.device},
-                             {"count", pool.count},
-                             {"stages", pool.stages},
-                             {"utilisation", pool.utilisation},
-                             {"energy_kWh", pool.energy_kWh},
-                             {"cost_usd", pool.cost_usd}});
-    j["pools"] = pools;
+    j["pools"] = poolsToJson(r.pools);
     j["bottleneck"] = Json{{"stage", r.bottleneck.stage},
                            {"pool", r.bottleneck.pool},
                            {"step_time_without_s", r.bottleneck.step_time_without_s}};
@@ -347,6 +381,8 @@ Json resultToJson(const RunResult& r) {
         j["timeline"] = timelineToJson(r.timeline);
     if (!r.power.empty())
         j["power_trace"] = powerTraceToJson(r.power);
+    if (r.serving)
+        j["serving"] = servingToJson(*r.serving);
     return j;
 }
 
@@ -427,6 +463,7 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         return std::nullopt;
     RunResult r;
     const std::string p = "result";
+    r.kind = rd.text(j, p, "kind", false).value_or("train"); // absent from training results
     r.scenario = rd.text(j, p, "scenario").value_or("");
     r.device = rd.text(j, p, "device").value_or("");
     r.devices = rd.integer(j, p, "devices").value_or(0);
@@ -464,6 +501,14 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         r.memory.activations_GB = num(*it, mp, "activations");
         r.memory.buffers_GB = num(*it, mp, "buffers");
         r.memory.stage = rd.integer(*it, mp, "stage", 0).value_or(0);
+    }
+    if (auto it = j.find("serving"); it != j.end())
+        r.serving = servingFromJson(*it, errors);
+    if (r.kind == "serve") {
+        readPoolsAndBottleneck(rd, j, p, r);
+        if (!r.serving)
+            rd.error(p + ".serving", "missing required field of a serving result");
+        return errors.size() == before ? std::optional<RunResult>(std::move(r)) : std::nullopt;
     }
     if (auto it = j.find("breakdown_s"); it == j.end()) {
         rd.error(p + ".breakdown_s", "missing required field");

@@ -5,6 +5,7 @@
 #include "models/memory.h"
 #include "models/powertrace.h"
 #include "models/resolved.h"
+#include "models/servingresult.h"
 #include "models/stepcost.h"
 #include "models/timeline.h"
 
@@ -76,6 +77,10 @@ struct StepMeasurement {
 
 // Everything a run reports. Serialised by resultToJson; the same scenario gives the same JSON.
 struct RunResult {
+    // "train": a training step and everything it implies; "serve": a serving workload, whose result is
+    // `serving` and the pools' share of its stream (the training figures below stay zero and are not
+    // written).
+    std::string kind = "train";
     std::string scenario;
     std::string device;
     std::int64_t devices = 0;
@@ -111,7 +116,12 @@ struct RunResult {
     TopologyFigures topology; // the training pool's network (absent from older results: zeros)
     StepTimeline timeline;    // one step per pipeline stage (absent from older results: empty)
     PowerTrace power;         // facility power over that step, from the timeline (empty without one)
+    std::optional<ServingResult> serving; // the model's serving, when the workload has a serve stage
 };
+
+// A serving workload's result: its serving, and each pool's share of the simulated stream (busy fraction,
+// energy and cost over the stream's span).
+RunResult servingRunResult(const ResolvedScenario& scenario, const ServingResult& serving);
 
 // Turns a simulated step into time-to-train, throughput, MFU, energy and cost.
 RunResult finishResult(const ResolvedScenario& scenario, const StepMeasurement& step);

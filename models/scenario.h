@@ -150,6 +150,34 @@ struct ParallelLayout {
         return split > 0 ? std::max<std::int64_t>(1, tp * cp * dp / split) : 1;
     }
     [[nodiscard]] std::int64_t devices() const { return tp * pp * dp * cp; }
+    // The device of tensor rank t, context rank c and data rank d in pipeline stage `stage`, in Megatron's
+    // rank order: tensor innermost, then context, data, pipeline. The simulation numbers devices so.
+    [[nodiscard]] std::int64_t rank(std::int64_t t, std::int64_t c, std::int64_t d,
+                                    std::int64_t stage) const {
+        return t + tp * (c + cp * (d + dp * stage));
+    }
+    // The tensor-parallel group of context rank c (data rank 0) in `stage`, in rank order.
+    [[nodiscard]] std::vector<std::int64_t> tensorGroup(std::int64_t c, std::int64_t stage) const {
+        std::vector<std::int64_t> group;
+        for (std::int64_t t = 0; t < tp; ++t)
+            group.push_back(rank(t, c, 0, stage));
+        return group;
+    }
+    // The context-parallel ring of tensor rank t (data rank 0) in `stage`.
+    [[nodiscard]] std::vector<std::int64_t> contextGroup(std::int64_t t, std::int64_t stage) const {
+        std::vector<std::int64_t> group;
+        for (std::int64_t c = 0; c < cp; ++c)
+            group.push_back(rank(t, c, 0, stage));
+        return group;
+    }
+    // The devices of tensor rank t in `stage` that reduce gradients together: every data and context rank.
+    [[nodiscard]] std::vector<std::int64_t> dataGroup(std::int64_t t, std::int64_t stage) const {
+        std::vector<std::int64_t> group;
+        for (std::int64_t d = 0; d < dp; ++d)
+            for (std::int64_t c = 0; c < cp; ++c)
+                group.push_back(rank(t, c, d, stage));
+        return group;
+    }
     // Member j (0 .. ep-1) of the expert-parallel group of the device of rank `rank` within its pipeline
     // stage, as a rank within the stage. Megatron-Core's expert layout: the stage's devices in rank order
     // (tensor innermost, then context, data) form blocks of etp consecutive devices, and ep blocks in turn
@@ -274,6 +302,94 @@ struct EvalStage {
     bool operator==(const EvalStage&) const = default;
 };
 
+// How requests reach a serving stage: a Poisson stream at a rate, all at once (an offline batch, as MLPerf's
+// Offline scenario), or the times and lengths of a trace file.
+enum class Arrival { Poisson, Offline, Trace };
+std::string toString(Arrival arrival);
+
+// The distribution of a request's input or output length in tokens: fixed (`mean`), uniform in [min, max], or
+// lognormal with mean `mean` and log-space deviation `sigma`; a draw above `max` (when set) is drawn again.
+enum class LengthShape { Fixed, Uniform, Lognormal };
+std::string toString(LengthShape shape);
+struct TokenLengths {
+    LengthShape shape = LengthShape::Fixed;
+    double mean = 0;
+    double sigma = 0;
+    std::int64_t min = 1;
+    std::int64_t max = 0; // 0: no bound (uniform needs one)
+    bool operator==(const TokenLengths&) const = default;
+};
+
+// The requests of a serving stage. Poisson: `rate_per_s` for `duration_s` (or `count` requests); offline:
+// `count` requests at time 0; trace: the file's rows (seconds since the start, input tokens, output tokens).
+struct RequestStream {
+    Arrival arrival = Arrival::Poisson;
+    double rate_per_s = 0;
+    std::int64_t count = 0; // 0: as many as the rate gives in duration_s
+    double duration_s = 0;  // Poisson, when count is 0
+    std::string trace;      // trace: a CSV file, relative to the scenario
+    std::int64_t seed = 1;  // draws of arrivals and lengths: the same seed, the same requests
+    TokenLengths input;
+    TokenLengths output;
+    bool operator==(const RequestStream&) const = default;
+};
+
+// Service-level objectives on the 99th percentiles of time to first token and time per output token.
+struct ServeSlo {
+    std::optional<double> ttft_p99_s;
+    std::optional<double> tpot_p99_s;
+    bool operator==(const ServeSlo&) const = default;
+};
+
+// One model replica's parallel layout for serving: tensor, pipeline and expert parallel (experts split over
+// ep of the replica's tp devices).
+struct ServeParallel {
+    std::int64_t tp = 1;
+    std::int64_t pp = 1;
+    std::int64_t ep = 1;
+    bool operator==(const ServeParallel&) const = default;
+    [[nodiscard]] std::int64_t devices() const { return tp * pp; }
+};
+
+// Disaggregated serving: prompts are prefilled on replicas of their own pool, and their KV cache crosses
+// the network to the stage's (decode) replicas.
+struct PrefillReplicas {
+    std::string pool;
+    std::optional<std::int64_t> replicas; // default: the pool's devices / (tp * pp)
+    ServeParallel parallel;
+    bool operator==(const PrefillReplicas&) const = default;
+};
+
+// Serving the workload's model (workload.stages, kind "serve"): replicas of the model on a pool, each run by
+// a serving engine (a catalog profile) with continuous batching over a paged KV cache, behind a load balancer
+// that sends each request to the replica with the fewest outstanding (models/serving.h).
+struct ServeStage {
+    std::optional<std::string> pool;      // default: the workload's pool (serving workloads), else required
+    std::optional<std::int64_t> replicas; // default: the pool's devices / (tp * pp)
+    ServeParallel parallel;
+    Precision weights = Precision::Bf16;
+    std::optional<Precision> kv_cache; // default: 8-bit weights keep an 8-bit cache, others bf16
+    std::string engine = "vllm";       // a catalog serving engine
+    // The engine's limits; unset: the engine profile's defaults.
+    std::optional<std::int64_t> max_batch;                // sequences in one iteration
+    std::optional<std::int64_t> max_tokens_per_iteration; // prefill and decode tokens in one iteration
+    std::optional<bool> chunked_prefill;
+    std::optional<std::int64_t> kv_block_tokens;
+    std::optional<double> memory_fraction;
+    RequestStream requests;
+    ServeSlo slo;
+    std::optional<PrefillReplicas> prefill;
+    std::optional<double> target_rate_per_s; // the devices needed for this rate are reported
+    double horizon_months = 12;              // a training workload's serving: the cost of both over this
+    std::size_t stage_index = 0;
+    bool operator==(const ServeStage&) const = default;
+};
+
+// What the workload is: a training run (the step, with its data, offload and eval stages, and optionally
+// the model's serving beside it: "train here, serve there"), or serving alone.
+enum class WorkloadKind { Train, Serve };
+std::string toString(WorkloadKind kind);
+
 struct Workload {
     ModelShape model;
     std::int64_t global_batch = 0; // sequences per optimizer step
@@ -324,7 +440,11 @@ struct Workload {
     std::optional<DataStage> data;                // the input pipeline; absent: data is never waited for
     std::vector<OffloadStage> offload;            // work placed on other pools, at most one stage per target
     std::optional<EvalStage> eval;                // periodic evaluation; absent: none
+    WorkloadKind kind = WorkloadKind::Train;
+    std::optional<ServeStage> serve; // serving the model; required when kind is Serve
     bool operator==(const Workload&) const = default;
+
+    [[nodiscard]] bool trains() const { return kind == WorkloadKind::Train; }
 
     // The offload stage of `target`, or nullptr when that work stays on the training devices.
     [[nodiscard]] const OffloadStage* offloaded(OffloadTarget target) const {

@@ -3,6 +3,7 @@
 #include "models/fieldoverride.h"
 #include "models/fieldtable.h"
 #include "models/jsonreader.h"
+#include "models/servestageio.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -118,26 +119,6 @@ Pool* Scenario::trainingPool() {
 }
 
 namespace {
-
-// Reads `key`, one of `values` by the name toString gives it, into `target`; any other name is an error that
-// lists the known ones.
-template <typename Enum>
-void readChoice(JsonReader& r, const Json& j, const std::string& path, const char* key, bool required,
-                std::initializer_list<Enum> values, const char* what, Enum& target) {
-    const auto name = r.text(j, path, key, required);
-    if (!name)
-        return;
-    std::string known;
-    for (const Enum value : values) {
-        if (toString(value) == *name) {
-            target = value;
-            return;
-        }
-        known += (known.empty() ? "" : ", ") + toString(value);
-    }
-    r.error(JsonReader::join(path, key),
-            "unknown " + std::string(what) + " \"" + *name + "\" (known: " + known + ")");
-}
 
 Pool readPool(JsonReader& r, const Json& j, const std::string& path) {
     Pool p;
@@ -369,9 +350,16 @@ void readStages(JsonReader& r, const Json& j, const std::string& path, Workload&
                 w.eval = readEvalStage(r, j[i], here);
                 w.eval->stage_index = i;
             }
+        } else if (*kind == "serve") {
+            if (w.serve)
+                r.error(JsonReader::join(here, "kind"), "a second serve stage (one serving per workload)");
+            else {
+                w.serve = readServeStage(r, j[i], here);
+                w.serve->stage_index = i;
+            }
         } else {
             r.error(JsonReader::join(here, "kind"),
-                    "unknown stage kind \"" + *kind + "\" (known: data, train, offload, eval)");
+                    "unknown stage kind \"" + *kind + "\" (known: data, train, offload, eval, serve)");
         }
     }
 }
@@ -381,13 +369,25 @@ void readWorkload(JsonReader& r, const Json& j, const std::string& path, Scenari
         return;
     r.rejectUnknownKeys(j, path, allowedKeys(path, {"gradient_precision", "pool", "stages"}));
     Workload& w = s.workload;
+    // The kind decides which fields apply (the table reads and checks it again below).
+    if (auto kind = j.find("kind"); kind != j.end() && kind->is_string() && *kind == "serve")
+        w.kind = WorkloadKind::Serve;
     if (auto it = j.find("model"); it != j.end())
         readModel(r, *it, JsonReader::join(path, "model"), s);
     else
         r.error(JsonReader::join(path, "model"), "missing required field");
     readFields(r, j, path, s);
-    readTableObject(r, j, path, "parallel", true, s);
-    readTableObject(r, j, path, "overlap", false, s);
+    if (w.trains()) {
+        readTableObject(r, j, path, "parallel", true, s);
+        readTableObject(r, j, path, "overlap", false, s);
+    } else {
+        for (const char* key : {"parallel", "overlap", "gradient_precision"})
+            if (j.contains(key))
+                r.error(
+                    JsonReader::join(path, key),
+                    "only for training workloads (workload.kind is \"serve\"; the serve stage has its own "
+                    "parallel layout)");
+    }
     if (auto g = r.text(j, path, "gradient_precision", false)) {
         if (auto gp = precisionFromString(*g);
             gp && (*gp == Precision::Fp32 || *gp == Precision::Bf16 || *gp == Precision::Fp16))
@@ -399,6 +399,16 @@ void readWorkload(JsonReader& r, const Json& j, const std::string& path, Scenari
     w.pool = r.text(j, path, "pool", false);
     if (auto it = j.find("stages"); it != j.end())
         readStages(r, *it, JsonReader::join(path, "stages"), w);
+    if (!w.trains()) {
+        if (!w.serve)
+            r.error(JsonReader::join(path, "stages"),
+                    "a serving workload (workload.kind \"serve\") needs a stage of kind \"serve\"");
+        if (w.data || !w.offload.empty() || w.eval || w.train_stage_index)
+            r.error(
+                JsonReader::join(path, "stages"),
+                "a serving workload has only its serve stage (data, train, offload and eval stages belong "
+                "to training)");
+    }
 }
 
 void readCosts(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
@@ -459,6 +469,8 @@ Json stagesToJson(const Workload& w) {
         putOptional(stage, "pool", o.pool);
         stages.emplace_back(o.stage_index, stage);
     }
+    if (w.serve)
+        stages.emplace_back(w.serve->stage_index, serveStageToJson(*w.serve));
     std::stable_sort(stages.begin(), stages.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     Json list = Json::array();

@@ -28,14 +28,7 @@ Roofline rooflineFor(const Device& d, Precision precision, double computeEff) {
 }
 
 double elementBytes(Precision p) {
-    switch (p) {
-    case Precision::Fp8:
-        return 1.0;
-    case Precision::Fp4:
-        return 0.5;
-    default:
-        return activationBytes(p);
-    }
+    return quantisedGemms(p) || p == Precision::Int4 ? storageBytes(p) : activationBytes(p);
 }
 
 } // namespace

@@ -4,8 +4,10 @@
 #include "sim/analytical.h"
 #include "sim/collectives.h"
 #include "sim/engine.h"
+#include "sim/isolate.h"
 #include "sim/platform.h"
 #include "sim/schedule.h"
+#include "sim/serving.h"
 #include "sim/taskgraph.h"
 
 #include <simgrid/plugins/energy.h>
@@ -107,29 +109,18 @@ public:
             costs_.push_back(models::stageCost(rs, c));
     }
 
-    // Megatron's rank order: tensor innermost, then context, data, pipeline.
+    // Megatron's rank order and groups (models::ParallelLayout).
     std::int64_t device(std::int64_t t, std::int64_t c, std::int64_t d, std::int64_t stage) const {
-        return t + tp_ * (c + cp_ * (d + dp_ * stage));
+        return w_.parallel.rank(t, c, d, stage);
     }
     std::vector<std::int64_t> tensorGroup(std::int64_t c, std::int64_t stage) const {
-        std::vector<std::int64_t> g;
-        for (std::int64_t t = 0; t < tp_; ++t)
-            g.push_back(device(t, c, 0, stage));
-        return g;
+        return w_.parallel.tensorGroup(c, stage);
     }
     std::vector<std::int64_t> contextGroup(std::int64_t t, std::int64_t stage) const {
-        std::vector<std::int64_t> g;
-        for (std::int64_t c = 0; c < cp_; ++c)
-            g.push_back(device(t, c, 0, stage));
-        return g;
+        return w_.parallel.contextGroup(t, stage);
     }
-    // The devices that reduce gradients together (every context and data-parallel rank).
     std::vector<std::int64_t> dataGroup(std::int64_t t, std::int64_t stage) const {
-        std::vector<std::int64_t> g;
-        for (std::int64_t d = 0; d < dp_; ++d)
-            for (std::int64_t c = 0; c < cp_; ++c)
-                g.push_back(device(t, c, d, stage));
-        return g;
+        return w_.parallel.dataGroup(t, stage);
     }
     const models::StageCost& cost(std::int64_t chunk) const {
         return costs_[static_cast<std::size_t>(chunk)];
@@ -773,7 +764,19 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
 }
 
 models::RunResult runScenario(const models::ResolvedScenario& rs, const SimulationOptions& options) {
-    return models::finishResult(rs, simulateStep(rs, options));
+    // Serving runs first: its simulations are children, forked before this process holds a SimGrid engine.
+    std::optional<models::ServingResult> serving;
+    if (rs.serving)
+        serving = serveScenario(rs, options, defaultJobs());
+    if (!rs.trains()) {
+        auto result = models::servingRunResult(rs, *serving);
+        if (result.calibration.empty())
+            result.calibration = kSpecSheetCalibration;
+        return result;
+    }
+    auto result = models::finishResult(rs, simulateStep(rs, options));
+    result.serving = std::move(serving);
+    return result;
 }
 
 } // namespace choreo::sim

@@ -54,6 +54,8 @@ void printPools(const models::RunResult& r) {
                           : std::string())
                   << "; closed form\n";
     const auto& b = r.bottleneck;
+    if (b.stage.empty())
+        return;
     std::cout << "bottleneck          " << b.stage << " on " << b.pool
               << (b.detail.empty() ? "" : " (" + b.detail + ")")
               << (b.step_time_without_s > 0.0
@@ -119,6 +121,68 @@ void printText(const models::RunResult& r) {
               << " NICs, " << t.cables << " cables + " << t.scale_up_links << " scale-up links\n";
 }
 
+std::string percentiles(const models::Percentiles& p, double scale, const char* unit) {
+    char b[160];
+    std::snprintf(b, sizeof b, "p50 %.4g, p90 %.4g, p99 %.4g %s (mean %.4g)", p.p50 * scale, p.p90 * scale,
+                  p.p99 * scale, unit, p.mean * scale);
+    return b;
+}
+
+// The replicas, their memory, the stream's latencies and load, the SLO search, and cost and energy a token.
+void printServingDetail(const models::ServingResult& s) {
+    const auto& m = s.stream;
+    for (const auto& load : m.loads)
+        std::cout << "replicas " << load.role
+                  << std::string(load.role.size() < 11 ? 11 - load.role.size() : 1, ' ') << load.replicas
+                  << " x " << load.devices / std::max<std::int64_t>(1, load.replicas) << " devices"
+                  << fmt(", busy %.0f %%", 100.0 * load.busy_fraction)
+                  << fmt(", mean batch %.1f", load.mean_batch) << ", KV cache " << load.kv_tokens_per_replica
+                  << fmt(" tokens a replica (peak %.0f %% used)", 100.0 * load.kv_peak_fraction) << "\n";
+    std::cout << "memory per device   " << fmt("weights %.1f GB", s.weights_GB_per_device)
+              << fmt(", KV cache %.1f GB", s.kv_GB_per_device) << " (" << s.weights << " weights, "
+              << s.kv_cache << " cache, engine " << s.engine << ")\n"
+              << "stream              " << m.requests << " requests over " << fmt("%.1f s", m.span_s) << " ("
+              << m.completed << " completed, " << m.rejected << " rejected, " << m.preemptions
+              << " preemptions)\n"
+              << "throughput          " << fmt("%.0f output tokens/s", s.output_tokens_per_s)
+              << fmt(", %.3g requests/s", s.requests_per_s) << fmt(" (%.3g within the SLOs)", s.goodput_rps)
+              << "\n"
+              << "time to first token " << percentiles(m.ttft_s, 1e3, "ms") << "\n"
+              << "time per token      " << percentiles(m.tpot_s, 1e3, "ms") << "\n"
+              << "end to end          " << percentiles(m.e2e_s, 1.0, "s") << "\n"
+              << "queueing            " << percentiles(m.queue_s, 1e3, "ms") << "\n"
+              << "in the system       " << fmt("%.2f requests on average", m.mean_in_system) << "\n";
+    if (m.kv_transferred_GB > 0)
+        std::cout << "KV transfers        " << fmt("%.3g GB", m.kv_transferred_GB) << ", "
+                  << percentiles(m.kv_transfer_s, 1e3, "ms") << "\n";
+    if (s.search.searched)
+        std::cout << "SLO                 " << s.search.verdict << " (" << s.search.probes
+                  << " simulations)\n";
+    if (s.devices_for_target)
+        std::cout << "target rate         " << fmt("%.4g requests/s", *s.target_rate_rps) << " needs "
+                  << *s.replicas_for_target << " replicas, " << *s.devices_for_target << " devices\n";
+    std::cout << "cost a token        " << fmt("$%.4g per million output tokens", s.usd_per_million_tokens)
+              << (s.usd_per_million_tokens_rent ? fmt(" (rent %.4g", *s.usd_per_million_tokens_rent)
+                                                : std::string(" (rent unpriced"))
+              << (s.usd_per_million_tokens_buy ? fmt(", buy %.4g)", *s.usd_per_million_tokens_buy)
+                                               : std::string(", buy unpriced)"))
+              << fmt(", $%.0f an hour", s.usd_per_hour) << "\n"
+              << "energy a token      " << fmt("%.3g J at the facility", s.joules_per_token)
+              << fmt(", average power %.1f kW", s.average_power_kW) << "\n";
+    if (s.horizon_months > 0)
+        std::cout << "serving horizon     " << fmt("%.0f months: ", s.horizon_months)
+                  << fmt("$%.0f, ", s.horizon_serving_usd) << fmt("%.1f MWh", s.horizon_serving_MWh) << "\n";
+}
+
+void printServingText(const models::RunResult& r) {
+    std::cout << "scenario            " << r.scenario << "\n"
+              << "devices             " << r.devices << " x " << r.device << "\n"
+              << "fidelity            " << r.fidelity << "\n"
+              << "calibration         " << r.calibration << "\n";
+    printServingDetail(*r.serving);
+    printPools(r);
+}
+
 // The scenario of `file` with the --set overrides and `extra`, resolved and calibrated; on failure the
 // diagnostics are printed and `exit` holds the exit code.
 std::optional<models::ResolvedScenario> loadResolved(const Invocation& call, const models::Catalog& catalog,
@@ -150,6 +214,10 @@ std::optional<models::ResolvedScenario> loadResolved(const Invocation& call, con
     // A calibration profile is looked up next to the scenario, then in the assets.
     if (resolved && !models::applyScenarioCalibration(
                         *resolved, {fs::absolute(file).parent_path(), call.assets / "calibration"}, errors))
+        resolved.reset();
+    // A trace stream's file is relative to the scenario.
+    if (resolved && resolved->serving &&
+        !models::applyServingTrace(*resolved->serving, fs::absolute(file).parent_path(), errors))
         resolved.reset();
     if (!resolved) {
         printDiagnostics(file + (extra.empty() ? "" : " (" + extra.front() + ")"), errors);
@@ -231,8 +299,15 @@ int run(const Invocation& call) {
         return exit;
     if (call.has("--json"))
         std::cout << models::resultToJson(*result).dump(2) << "\n";
-    else
+    else if (result->serving && result->kind == "serve")
+        printServingText(*result);
+    else {
         printText(*result);
+        if (result->serving) {
+            std::cout << "-- serving beside the training --\n";
+            printServingDetail(*result->serving);
+        }
+    }
     return kExitOk;
 }
 

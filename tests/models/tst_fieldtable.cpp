@@ -71,6 +71,10 @@ private slots:
     void everyFieldRoundTrips() {
         const Scenario base = moeDefault();
         for (const auto& f : scenarioFields()) {
+            // A serving workload needs a serve stage and drops the training fields; the serve scenario in
+            // tests/golden round-trips one.
+            if (f.path == "workload.kind")
+                continue;
             Scenario s = base;
             f.set(s, anotherValue(f, s));
             QVERIFY2(!(s == base), f.path.c_str());

@@ -1,0 +1,181 @@
+// The serving result: the scenario's stream, then the rate search under the SLOs (MLPerf Server's: the
+// highest Poisson rate whose p99 TTFT and p99 TPOT meet their bounds) and the devices a target rate needs.
+// Each simulation is a child process (SimGrid keeps process-wide state).
+
+#include "models/servestageio.h"
+#include "sim/isolate.h"
+#include "sim/serving.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace choreo::sim {
+
+namespace {
+
+// Probes of the search send this many requests (the stream's own count within these bounds), and a Poisson
+// probe at least kMinProbeSeconds of arrivals (MLPerf's min_duration, 600 s), so that the queue a rate
+// builds shows in its p99: enough for a p99 that is not its maximum, few enough that a search of a dozen
+// probes stays within seconds.
+constexpr std::int64_t kMinProbeRequests = 200;
+constexpr std::int64_t kMaxProbeRequests = 100000;
+constexpr double kMinProbeSeconds = 600;
+constexpr int kBisections = 8;
+
+std::string formatRate(double rps) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.3g", rps);
+    return b;
+}
+
+class Prober {
+public:
+    Prober(const models::ResolvedScenario& rs, const SimulationOptions& options, int jobs)
+        : rs_(rs)
+        , options_(options)
+        , jobs_(jobs) {}
+
+    // Each override's measurement, simulated in children (`jobs` at a time).
+    std::vector<models::ServingMeasurement> measure(const std::vector<models::StreamOverride>& overrides) {
+        if (options_.fidelity == Fidelity::Analytical) {
+            std::vector<models::ServingMeasurement> out;
+            for (const auto& o : overrides)
+                out.push_back(simulateServing(rs_, options_.fidelity, o));
+            probes_ += static_cast<int>(overrides.size());
+            return out;
+        }
+        std::vector<std::function<std::string()>> work;
+        for (const auto& o : overrides)
+            work.emplace_back([this, o] {
+                return models::measurementToJson(simulateServing(rs_, options_.fidelity, o)).dump();
+            });
+        const auto outcomes = runIsolated(work, jobs_);
+        std::vector<models::ServingMeasurement> out;
+        for (const auto& outcome : outcomes) {
+            if (!outcome.ok)
+                throw SimulationError(outcome.output);
+            models::Diagnostics errors;
+            auto m = models::measurementFromJson(models::Json::parse(outcome.output), errors);
+            if (!m)
+                throw SimulationError("a serving simulation returned a malformed measurement: " +
+                                      models::joinDiagnostics(errors));
+            out.push_back(std::move(*m));
+        }
+        probes_ += static_cast<int>(overrides.size());
+        if (options_.progress)
+            options_.progress(std::min(0.95, probes_ / 12.0), "simulating request streams");
+        return out;
+    }
+    models::ServingMeasurement one(const models::StreamOverride& o) { return measure({o}).front(); }
+    [[nodiscard]] int probes() const { return probes_; }
+
+private:
+    const models::ResolvedScenario& rs_;
+    const SimulationOptions& options_;
+    int jobs_;
+    int probes_ = 0;
+};
+
+bool meets(const models::ServeSlo& slo, const models::ServingMeasurement& m) {
+    return (!slo.ttft_p99_s || m.ttft_s.p99 <= *slo.ttft_p99_s) &&
+           (!slo.tpot_p99_s || m.tpot_s.p99 <= *slo.tpot_p99_s);
+}
+
+std::string missed(const models::ServeSlo& slo, const models::ServingMeasurement& m) {
+    char b[160];
+    if (slo.ttft_p99_s && m.ttft_s.p99 > *slo.ttft_p99_s)
+        std::snprintf(b, sizeof b, "p99 TTFT %.3g s above the SLO's %.3g s", m.ttft_s.p99, *slo.ttft_p99_s);
+    else
+        std::snprintf(b, sizeof b, "p99 TPOT %.3g s above the SLO's %.3g s", m.tpot_s.p99, *slo.tpot_p99_s);
+    return b;
+}
+
+void recordAt(models::RateSearch& search, double rate, const models::ServingMeasurement& m) {
+    search.max_rate_rps = rate;
+    search.output_tokens_per_s_at_max = m.span_s > 0 ? m.output_tokens / m.span_s : 0;
+    search.ttft_at_max_s = m.ttft_s;
+    search.tpot_at_max_s = m.tpot_s;
+}
+
+// The highest Poisson rate meeting the SLOs: first the stream's capacity (all requests at once) and an idle
+// stream; then bisection between the idle rate and 1.2 x the capacity.
+models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, std::int64_t count) {
+    models::RateSearch search;
+    search.searched = true;
+    const auto& slo = s.stage.slo;
+    models::StreamOverride offline{std::nullopt, count, true};
+    const auto capacity = prober.one(offline);
+    const double capacityRps =
+        capacity.span_s > 0 ? static_cast<double>(capacity.completed) / capacity.span_s : 0;
+    const double idleRate = capacityRps / 1000.0;
+    const std::int64_t idleCount = std::min<std::int64_t>(count, 50);
+    const auto idle = prober.one({idleRate, idleCount, false});
+    if (!meets(slo, idle)) {
+        search.verdict = "cannot meet the SLOs even idle: " + missed(slo, idle) +
+                         " (faster devices, more tensor parallelism or shorter prompts)";
+        search.probes = prober.probes();
+        return search;
+    }
+    recordAt(search, idleRate, idle);
+    double lo = idleRate, hi = 1.2 * capacityRps;
+    for (int i = 0; i < kBisections; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        const auto atRate = static_cast<std::int64_t>(std::ceil(mid * kMinProbeSeconds));
+        const auto m = prober.one({mid, std::clamp(atRate, count, kMaxProbeRequests), false});
+        if (meets(slo, m)) {
+            lo = mid;
+            recordAt(search, mid, m);
+        } else {
+            hi = mid;
+        }
+    }
+    search.verdict = "meets the SLOs up to " + formatRate(lo) + " requests/s (Poisson; " +
+                     formatRate(capacityRps) + " requests/s with every request queued at once)";
+    search.probes = prober.probes();
+    return search;
+}
+
+// The replicas (and devices) a target rate needs, from the rate one replica sustains within the SLOs (or,
+// without SLOs, its throughput with every request queued).
+void sizeForTarget(models::ServingResult& r, const models::ResolvedServing& s, double sustainedRps) {
+    if (!s.stage.target_rate_per_s || sustainedRps <= 0)
+        return;
+    const double perReplica = sustainedRps / static_cast<double>(s.serve.replicas);
+    const auto replicas = static_cast<std::int64_t>(std::ceil(*s.stage.target_rate_per_s / perReplica));
+    r.replicas_for_target = replicas;
+    double devices = static_cast<double>(replicas * s.serve.parallel.devices());
+    if (s.prefill) // prefill replicas in the same proportion
+        devices += std::ceil(static_cast<double>(replicas * s.prefill->replicas) /
+                             static_cast<double>(s.serve.replicas)) *
+                   static_cast<double>(s.prefill->parallel.devices());
+    r.devices_for_target = static_cast<std::int64_t>(devices);
+}
+
+} // namespace
+
+models::ServingResult serveScenario(const models::ResolvedScenario& rs, const SimulationOptions& options,
+                                    int jobs) {
+    if (!rs.serving)
+        throw SimulationError("the scenario has no serve stage");
+    const models::ResolvedServing& s = *rs.serving;
+    Prober prober(rs, options, std::max(1, jobs));
+    const auto stream = prober.one({});
+    models::ServingResult r = models::finishServing(rs, stream);
+    const std::int64_t count = std::clamp(models::requestCount(s.stage.requests, s.trace), kMinProbeRequests,
+                                          kMaxProbeRequests / 10);
+    double sustained = r.requests_per_s;
+    if (s.stage.slo.ttft_p99_s || s.stage.slo.tpot_p99_s) {
+        r.search = searchRate(s, prober, count);
+        sustained = r.search.max_rate_rps.value_or(0.0);
+    } else if (s.stage.target_rate_per_s) {
+        const auto capacity = prober.one({std::nullopt, count, true});
+        sustained = capacity.span_s > 0 ? static_cast<double>(capacity.completed) / capacity.span_s : 0;
+    }
+    sizeForTarget(r, s, sustained);
+    if (options.progress)
+        options.progress(1.0, "done");
+    return r;
+}
+
+} // namespace choreo::sim
