@@ -1,5 +1,6 @@
 #include "models/validationcase.h"
 
+#include "models/csvrecord.h"
 #include "models/fieldtable.h"
 #include "models/jsonreader.h"
 #include "models/topology.h"
@@ -14,65 +15,10 @@ namespace choreo::models {
 
 namespace {
 
-// Splits one CSV record (RFC 4180 quoting).
-std::vector<std::string> splitCsvLine(const std::string& line) {
-    std::vector<std::string> fields;
-    std::string field;
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            fields.push_back(field);
-            field.clear();
-        } else if (c != '\r') {
-            field += c;
-        }
-    }
-    fields.push_back(field);
-    return fields;
-}
-
-class Row {
+class Row : public CsvRow {
 public:
-    Row(const std::map<std::string, std::size_t>& columns, std::vector<std::string> fields, std::string where,
-        Diagnostics& errors)
-        : columns_(columns)
-        , fields_(std::move(fields))
-        , where_(std::move(where))
-        , errors_(errors) {}
+    using CsvRow::CsvRow;
 
-    std::string text(const std::string& name) const {
-        auto it = columns_.find(name);
-        if (it == columns_.end() || it->second >= fields_.size())
-            return {};
-        return fields_[it->second];
-    }
-    std::int64_t integer(const std::string& name, std::int64_t fallback, bool required = true) {
-        const std::string t = text(name);
-        if (t.empty()) {
-            if (required)
-                errors_.push_back({where_ + "." + name, "missing value"});
-            return fallback;
-        }
-        std::int64_t v = 0;
-        auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-        if (ec != std::errc() || ptr != t.data() + t.size()) {
-            errors_.push_back({where_ + "." + name, "expected an integer, got \"" + t + "\""});
-            return fallback;
-        }
-        return v;
-    }
     // Sets every field the field table maps to a column of this file (models/fieldtable.h). An empty cell
     // leaves the field's default; a required field's empty cell is an error.
     void applyTableColumns(Scenario& s) {
@@ -82,34 +28,16 @@ public:
             const std::string cell = text(field.csv_column);
             if (cell.empty()) {
                 if (field.required)
-                    errors_.push_back({where_ + "." + field.csv_column, "missing value"});
+                    error(field.csv_column, "missing value");
                 continue;
             }
             std::string problem;
             if (auto value = parseFieldCell(field, cell, problem))
                 field.set(s, *value);
             else
-                errors_.push_back({where_ + "." + field.csv_column, problem});
+                error(field.csv_column, problem);
         }
     }
-    double number(const std::string& name) {
-        const std::string t = text(name);
-        try {
-            std::size_t used = 0;
-            const double v = std::stod(t, &used);
-            if (used == t.size() && std::isfinite(v))
-                return v;
-        } catch (const std::exception&) {
-        }
-        errors_.push_back({where_ + "." + name, "expected a number, got \"" + t + "\""});
-        return 0.0;
-    }
-
-private:
-    const std::map<std::string, std::size_t>& columns_;
-    std::vector<std::string> fields_;
-    std::string where_;
-    Diagnostics& errors_;
 };
 
 } // namespace
@@ -342,7 +270,7 @@ readCsvHeader(std::istream& in, const std::optional<CsvOverride>& override, Diag
         return std::nullopt;
     }
     std::map<std::string, std::size_t> columns;
-    const auto header = splitCsvLine(line);
+    const auto header = splitCsvRecord(line);
     for (std::size_t i = 0; i < header.size(); ++i)
         columns[header[i]] = i;
     if (override && !columns.count(override->column))
@@ -384,7 +312,7 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
         if (line.empty() || line == "\r")
             continue;
         const std::size_t before = errors.size();
-        auto cells = splitCsvLine(line);
+        auto cells = splitCsvRecord(line);
         if (override) {
             const std::size_t at = columns.at(override->column);
             if (cells.size() <= at)

@@ -23,6 +23,10 @@ models::ServingMeasurement simulateServing(const models::ResolvedScenario& scena
 // Poisson rate that meets them, searched as MLPerf's Server scenario does, and the devices a target rate
 // needs. Every simulation runs in a child process, `jobs` at a time; the caller's process creates no SimGrid
 // engine, so a training step may still be simulated after it.
+// The rate search alone (the stage must set an SLO), its probes in children as serveScenario's.
+models::RateSearch searchServingRate(const models::ResolvedScenario& scenario,
+                                     const SimulationOptions& options, int jobs = 1);
+
 models::ServingResult serveScenario(const models::ResolvedScenario& scenario,
                                     const SimulationOptions& options, int jobs = 1);
 

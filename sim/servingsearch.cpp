@@ -22,6 +22,7 @@ constexpr std::int64_t kMinProbeRequests = 200;
 constexpr std::int64_t kMaxProbeRequests = 100000;
 constexpr double kMinProbeSeconds = 600;
 constexpr int kBisections = 8;
+constexpr int kMaxDoublings = 4;
 
 std::string formatRate(double rps) {
     char b[48];
@@ -118,11 +119,24 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
         return search;
     }
     recordAt(search, idleRate, idle);
+    auto probeAt = [&](double rate) {
+        const auto atRate = static_cast<std::int64_t>(std::ceil(rate * kMinProbeSeconds));
+        return prober.one({rate, std::clamp(atRate, count, kMaxProbeRequests), false});
+    };
+    // A queue of `count` drains with a shrinking batch, so the capacity it shows may be below what a steady
+    // stream sustains: the upper bound grows until a rate misses the SLOs.
     double lo = idleRate, hi = 1.2 * capacityRps;
+    for (int i = 0; i < kMaxDoublings; ++i) {
+        const auto m = probeAt(hi);
+        if (!meets(slo, m))
+            break;
+        lo = hi;
+        recordAt(search, hi, m);
+        hi *= 2;
+    }
     for (int i = 0; i < kBisections; ++i) {
         const double mid = 0.5 * (lo + hi);
-        const auto atRate = static_cast<std::int64_t>(std::ceil(mid * kMinProbeSeconds));
-        const auto m = prober.one({mid, std::clamp(atRate, count, kMaxProbeRequests), false});
+        const auto m = probeAt(mid);
         if (meets(slo, m)) {
             lo = mid;
             recordAt(search, mid, m);
@@ -153,6 +167,16 @@ void sizeForTarget(models::ServingResult& r, const models::ResolvedServing& s, d
 }
 
 } // namespace
+
+models::RateSearch searchServingRate(const models::ResolvedScenario& rs, const SimulationOptions& options,
+                                     int jobs) {
+    if (!rs.serving)
+        throw SimulationError("the scenario has no serve stage");
+    Prober prober(rs, options, std::max(1, jobs));
+    const std::int64_t count = std::clamp(models::requestCount(rs.serving->stage.requests, rs.serving->trace),
+                                          kMinProbeRequests, kMaxProbeRequests / 10);
+    return searchRate(*rs.serving, prober, count);
+}
 
 models::ServingResult serveScenario(const models::ResolvedScenario& rs, const SimulationOptions& options,
                                     int jobs) {

@@ -292,14 +292,12 @@ void summarise(ValidationReport& report, bool varied) {
                 outside.push_back(std::fabs(row.outside_pct));
         }
     }
-    std::sort(errors.begin(), errors.end());
+    const auto ofErrors = summariseAbsErrors(errors);
+    report.summary.n = ofErrors.n;
+    report.summary.median_abs_error_pct = ofErrors.median_abs_error_pct;
+    report.summary.p90_abs_error_pct = ofErrors.p90_abs_error_pct;
+    report.summary.max_abs_error_pct = ofErrors.max_abs_error_pct;
     std::sort(outside.begin(), outside.end());
-    report.summary.n = static_cast<int>(errors.size());
-    if (!errors.empty()) {
-        report.summary.median_abs_error_pct = medianOfSorted(errors);
-        report.summary.p90_abs_error_pct = p90OfSorted(errors);
-        report.summary.max_abs_error_pct = errors.back();
-    }
     if (!outside.empty()) {
         report.summary.median_abs_outside_pct = medianOfSorted(outside);
         report.summary.max_abs_outside_pct = outside.back();
@@ -307,6 +305,18 @@ void summarise(ValidationReport& report, bool varied) {
 }
 
 } // namespace
+
+ValidationSummary summariseAbsErrors(std::vector<double> absErrors) {
+    ValidationSummary summary;
+    std::sort(absErrors.begin(), absErrors.end());
+    summary.n = static_cast<int>(absErrors.size());
+    if (!absErrors.empty()) {
+        summary.median_abs_error_pct = medianOfSorted(absErrors);
+        summary.p90_abs_error_pct = p90OfSorted(absErrors);
+        summary.max_abs_error_pct = absErrors.back();
+    }
+    return summary;
+}
 
 ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                                const models::Catalog& catalog, Fidelity fidelity, int jobs,

@@ -77,6 +77,9 @@ struct ValidationSummary {
     double max_abs_outside_pct = 0;
 };
 
+// n, median, p90 and max of the absolute errors (in %), as every validation summary takes them.
+ValidationSummary summariseAbsErrors(std::vector<double> absErrors);
+
 struct ValidationReport {
     std::vector<ValidationRow> rows;
     ValidationSummary summary;

@@ -5,6 +5,7 @@
 #include "models/scenarioio.h"
 #include "models/validationcase.h"
 #include "sim/process.h"
+#include "sim/validateserving.h"
 
 #include <cstdio>
 #include <iostream>
@@ -121,6 +122,37 @@ int writeScenarios(const std::vector<models::ValidationCase>& cases, const fs::p
     return kExitOk;
 }
 
+// The serving file (published-inference.csv): told by its columns; --vary, --group-by, --chart and
+// --scenarios are the training file's and are refused.
+int runServing(const Invocation& call, const std::string& file, const std::string& text,
+               const models::Catalog& catalog) {
+    for (const char* option : {"--vary", "--group-by", "--chart", "--scenarios"})
+        if (call.has(option))
+            return usageError(call, std::string(option) + " applies to training validation files only; " +
+                                        file + " is a serving file (it has metric, value and output_len)");
+    models::Diagnostics errors;
+    const auto cases = models::parseServingCsv(text, catalog, errors);
+    if (!errors.empty()) {
+        printDiagnostics(file, errors);
+        return kExitInvalidInput;
+    }
+    const auto report = sim::validateServingCases(cases, catalog, fidelityOf(call), jobsOf(call));
+    if (call.has("--json"))
+        std::cout << sim::servingValidationToJson(report).dump(2) << "\n";
+    else if (call.has("--markdown"))
+        std::cout << sim::servingValidationToMarkdown(report);
+    else
+        std::cout << sim::servingValidationToText(report);
+    return kExitOk;
+}
+
+bool isServingFile(const std::string& file, std::string& text) {
+    std::string error;
+    if (!models::readTextFile(file, text, error))
+        return false;
+    return models::isServingValidationHeader(text.substr(0, text.find('\n')));
+}
+
 int run(const Invocation& call) {
     if (call.positional.size() != 1)
         return usageError(call, "validate needs exactly one CSV file");
@@ -135,6 +167,8 @@ int run(const Invocation& call) {
         return kExitIo;
     const std::string& file = call.positional[0];
     std::string text, error;
+    if (isServingFile(file, text))
+        return runServing(call, file, text, *catalog);
     std::vector<models::ValidationCase> cases;
     if (const int read = readValidationFile(file, text, cases); read != kExitOk)
         return read;
@@ -175,7 +209,9 @@ const Command kValidateCommand{
     "validate",
     "CSV",
     "Simulate each published run of CSV (format: shared/validation/README.md) and compare the predicted with "
-    "the measured step time. Cases using something not modelled yet are listed as skipped, with the reason.",
+    "the measured step time. A serving file (shared/validation/published-inference-README.md, told by its "
+    "metric, value and output_len columns) is simulated per row's benchmark and compared per metric. Cases "
+    "using something not modelled yet are listed as skipped, with the reason.",
     {&kJsonOption, &kMarkdownOption, &kGroupByOption, &kChartOption, &kFidelityOption, &kJobsOption,
      &kScenariosOption, &kVaryOption},
     run};

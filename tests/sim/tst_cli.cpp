@@ -747,6 +747,54 @@ private slots:
         QVERIFY2(worst <= 35.0, qPrintable(QStringLiteral("max |error| %1 %").arg(worst)));
     }
 
+    // The serving file is told by its columns and keeps the training file's shape, with errors per metric.
+    void validateServingFile() {
+        if (!QFile::exists(QStringLiteral(CHOREO_TEST_INFERENCE_CSV)))
+            QSKIP("shared/validation/published-inference.csv is not beside the checkout");
+        const Run r = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_INFERENCE_CSV),
+                                 QStringLiteral("--json"), QStringLiteral("--jobs"), QStringLiteral("2")});
+        QCOMPARE(r.exitCode, 0);
+        const Json j = Json::parse(r.out.toStdString());
+        QCOMPARE(j["cases"].size() + j["skipped"].size(), std::size_t(153)); // every row
+        for (const auto& s : j["skipped"])
+            QVERIFY(!s["reason"].get<std::string>().empty());
+        for (const auto& c : j["cases"])
+            for (const char* key : {"id", "metric", "predicted", "measured", "error_pct"})
+                QVERIFY(c.contains(key));
+        const auto& summary = j["summary"];
+        for (const char* key : {"n", "median_abs_error_pct", "p90_abs_error_pct", "max_abs_error_pct"})
+            QVERIFY(summary.contains(key));
+        QVERIFY(summary["n"].get<int>() >= 140);
+        // Accuracy guard at today's figures (docs/validation.md): throughput 17.0 % median |error|, TPOT p99
+        // 22.8 %, against the targets of 15 % and 20 %. Fail when they clearly worsen.
+        const auto& by = summary["by_metric"];
+        QVERIFY(by.contains("output_tokens_per_s_total") && by.contains("ttft_ms_p99"));
+        const double throughput = by["output_tokens_per_s_total"]["median_abs_error_pct"].get<double>();
+        QVERIFY2(throughput <= 20.0,
+                 qPrintable(QStringLiteral("throughput median |error| %1 %").arg(throughput)));
+        const double tpot = by["tpot_ms_p99"]["median_abs_error_pct"].get<double>();
+        QVERIFY2(tpot <= 30.0, qPrintable(QStringLiteral("TPOT p99 median |error| %1 %").arg(tpot)));
+    }
+
+    void validateServingRejectsBadRows() {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("serving.csv"));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("id,model,accelerator,n_accel,tp,pp,ep,precision,framework,scenario,input_len,output_len,"
+                "layers,hidden,heads,kv_heads,ffn_hidden,vocab,moe_experts,moe_topk,metric,value\n"
+                "r1,Llama,h100-sxm,1,1,1,1,fp8,vLLM,offline,128,128,32,4096,32,8,14336,128256,0,0,"
+                "output_tokens_per_s_total,fast\n");
+        f.close();
+        const Run r = choreoSim({QStringLiteral("validate"), csv});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("line 2.value"), r.err.constData());
+        const Run vary =
+            choreoSim({QStringLiteral("validate"), csv, QStringLiteral("--vary"), QStringLiteral("vp=1,2")});
+        QVERIFY(vary.exitCode != 0);
+        QVERIFY2(vary.err.contains("training validation files only"), vary.err.constData());
+    }
+
     void validateHeldOutRuns() {
         // The held-out runs (validation/README.md) are simulated whole; their error is reported, not
         // fitted. The first run measured a median |error| of 24.6 % and a worst case of 35.6 %

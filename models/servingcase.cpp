@@ -1,0 +1,362 @@
+#include "models/servingcase.h"
+
+#include "models/csvrecord.h"
+#include "models/jsonreader.h"
+#include "models/precision.h"
+#include "models/scenarioio.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+namespace choreo::models {
+
+namespace {
+
+// Rows whose dataset gives the lengths (MLPerf leaves input_len empty): the prompt and output lengths vary
+// around the dataset's means as a lognormal with this log-space deviation, up to this many times the mean.
+// CHOREO-DEFAULT (U): the datasets' spreads are not published beside their means.
+constexpr double kDatasetLengthSigma = 0.7;
+constexpr double kDatasetLengthMaxOverMean = 4.0;
+// Offline rows: enough requests that the batch stays full for most of the run (8 x the max batch), within
+// bounds that keep a row's simulation to seconds. CHOREO-DEFAULT (U).
+constexpr std::int64_t kOfflineBatchesQueued = 8;
+constexpr std::int64_t kMinOfflineRequests = 1000;
+constexpr std::int64_t kMaxOfflineRequests = 20000;
+// Fixed-rate rows send this many requests unless the scenario column says. CHOREO-DEFAULT (U).
+constexpr std::int64_t kRateRequests = 1000;
+
+// The MLPerf Inference datacenter datasets' mean lengths, for rows that leave them to the dataset. Mean
+// inputs are derived (not quoted): the mean of the per-sample token counts that
+// openshift-psap/performance-dashboard@7cd1065d (mlperf-data/summaries/*.csv; Mixtral and 405B @67033bae)
+// extracted from MLCommons' dataset files. Mean outputs are MLCommons' own reference figures,
+// mlcommons/inference@b66003e1 language/<model>/README.md ("Tokens per sample: 294.45"; Mixtral
+// "tokens_per_sample: 144.84"; 405B "684.68"; DeepSeek-R1 "mean-output-tok-len: 3886.2274"). Llama-3.1-8B
+// states no token mean: 128 is its harness's max_tokens (SUT_VLLM.py), a bound; its rows give output_len.
+const DatasetLengths kDatasets[] = {
+    {"Llama-2-70B", "OpenOrca, 24,576 samples", 222.33, 294.45,
+     "input derived from performance-dashboard@7cd1065d llama2-70b-99.csv; output "
+     "mlcommons/inference@b66003e1"},
+    {"Mixtral-8x7B", "OpenOrca + GSM8K + MBXP, 15,000 samples", 427.39, 144.84,
+     "input derived from performance-dashboard@67033bae mixtral-8x7b.csv; output "
+     "mlcommons/inference@b66003e1"},
+    {"Llama-3.1-405B", "MLPerf 405B long-context set, 8,313 samples", 9428.64, 684.68,
+     "input derived from performance-dashboard@67033bae llama3-1-405b.csv; output "
+     "mlcommons/inference@b66003e1"},
+    {"Llama-3.1-8B", "CNN/DailyMail, 13,368 samples", 870.73, 128.0,
+     "input derived from performance-dashboard@7cd1065d llama3-1-8b-datacenter.csv; output: max_tokens "
+     "bound"},
+    {"DeepSeek-R1", "MLPerf DeepSeek-R1 set, 4,388 samples", 803.79, 3886.2274,
+     "input derived from performance-dashboard@7cd1065d deepseek-r1.csv; output "
+     "mlcommons/inference@b66003e1"},
+};
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+}
+
+bool startsWith(const std::string& text, const std::string& prefix) {
+    return lower(text).rfind(lower(prefix), 0) == 0;
+}
+
+// The number after the first `key` in `text` ("TTFT <= 2000 ms" with key "ttft <="), if any.
+std::optional<double> numberAfter(const std::string& text, const std::string& key) {
+    const std::string t = lower(text);
+    const auto at = t.find(lower(key));
+    if (at == std::string::npos)
+        return std::nullopt;
+    std::size_t i = at + key.size();
+    while (i < t.size() && (t[i] == ' ' || t[i] == '='))
+        ++i;
+    std::size_t used = 0;
+    try {
+        const double v = std::stod(t.substr(i), &used);
+        if (used > 0 && std::isfinite(v))
+            return v;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+// The catalog engine whose id or an alias starts the framework column, the longest match first.
+const ServingEngine* engineForFramework(const Catalog& catalog, const std::string& framework) {
+    const ServingEngine* best = nullptr;
+    std::size_t bestLength = 0;
+    for (const auto& engine : catalog.engines()) {
+        std::vector<std::string> names = engine.aliases;
+        names.push_back(engine.id);
+        for (const auto& name : names)
+            if (name.size() > bestLength && startsWith(framework, name)) {
+                best = &engine;
+                bestLength = name.size();
+            }
+    }
+    return best;
+}
+
+// Validation measures time, not money: the costs are the shipped scenarios' (CHOREO-DEFAULT).
+const Json kCosts{
+    {"mode", "buy"}, {"amortisation_years", 4.0}, {"electricity_usd_per_kWh", 0.08}, {"pue", 1.3}};
+
+Json lengthJson(double mean, bool fromDataset) {
+    if (!fromDataset)
+        return static_cast<std::int64_t>(std::llround(mean));
+    return {{"distribution", "lognormal"},
+            {"mean", mean},
+            {"sigma", kDatasetLengthSigma},
+            {"max", static_cast<std::int64_t>(std::ceil(kDatasetLengthMaxOverMean * mean))}};
+}
+
+struct RowWorkload {
+    ServingBenchmark benchmark = ServingBenchmark::Offline;
+    std::optional<double> ttft_s, tpot_s, rate_per_s;
+    std::optional<std::int64_t> requests, max_batch;
+    std::string skip;
+};
+
+// The benchmark the scenario column names, with its bounds, rate, request count and fixed batch.
+RowWorkload readBenchmark(const std::string& scenario) {
+    RowWorkload w;
+    if (startsWith(scenario, "server") || startsWith(scenario, "interactive")) {
+        w.benchmark = ServingBenchmark::Slo;
+        if (auto ttft = numberAfter(scenario, "ttft <="))
+            w.ttft_s = *ttft / 1000.0;
+        if (auto tpot = numberAfter(scenario, "tpot <="))
+            w.tpot_s = *tpot / 1000.0;
+        if (!w.ttft_s && !w.tpot_s)
+            w.skip = "a bound on the whole request's latency is not searched yet (only p99 TTFT and TPOT)";
+    } else if (startsWith(scenario, "online, request rate")) {
+        w.benchmark = ServingBenchmark::Rate;
+        w.rate_per_s = numberAfter(scenario, "request rate");
+        if (!w.rate_per_s || *w.rate_per_s <= 0)
+            w.skip = "the scenario column gives no request rate";
+    } else if (startsWith(scenario, "offline") || startsWith(scenario, "online, max-load")) {
+        w.benchmark = ServingBenchmark::Offline;
+    } else {
+        w.skip = "unknown benchmark scenario \"" + scenario + "\"";
+    }
+    if (auto all = numberAfter(scenario, "all"); all && *all >= 1)
+        w.requests = static_cast<std::int64_t>(*all);
+    if (auto batch = numberAfter(scenario, "fixed batch"); batch && *batch >= 1)
+        w.max_batch = static_cast<std::int64_t>(*batch);
+    return w;
+}
+
+Json modelJson(CsvRow& row) {
+    Json model{{"name", row.text("model")},
+               {"layers", row.integer("layers", 1)},
+               {"hidden", row.integer("hidden", 1)},
+               {"heads", row.integer("heads", 1)},
+               {"kv_heads", row.integer("kv_heads", 1)},
+               {"ffn_hidden", row.integer("ffn_hidden", 1)},
+               {"ffn_gated", true},
+               {"vocab", row.integer("vocab", 1)}};
+    const auto experts = row.integer("moe_experts", 0, false);
+    if (experts > 0)
+        model["moe"] = {{"experts", experts},
+                        {"top_k", row.integer("moe_topk", 1)},
+                        {"expert_ffn_hidden", row.integer("ffn_hidden", 1)}}; // per expert (README)
+    return model;
+}
+
+struct Lengths {
+    double input = 0, output = 0;
+    bool from_dataset = false;
+    std::string skip;
+};
+
+Lengths readLengths(CsvRow& row) {
+    Lengths l;
+    const bool inputGiven = !row.text("input_len").empty();
+    const bool outputGiven = !row.text("output_len").empty();
+    if (inputGiven && outputGiven) {
+        l.input = row.number("input_len");
+        l.output = row.number("output_len");
+        return l;
+    }
+    const DatasetLengths* d = datasetLengthsFor(row.text("model"));
+    if (!d) {
+        l.skip = "the row leaves its lengths to a dataset whose mean lengths Choreo has not sourced";
+        return l;
+    }
+    l.from_dataset = true;
+    l.input = inputGiven ? row.number("input_len") : d->mean_input_tokens;
+    l.output = outputGiven ? row.number("output_len") : d->mean_output_tokens;
+    return l;
+}
+
+// The stage's request stream: one replica's share of the offline queue or the search's seed stream, or
+// the whole system's fixed-rate stream.
+Json requestsJson(const RowWorkload& w, const Lengths& l, std::int64_t maxBatch, std::int64_t replicas) {
+    Json requests{{"seed", 1},
+                  {"input_tokens", lengthJson(l.input, l.from_dataset)},
+                  {"output_tokens", lengthJson(l.output, l.from_dataset)}};
+    if (w.benchmark == ServingBenchmark::Rate) {
+        requests["arrival"] = "poisson";
+        requests["rate_per_s"] = *w.rate_per_s;
+        requests["count"] = w.requests.value_or(kRateRequests);
+    } else if (w.benchmark == ServingBenchmark::Offline) {
+        requests["arrival"] = "offline";
+        requests["count"] = w.requests ? std::max<std::int64_t>(1, *w.requests / replicas)
+                                       : std::clamp(kOfflineBatchesQueued * maxBatch, kMinOfflineRequests,
+                                                    kMaxOfflineRequests);
+    } else {
+        requests["arrival"] = "offline";
+        requests["count"] = kMinOfflineRequests / 5;
+    }
+    return requests;
+}
+
+struct RowLayout {
+    std::int64_t n = 0, tp = 1, pp = 1, ep = 1;
+};
+
+void addAssumption(ServingCase& c, const std::string& what) {
+    c.assumption += (c.assumption.empty() ? "" : "; ") + what;
+}
+
+Json scenarioJson(CsvRow& row, const RowLayout& at, const RowWorkload& w, const Lengths& l,
+                  const ServingEngine& engine, const Catalog& catalog, ServingCase& c) {
+    const std::int64_t devices = w.benchmark == ServingBenchmark::Rate ? at.n : at.tp * at.pp;
+    const std::int64_t maxBatch = w.max_batch.value_or(static_cast<std::int64_t>(engine.max_batch.value));
+    Json stage{{"kind", "serve"},
+               {"parallel", {{"tp", at.tp}, {"pp", at.pp}, {"ep", at.ep}}},
+               {"weights", row.text("precision")},
+               {"engine", engine.id},
+               {"requests", requestsJson(w, l, maxBatch, c.replicas)}};
+    if (w.max_batch)
+        stage["max_batch"] = *w.max_batch;
+    // A prompt longer than an iteration's tokens is served in chunks: engines that default to whole
+    // prompts (TensorRT-LLM) run such benchmarks with chunked context on, or could not run them at all.
+    const double longestInput = l.from_dataset ? std::ceil(kDatasetLengthMaxOverMean * l.input) : l.input;
+    if (!engine.chunked_prefill.value && longestInput > engine.max_tokens_per_iteration.value) {
+        stage["chunked_prefill"] = true;
+        addAssumption(c, "chunked prefill (prompts longer than the engine's " +
+                             std::to_string(static_cast<long long>(engine.max_tokens_per_iteration.value)) +
+                             " tokens an iteration)");
+    }
+    if (w.ttft_s || w.tpot_s) {
+        Json slo = Json::object();
+        if (w.ttft_s)
+            slo["ttft_p99_s"] = *w.ttft_s;
+        if (w.tpot_s)
+            slo["tpot_p99_s"] = *w.tpot_s;
+        stage["slo"] = slo;
+    }
+    Json pool{{"name", "serving"},
+              {"device", c.accelerator},
+              {"count", devices},
+              {"devices_per_node", std::min<std::int64_t>(devices, 8)}};
+    // Validation reports no cost; a device without a catalog price still needs one to resolve.
+    if (const Device* d = catalog.find(c.accelerator); d && d->buy_usd.value <= 0)
+        pool["buy_usd_per_device"] = 1.0;
+    return {{"format", "choreo-scenario/1"},
+            {"name", c.id},
+            {"cluster",
+             {{"pools", Json::array({pool})},
+              {"network", {{"nic_Gbps", 400.0}, {"topology", {{"kind", "fat-tree"}}}}}}},
+            {"workload", {{"kind", "serve"}, {"model", modelJson(row)}, {"stages", Json::array({stage})}}},
+            {"costs", kCosts}};
+}
+
+bool knownMetric(const std::string& metric) {
+    std::istringstream known(kServingMetrics);
+    std::string name;
+    while (std::getline(known, name, ','))
+        if (name.erase(0, name.find_first_not_of(' ')) == metric)
+            return true;
+    return false;
+}
+
+// The row's case: its scenario, or why it is skipped; false when the row is malformed (diagnostics).
+bool describeRow(CsvRow& row, const Catalog& catalog, ServingCase& c, Diagnostics& errors) {
+    const std::size_t before = errors.size();
+    RowLayout at{row.integer("n_accel", 1), row.integer("tp", 1), row.integer("pp", 1), row.integer("ep", 1)};
+    if (at.n < 1 || at.tp < 1 || at.pp < 1 || at.ep < 1 || at.n % (at.tp * at.pp) != 0)
+        row.error("n_accel", "must be a positive multiple of tp x pp (" + std::to_string(at.tp * at.pp) +
+                                 "), got " + std::to_string(at.n));
+    c.replicas = std::max<std::int64_t>(1, at.n / std::max<std::int64_t>(1, at.tp * at.pp));
+    const RowWorkload w = readBenchmark(row.text("scenario"));
+    const Lengths l = readLengths(row);
+    if (errors.size() != before)
+        return false;
+    const ServingEngine* engine = engineForFramework(catalog, row.text("framework"));
+    if (!knownMetric(c.metric))
+        c.skip = "metric \"" + c.metric + "\" is not one Choreo predicts (" + kServingMetrics + ")";
+    else if (!w.skip.empty())
+        c.skip = w.skip;
+    else if (!l.skip.empty())
+        c.skip = l.skip;
+    else if (!engine)
+        c.skip = "no catalog serving engine answers to the framework \"" + row.text("framework") + "\"";
+    if (c.skip)
+        return true;
+    c.benchmark = w.benchmark;
+    if (l.from_dataset)
+        addAssumption(c, std::string("lengths from the dataset: ") + datasetLengthsFor(c.model)->dataset);
+    Diagnostics scenarioErrors;
+    auto scenario = readScenarioDocument(scenarioJson(row, at, w, l, *engine, catalog, c), scenarioErrors);
+    if (!scenario) {
+        c.skip = "not a valid scenario: " + joinDiagnostics(scenarioErrors);
+        return true;
+    }
+    c.scenario = std::move(*scenario);
+    return true;
+}
+
+} // namespace
+
+const DatasetLengths* datasetLengthsFor(const std::string& model) {
+    for (const auto& d : kDatasets)
+        if (model == d.model)
+            return &d;
+    return nullptr;
+}
+
+bool isServingValidationHeader(const std::string& headerLine) {
+    const auto columns = csvColumns(headerLine);
+    return columns.count("metric") && columns.count("value") && columns.count("output_len");
+}
+
+std::vector<ServingCase> parseServingCsv(const std::string& text, const Catalog& catalog,
+                                         Diagnostics& errors) {
+    std::vector<ServingCase> cases;
+    std::istringstream in(text);
+    std::string line;
+    if (!std::getline(in, line) || !isServingValidationHeader(line)) {
+        errors.push_back(
+            {"header", "a serving validation file needs the columns metric, value and output_len"});
+        return cases;
+    }
+    const auto columns = csvColumns(line);
+    for (const char* needed : {"id", "model", "accelerator", "n_accel", "tp", "precision", "framework",
+                               "scenario", "input_len", "layers", "hidden", "heads"})
+        if (!columns.count(needed))
+            errors.push_back({"header", std::string("missing column \"") + needed + "\""});
+    if (!errors.empty())
+        return cases;
+    int lineNo = 1;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.empty() || line == "\r")
+            continue;
+        CsvRow row(columns, splitCsvRecord(line), "line " + std::to_string(lineNo), errors);
+        ServingCase c;
+        c.id = row.text("id");
+        c.reliability = row.text("reliability");
+        c.model = row.text("model");
+        c.accelerator = row.text("accelerator");
+        c.metric = row.text("metric");
+        c.measured = row.number("value");
+        if (c.measured <= 0 && !row.text("value").empty())
+            row.error("value", "must be a positive number, got \"" + row.text("value") + "\"");
+        if (describeRow(row, catalog, c, errors))
+            cases.push_back(std::move(c));
+    }
+    return cases;
+}
+
+} // namespace choreo::models

@@ -1,0 +1,250 @@
+#include "sim/validateserving.h"
+
+#include "models/resolved.h"
+#include "sim/isolate.h"
+#include "sim/serving.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace choreo::sim {
+
+namespace {
+
+// The row's metric from one measured stream of one replica (offline) or of the whole system (fixed rate).
+std::optional<double> fromStream(const std::string& metric, const models::ServingMeasurement& m,
+                                 double replicas) {
+    const double span = m.span_s > 0 ? m.span_s : 1;
+    if (metric == "output_tokens_per_s_total")
+        return m.output_tokens / span * replicas;
+    if (metric == "requests_per_s")
+        return static_cast<double>(m.completed) / span * replicas;
+    if (metric == "ttft_ms_mean")
+        return m.ttft_s.mean * 1000;
+    if (metric == "ttft_ms_p99")
+        return m.ttft_s.p99 * 1000;
+    if (metric == "tpot_ms_p99")
+        return m.tpot_s.p99 * 1000;
+    if (metric == "itl_ms_mean")
+        return m.tpot_s.mean * 1000;
+    if (metric == "request_latency_ms_p99")
+        return m.e2e_s.p99 * 1000;
+    return std::nullopt;
+}
+
+// The row's metric at the highest rate within the SLOs (all replicas serve that rate per replica).
+std::optional<double> fromSearch(const std::string& metric, const models::RateSearch& s, double replicas) {
+    if (!s.max_rate_rps)
+        return std::nullopt;
+    if (metric == "output_tokens_per_s_total")
+        return s.output_tokens_per_s_at_max * replicas;
+    if (metric == "requests_per_s")
+        return *s.max_rate_rps * replicas;
+    if (metric == "ttft_ms_p99")
+        return s.ttft_at_max_s.p99 * 1000;
+    if (metric == "ttft_ms_mean")
+        return s.ttft_at_max_s.mean * 1000;
+    if (metric == "tpot_ms_p99")
+        return s.tpot_at_max_s.p99 * 1000;
+    if (metric == "itl_ms_mean")
+        return s.tpot_at_max_s.mean * 1000;
+    return std::nullopt;
+}
+
+// One row, in a child: {"predicted": x, "how": "..."} or {"skipped": "..."}.
+std::string simulateRow(const models::ServingCase& c, const models::ResolvedScenario& rs, Fidelity fidelity) {
+    const auto replicas = static_cast<double>(c.replicas);
+    models::Json out;
+    std::optional<double> predicted;
+    char how[200];
+    if (c.benchmark == models::ServingBenchmark::Slo) {
+        SimulationOptions options;
+        options.fidelity = fidelity;
+        const auto search = searchServingRate(rs, options, 1);
+        predicted = fromSearch(c.metric, search, replicas);
+        if (!predicted) {
+            out["skipped"] = search.max_rate_rps ? "the search gives no " + c.metric : search.verdict;
+            return out.dump();
+        }
+        std::snprintf(how, sizeof how, "at %.4g requests/s a replica, the highest within the SLOs",
+                      *search.max_rate_rps);
+    } else {
+        const auto m = simulateServing(rs, fidelity);
+        predicted = fromStream(c.metric, m, c.benchmark == models::ServingBenchmark::Rate ? 1.0 : replicas);
+        std::snprintf(how, sizeof how, "%lld requests over %.4g s%s", static_cast<long long>(m.completed),
+                      m.span_s,
+                      c.benchmark == models::ServingBenchmark::Offline ? ", all queued at once" : "");
+    }
+    out["predicted"] = *predicted;
+    out["how"] = how;
+    return out.dump();
+}
+
+void summarise(ServingValidationReport& report) {
+    std::vector<double> all;
+    std::map<std::string, std::vector<double>> perMetric;
+    for (const auto& row : report.rows) {
+        if (!row.simulated) {
+            report.summary.skipped++;
+            continue;
+        }
+        all.push_back(std::fabs(row.error_pct));
+        perMetric[row.source.metric].push_back(std::fabs(row.error_pct));
+    }
+    const int skipped = report.summary.skipped;
+    report.summary = summariseAbsErrors(all);
+    report.summary.skipped = skipped;
+    for (auto& [metric, errors] : perMetric)
+        report.by_metric[metric] = summariseAbsErrors(errors);
+}
+
+models::Json summaryJson(const ValidationSummary& s) {
+    return {{"n", s.n},
+            {"median_abs_error_pct", s.median_abs_error_pct},
+            {"p90_abs_error_pct", s.p90_abs_error_pct},
+            {"max_abs_error_pct", s.max_abs_error_pct}};
+}
+
+} // namespace
+
+ServingValidationReport validateServingCases(const std::vector<models::ServingCase>& cases,
+                                             const models::Catalog& catalog, Fidelity fidelity, int jobs) {
+    ServingValidationReport report;
+    report.fidelity = toString(fidelity);
+    std::vector<std::function<std::string()>> work;
+    std::vector<std::size_t> rowOfWork;
+    std::vector<models::ResolvedScenario> resolved;
+    resolved.reserve(cases.size());
+    for (const auto& c : cases) {
+        ServingValidationRow row;
+        row.source = c;
+        if (c.skip) {
+            row.skipped = *c.skip;
+        } else {
+            models::Diagnostics errors;
+            auto rs = models::resolveScenario(c.scenario, catalog, errors);
+            if (!rs) {
+                row.skipped = "invalid for the catalog: " + models::joinDiagnostics(errors);
+            } else {
+                resolved.push_back(std::move(*rs));
+                const models::ResolvedScenario* scenario = &resolved.back();
+                const models::ServingCase* source = &c;
+                work.emplace_back(
+                    [source, scenario, fidelity] { return simulateRow(*source, *scenario, fidelity); });
+                rowOfWork.push_back(report.rows.size());
+            }
+        }
+        report.rows.push_back(std::move(row));
+    }
+    const auto outcomes = runIsolated(work, jobs);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        auto& row = report.rows[rowOfWork[i]];
+        if (!outcomes[i].ok) {
+            row.skipped = "the simulation failed: " + outcomes[i].output;
+            continue;
+        }
+        const auto out = models::Json::parse(outcomes[i].output);
+        if (out.contains("skipped")) {
+            row.skipped = out["skipped"].get<std::string>();
+            continue;
+        }
+        row.simulated = true;
+        row.predicted = out["predicted"].get<double>();
+        row.how = out["how"].get<std::string>();
+        row.error_pct = (row.predicted - row.source.measured) / row.source.measured * 100.0;
+    }
+    summarise(report);
+    return report;
+}
+
+models::Json servingValidationToJson(const ServingValidationReport& report) {
+    models::Json cases = models::Json::array(), skipped = models::Json::array();
+    for (const auto& row : report.rows) {
+        if (!row.simulated) {
+            skipped.push_back(
+                {{"id", row.source.id}, {"metric", row.source.metric}, {"reason", row.skipped}});
+            continue;
+        }
+        models::Json c{{"id", row.source.id},
+                       {"model", row.source.model},
+                       {"accelerator", row.source.accelerator},
+                       {"metric", row.source.metric},
+                       {"predicted", row.predicted},
+                       {"measured", row.source.measured},
+                       {"error_pct", row.error_pct},
+                       {"how", row.how}};
+        if (!row.source.assumption.empty())
+            c["assumption"] = row.source.assumption;
+        cases.push_back(std::move(c));
+    }
+    models::Json summary = summaryJson(report.summary);
+    summary["skipped"] = report.summary.skipped;
+    models::Json byMetric = models::Json::object();
+    for (const auto& [metric, s] : report.by_metric)
+        byMetric[metric] = summaryJson(s);
+    summary["by_metric"] = byMetric;
+    return {{"kind", "serving"},
+            {"fidelity", report.fidelity},
+            {"cases", cases},
+            {"skipped", skipped},
+            {"summary", summary}};
+}
+
+namespace {
+
+std::string summaryLine(const std::string& what, const ValidationSummary& s) {
+    char b[200];
+    std::snprintf(b, sizeof b, "%-26s n %3d   median |error| %5.1f %%   p90 %5.1f %%   max %6.1f %%\n",
+                  what.c_str(), s.n, s.median_abs_error_pct, s.p90_abs_error_pct, s.max_abs_error_pct);
+    return b;
+}
+
+} // namespace
+
+std::string servingValidationToText(const ServingValidationReport& report) {
+    std::ostringstream out;
+    char b[400];
+    std::snprintf(b, sizeof b, "%-58s %-26s %12s %12s %8s\n", "case", "metric", "predicted", "measured",
+                  "error");
+    out << b;
+    for (const auto& row : report.rows)
+        if (row.simulated) {
+            std::snprintf(b, sizeof b, "%-58.58s %-26s %12.4g %12.4g %+7.1f%%\n", row.source.id.c_str(),
+                          row.source.metric.c_str(), row.predicted, row.source.measured, row.error_pct);
+            out << b;
+        }
+    for (const auto& row : report.rows)
+        if (!row.simulated)
+            out << "skipped " << row.source.id << " (" << row.source.metric << "): " << row.skipped << "\n";
+    out << "\nfidelity " << report.fidelity << ", " << report.summary.skipped << " skipped\n";
+    out << summaryLine("all metrics", report.summary);
+    for (const auto& [metric, s] : report.by_metric)
+        out << summaryLine(metric, s);
+    return out.str();
+}
+
+std::string servingValidationToMarkdown(const ServingValidationReport& report) {
+    std::ostringstream out;
+    char b[400];
+    out << "| case | metric | predicted | measured | error |\n| --- | --- | ---: | ---: | ---: |\n";
+    for (const auto& row : report.rows)
+        if (row.simulated) {
+            std::snprintf(b, sizeof b, "| %s | %s | %.4g | %.4g | %+.1f %% |\n", row.source.id.c_str(),
+                          row.source.metric.c_str(), row.predicted, row.source.measured, row.error_pct);
+            out << b;
+        }
+    out << "\n| metric | n | median abs error | p90 | max |\n| --- | ---: | ---: | ---: | ---: |\n";
+    auto line = [&](const std::string& what, const ValidationSummary& s) {
+        std::snprintf(b, sizeof b, "| %s | %d | %.1f %% | %.1f %% | %.1f %% |\n", what.c_str(), s.n,
+                      s.median_abs_error_pct, s.p90_abs_error_pct, s.max_abs_error_pct);
+        out << b;
+    };
+    line("all", report.summary);
+    for (const auto& [metric, s] : report.by_metric)
+        line(metric, s);
+    out << "\n" << report.summary.skipped << " rows skipped (fidelity " << report.fidelity << ").\n";
+    return out.str();
+}
+
+} // namespace choreo::sim

@@ -1,0 +1,209 @@
+// Serving simulated event by event: hand-computed cases (an idle request against the roofline, the KV
+// cache against memory arithmetic, Little's law on the simulated queue), monotonicity under load and
+// replicas, and bad input. Each simulation runs in its own process (one SimGrid engine per process).
+#include "models/requeststream.h"
+#include "models/resolved.h"
+#include "models/scenarioio.h"
+#include "models/serving.h"
+#include "models/servingresult.h"
+#include "sim/isolate.h"
+#include "sim/serving.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+using namespace choreo;
+
+namespace {
+
+const std::filesystem::path kAssets(CHOREO_TEST_ASSETS);
+
+// The catalog, loaded once: resolved scenarios point into it.
+const models::Catalog& catalog() {
+    static const models::Catalog loaded = [] {
+        models::Diagnostics errors;
+        auto c = models::Catalog::load(kAssets / "catalog", errors);
+        if (!c)
+            throw std::runtime_error(models::joinDiagnostics(errors));
+        return std::move(*c);
+    }();
+    return loaded;
+}
+
+// The shipped serving scenario (Llama-3.1 70B, 8 H100, TP 8, fp8, vLLM) with fixed lengths.
+models::Scenario shipped(std::int64_t input = 512, std::int64_t output = 65) {
+    models::Diagnostics errors;
+    auto scenario = models::loadScenarioFile(kAssets / "scenarios" / "serve-llama3-70b.json", errors);
+    if (!scenario)
+        throw std::runtime_error(models::joinDiagnostics(errors));
+    auto& q = scenario->workload.serve->requests;
+    q.input = {models::LengthShape::Fixed, static_cast<double>(input), 0, 1, 0};
+    q.output = {models::LengthShape::Fixed, static_cast<double>(output), 0, 1, 0};
+    return std::move(*scenario);
+}
+
+models::ResolvedScenario resolve(const models::Scenario& scenario) {
+    models::Diagnostics errors;
+    auto rs = models::resolveScenario(scenario, catalog(), errors);
+    if (!rs)
+        throw std::runtime_error(models::joinDiagnostics(errors));
+    return std::move(*rs);
+}
+
+// One simulation of the stream with `override`, in a child process.
+models::ServingMeasurement simulate(const models::ResolvedScenario& rs,
+                                    const models::StreamOverride& o = {}) {
+    const auto outcomes = sim::runIsolated(
+        {[&] { return models::measurementToJson(sim::simulateServing(rs, sim::Fidelity::Flow, o)).dump(); }},
+        1);
+    if (!outcomes.front().ok)
+        throw std::runtime_error(outcomes.front().output);
+    models::Diagnostics errors;
+    auto m = models::measurementFromJson(models::Json::parse(outcomes.front().output), errors);
+    if (!m)
+        throw std::runtime_error(models::joinDiagnostics(errors));
+    return *m;
+}
+
+bool within(double value, double expected, double fraction) {
+    return std::fabs(value - expected) <= fraction * std::fabs(expected);
+}
+
+} // namespace
+
+class TestServing : public QObject {
+    Q_OBJECT
+
+private slots:
+    // One request on an idle server: its first token after one prefill iteration of the whole prompt, then
+    // one decode iteration a token, each as long as the roofline gives.
+    void idleRequestMatchesRoofline() {
+        const auto rs = resolve(shipped(512, 65));
+        const auto& s = *rs.serving;
+        models::BatchShape prefill;
+        prefill.prefill_tokens = 512;
+        prefill.prefill_attention_pairs = 512.0 * (0 + 512.0 / 2);
+        prefill.logits = 1;
+        const double ttft = models::iterationCost(s, s.serve, prefill).total_s;
+        double decodeSum = 0;
+        for (int k = 0; k < 64; ++k) {
+            models::BatchShape decode;
+            decode.decode_sequences = 1;
+            decode.decode_context_tokens = 512 + k;
+            decode.logits = 1;
+            decodeSum += models::iterationCost(s, s.serve, decode).total_s;
+        }
+        const double tpot = decodeSum / 64;
+        const auto m = simulate(rs, {1.0, 1, false});
+        QCOMPARE(m.completed, std::int64_t(1));
+        QVERIFY2(within(m.ttft_s.p50, ttft, 0.02),
+                 qPrintable(QString("TTFT %1 s, roofline %2 s").arg(m.ttft_s.p50).arg(ttft)));
+        QVERIFY2(within(m.tpot_s.p50, tpot, 0.02),
+                 qPrintable(QString("TPOT %1 s, roofline %2 s").arg(m.tpot_s.p50).arg(tpot)));
+        // Decode of one sequence reads every weight once: at least weights / bandwidth.
+        const auto& d = *s.serve.device;
+        const double weightsRead =
+            s.serve.weights_GB_per_device * 1e9 / (d.memory_bandwidth_TBps.value * 1e12);
+        QVERIFY(tpot > weightsRead);
+    }
+
+    // Llama-3.1 70B in fp8 over TP 8: 80 layers x 1 KV head a device x 128 dims x K and V x 1 byte.
+    void kvCacheMatchesMemoryArithmetic() {
+        const auto rs = resolve(shipped());
+        const auto& s = *rs.serving;
+        QCOMPARE(models::kvBytesPerTokenPerDevice(s, s.serve.parallel), 80.0 * 1 * 128 * 2 * 1);
+        const double kvBytes = s.serve.kv_GB_per_device * 1e9;
+        const auto blocks = static_cast<std::int64_t>(std::floor(kvBytes / (20480.0 * s.kv_block_tokens)));
+        QCOMPARE(s.serve.kv_blocks, blocks);
+        QCOMPARE(models::kvTokenCapacity(s, s.serve), blocks * s.kv_block_tokens);
+        // What the engine gives the cache: vLLM's fraction of the device less weights, activations and its
+        // own.
+        const double memory = s.serve.device->memory_GB.value;
+        QVERIFY(within(s.serve.kv_GB_per_device,
+                       memory * s.memory_fraction - s.serve.weights_GB_per_device -
+                           s.serve.activations_GB_per_device - s.serve.reserved_GB_per_device,
+                       1e-9));
+        // 70.6 B parameters in one byte each over 8 devices (the embeddings and norms in 16 bits: a little
+        // more).
+        QVERIFY(s.serve.weights_GB_per_device > 70.0 / 8 && s.serve.weights_GB_per_device < 70.0 / 8 * 1.1);
+    }
+
+    // L = lambda W: the time-averaged requests in the system against the arrival rate times the mean time in
+    // it.
+    void littlesLawHoldsOnTheQueue() {
+        const auto rs = resolve(shipped(222, 294));
+        const auto m = simulate(rs, {20.0, 2000, false});
+        QCOMPARE(m.completed, m.requests);
+        const double lambda = static_cast<double>(m.completed) / m.span_s;
+        QVERIFY2(within(m.mean_in_system, lambda * m.e2e_s.mean, 0.01),
+                 qPrintable(QString("L %1, lambda W %2").arg(m.mean_in_system).arg(lambda * m.e2e_s.mean)));
+    }
+
+    // More load never lowers p99 latency; more replicas never raise it.
+    void latencyIsMonotonicInLoadAndReplicas() {
+        const auto rs = resolve(shipped(222, 294));
+        double lastTtft = 0, lastE2e = 0;
+        for (double rate : {2.0, 10.0, 20.0, 30.0}) {
+            const auto m = simulate(rs, {rate, 1000, false});
+            QVERIFY2(m.ttft_s.p99 >= lastTtft && m.e2e_s.p99 >= lastE2e,
+                     qPrintable(QString("at %1 requests/s p99 TTFT %2 s").arg(rate).arg(m.ttft_s.p99)));
+            lastTtft = m.ttft_s.p99;
+            lastE2e = m.e2e_s.p99;
+        }
+        auto twice = shipped(222, 294);
+        twice.cluster.pools.front().count = 16;
+        const auto one = simulate(rs, {30.0, 1000, false});
+        const auto two = simulate(resolve(twice), {30.0, 1000, false});
+        QVERIFY(two.ttft_s.p99 <= one.ttft_s.p99);
+        QVERIFY(two.e2e_s.p99 <= one.e2e_s.p99);
+    }
+
+    void negativeRateIsRefusedNamingTheField() {
+        std::ifstream in(kAssets / "scenarios" / "serve-llama3-70b.json");
+        auto doc = models::Json::parse(in);
+        doc["workload"]["stages"][0]["requests"]["rate_per_s"] = -3;
+        models::Diagnostics errors;
+        QVERIFY(!models::readScenarioDocument(doc, errors));
+        QVERIFY2(models::joinDiagnostics(errors).find("workload.stages[0].requests.rate_per_s") !=
+                     std::string::npos,
+                 models::joinDiagnostics(errors).c_str());
+    }
+
+    void emptyTraceIsRefused() {
+        const auto file = std::filesystem::temp_directory_path() / "choreo-empty-trace.csv";
+        std::ofstream(file) << "time_s,input_tokens,output_tokens\n";
+        models::Diagnostics errors;
+        QVERIFY(!models::readTrace(file, errors));
+        QVERIFY(!errors.empty());
+        QVERIFY2(models::joinDiagnostics(errors).find("empty") != std::string::npos,
+                 models::joinDiagnostics(errors).c_str());
+        std::filesystem::remove(file);
+    }
+
+    // An SLO below the idle latency gets a plain verdict, not a rate.
+    void sloBelowIdleLatencyCannotBeMet() {
+        auto l = shipped(222, 294);
+        l.workload.serve->slo.ttft_p99_s = 0.001;
+        const auto search = sim::searchServingRate(resolve(l), {}, 1);
+        QVERIFY(search.searched);
+        QVERIFY(!search.max_rate_rps);
+        QVERIFY2(search.verdict.find("cannot meet the SLOs even idle") != std::string::npos,
+                 search.verdict.c_str());
+    }
+
+    // The same scenario gives the same numbers.
+    void sameScenarioSameNumbers() {
+        const auto rs = resolve(shipped(222, 294));
+        const auto a = simulate(rs, {15.0, 500, false});
+        const auto b = simulate(rs, {15.0, 500, false});
+        QCOMPARE(a.ttft_s.p99, b.ttft_s.p99);
+        QCOMPARE(a.output_tokens, b.output_tokens);
+        QCOMPARE(a.span_s, b.span_s);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestServing)
+#include "tst_serving.moc"
