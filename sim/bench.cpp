@@ -6,6 +6,7 @@
 #include "sim/engine.h"
 #include "sim/isolate.h"
 #include "sim/platform.h"
+#include "sim/serving.h"
 #include "sim/simulator.h"
 
 #include <algorithm>
@@ -48,6 +49,27 @@ models::Scenario llama405bWithDataPool() {
     data.storage = "parallel-fs";
     s.workload.data = data;
     return s;
+}
+
+// Serving Llama-3.1 70B (fp8, vLLM) on 8 replicas of 8 H100 (TP 8): 10 minutes of Poisson arrivals at
+// 100 requests/s, with OpenOrca-like lengths (issue 29's speed goal: within 10 s on 2 cores).
+models::Scenario servingStream() {
+    const char* text = R"({"format": "choreo-scenario/1", "name": "bench: serving stream",
+      "cluster": {"pools": [{"name": "serving", "device": "h100-sxm", "count": 64, "devices_per_node": 8}],
+                  "network": {"nic_Gbps": 400.0, "topology": {"kind": "fat-tree"}}},
+      "workload": {"kind": "serve",
+        "model": {"name": "Llama-3.1 70B", "layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
+                  "ffn_hidden": 28672, "ffn_gated": true, "vocab": 128256},
+        "stages": [{"kind": "serve", "parallel": {"tp": 8}, "weights": "fp8", "engine": "vllm",
+          "requests": {"arrival": "poisson", "rate_per_s": 100, "duration_s": 600, "seed": 1,
+            "input_tokens": {"distribution": "lognormal", "mean": 222, "sigma": 0.68, "max": 1024},
+            "output_tokens": {"distribution": "lognormal", "mean": 294, "sigma": 0.7, "max": 1024}}}]},
+      "costs": {"mode": "rent", "amortisation_years": 4.0, "electricity_usd_per_kWh": 0.08, "pue": 1.3}})";
+    models::Diagnostics errors;
+    auto s = models::parseScenario(text, errors);
+    if (!s)
+        throw std::runtime_error(models::joinDiagnostics(errors));
+    return *s;
 }
 
 models::ResolvedScenario resolve(const models::Scenario& s, const models::Catalog& catalog) {
@@ -163,6 +185,15 @@ std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const Bench
                 c.error = o.output;
         }
         out.push_back(c);
+    }
+    // A serving stream, every request and iteration an event.
+    {
+        auto job = [rs = resolve(servingStream(), catalog)] {
+            const auto m = simulateServing(rs, Fidelity::Flow);
+            return models::Json{{"step_time_s", m.span_s}, {"activities", m.simulated_activities}}.dump();
+        };
+        out.push_back(fromOutcome(named("serving 60,000 requests, 8 replicas x 8 GPUs", 64, "flow"),
+                                  runIsolated({job}, 1).front()));
     }
     if (options.packet)
         out.push_back(fromOutcome(
