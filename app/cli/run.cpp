@@ -174,11 +174,22 @@ void printServingDetail(const models::ServingResult& s) {
                   << fmt("$%.0f, ", s.horizon_serving_usd) << fmt("%.1f MWh", s.horizon_serving_MWh) << "\n";
 }
 
+// "8 x h100-sxm + 8 x h200-sxm": every pool, as a serving result may use several.
+std::string poolDevices(const models::RunResult& r) {
+    if (r.pools.empty())
+        return std::to_string(r.devices) + " x " + r.device;
+    std::string out;
+    for (const auto& p : r.pools)
+        out += (out.empty() ? "" : " + ") + std::to_string(p.count) + " x " + p.device;
+    return out;
+}
+
 void printServingText(const models::RunResult& r) {
     std::cout << "scenario            " << r.scenario << "\n"
-              << "devices             " << r.devices << " x " << r.device << "\n"
+              << "devices             " << poolDevices(r) << "\n"
               << "fidelity            " << r.fidelity << "\n"
-              << "calibration         " << r.calibration << "\n";
+              << "calibration         " << r.calibration << "\n"
+              << "accuracy            " << r.accuracy << "\n";
     printServingDetail(*r.serving);
     printPools(r);
 }
