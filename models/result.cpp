@@ -473,19 +473,21 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
     auto num = [&](const Json& o, const std::string& path, const char* key) {
         return rd.number(o, path, key, false).value_or(0.0);
     };
-    r.step_time_s = num(j, p, "step_time_s");
-    r.tokens_per_s = num(j, p, "tokens_per_s");
-    r.mfu = num(j, p, "mfu");
-    r.achieved_tflops_per_device = num(j, p, "achieved_tflops_per_device");
-    r.model_flops_per_step = num(j, p, "model_flops_per_step");
-    r.steps = num(j, p, "steps");
-    r.time_to_train_s = num(j, p, "time_to_train_s");
+    if (r.kind != "serve") { // a serving result has no step (its figures are in "serving")
+        r.step_time_s = num(j, p, "step_time_s");
+        r.tokens_per_s = num(j, p, "tokens_per_s");
+        r.mfu = num(j, p, "mfu");
+        r.achieved_tflops_per_device = num(j, p, "achieved_tflops_per_device");
+        r.model_flops_per_step = num(j, p, "model_flops_per_step");
+        r.steps = num(j, p, "steps");
+        r.time_to_train_s = num(j, p, "time_to_train_s");
+        r.memory_per_device_GB = num(j, p, "memory_per_device_GB");
+        r.simulated_activities = rd.integer(j, p, "simulated_activities", 0).value_or(0);
+    }
     r.energy_kWh = num(j, p, "energy_kWh");
     r.average_power_kW = num(j, p, "average_power_kW");
     r.it_power_kW = num(j, p, "it_power_kW");
     r.cost_usd = num(j, p, "cost_usd");
-    r.memory_per_device_GB = num(j, p, "memory_per_device_GB");
-    r.simulated_activities = rd.integer(j, p, "simulated_activities", 0).value_or(0);
     if (auto it = j.find("cost_breakdown_usd");
         it != j.end() && rd.expectObject(*it, p + ".cost_breakdown_usd")) {
         r.cost_mode = rd.text(*it, p + ".cost_breakdown_usd", "mode").value_or("");

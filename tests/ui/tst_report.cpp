@@ -146,6 +146,7 @@ private slots:
     void sectionListParses();
     void reportCommandUnknownSection();
     void summaryNamesAssumedEfficiencies();
+    void servingReportShowsTheStream();
 
 private:
     choreo::ui::ReportInput input() const;
@@ -625,4 +626,34 @@ void TestReport::summaryNamesAssumedEfficiencies() {
 }
 
 QTEST_MAIN(TestReport)
+// A serving result: its own section (latency percentiles, the rate search, $ and J a token), no step charts.
+void TestReport::servingReportShowsTheStream() {
+    auto in = input();
+    choreo::models::RunResult r;
+    r.kind = "serve";
+    r.scenario = "serving";
+    r.devices = 8;
+    r.pools.push_back({"serving", "h100-sxm", 8, {"serve"}, 1.0, 0.1, 1.0});
+    choreo::models::ServingResult s;
+    s.output_tokens_per_s = 2002;
+    s.requests_per_s = 7.43;
+    s.stream.ttft_s = {0.038, 0.0366, 0.0501, 0.0646};
+    s.stream.tpot_s = {0.0168, 0.0168, 0.0175, 0.0181};
+    s.search.searched = true;
+    s.search.max_rate_rps = 47.1;
+    s.search.verdict = "meets the SLOs up to 47.1 requests/s";
+    s.usd_per_million_tokens = 4.43;
+    s.joules_per_token = 1.99;
+    s.engine = "vllm";
+    r.serving = s;
+    in.base = r;
+    const QString html = choreo::ui::reportHtml(in);
+    QVERIFY(html.contains(u"Serving"_s));
+    QVERIFY(html.contains(u"p50 36.6, p90 50.1, p99 64.6 ms"_s));
+    QVERIFY(html.contains(u"meets the SLOs up to 47.1 requests/s"_s));
+    QVERIFY(html.contains(u"$4.43"_s));
+    QVERIFY(!html.contains(u"Step-time breakdown and scaling"_s));
+    QVERIFY(!html.contains(u"MFU"_s));
+}
+
 #include "tst_report.moc"

@@ -14,7 +14,82 @@ namespace choreo::ui {
 ResultSummaryModel::ResultSummaryModel(QObject* parent)
     : QAbstractTableModel(parent) {}
 
+std::vector<ResultSummaryModel::Row> ResultSummaryModel::servingRowsFor(const models::RunResult& r) {
+    const auto text = [](const std::string& s) { return QString::fromStdString(s); };
+    const models::ServingResult& s = *r.serving;
+    const auto ms = [](const models::Percentiles& p) {
+        return tr("p50 %1, p90 %2, p99 %3 ms")
+            .arg(formatSignificant(p.p50 * 1000, 3), formatSignificant(p.p90 * 1000, 3),
+                 formatSignificant(p.p99 * 1000, 3));
+    };
+    QString devices;
+    for (const auto& pool : r.pools)
+        devices += (devices.isEmpty() ? QString() : u" + "_s) + QString::number(pool.count) + u" × "_s +
+                   text(pool.device);
+    using G = Group;
+    std::vector<Row> rows = {
+        {G::Results, u"scenario"_s, tr("Scenario"), text(r.scenario), {}},
+        {G::Results, u"device"_s, tr("Devices"), devices, static_cast<double>(r.devices)},
+        {G::Results, u"fidelity"_s, tr("Fidelity"), text(r.fidelity), {}},
+        {G::Results, u"calibration"_s, tr("Calibration"), text(r.calibration), {}},
+        {G::Results,
+         u"accuracy"_s,
+         tr("Accuracy of serving"),
+         text(r.accuracy),
+         {},
+         QString::fromStdString(models::accuracyHeadline(r.accuracy))},
+        {G::Results,
+         u"engine"_s,
+         tr("Engine"),
+         tr("%1, %2 weights, %3 KV cache").arg(text(s.engine), text(s.weights), text(s.kv_cache)),
+         {}},
+        {G::Results, u"output_tokens_per_s"_s, tr("Throughput"),
+         tr("%1 output tokens/s, %2 requests/s")
+             .arg(formatFixed(s.output_tokens_per_s, 0), formatSignificant(s.requests_per_s, 3)),
+         s.output_tokens_per_s},
+        {G::Results, u"ttft"_s, tr("Time to first token"), ms(s.stream.ttft_s), s.stream.ttft_s.p99},
+        {G::Results, u"tpot"_s, tr("Time per output token"), ms(s.stream.tpot_s), s.stream.tpot_s.p99},
+        {G::Results, u"e2e_p99_s"_s, tr("End to end, p99"),
+         formatSignificant(s.stream.e2e_s.p99, 4) + u" s"_s, s.stream.e2e_s.p99},
+        {G::Results, u"goodput_rps"_s, tr("Goodput within the SLOs"),
+         formatSignificant(s.goodput_rps, 3) + tr(" requests/s"), s.goodput_rps},
+    };
+    if (s.search.searched)
+        rows.push_back({G::Results, u"max_rate_within_slo_rps"_s, tr("Highest rate within the SLOs"),
+                        text(s.search.verdict), s.search.max_rate_rps.value_or(0.0)});
+    if (s.target_rate_rps && s.devices_for_target)
+        rows.push_back(
+            {G::Results, u"devices_for_target"_s, tr("For %1 requests/s").arg(*s.target_rate_rps),
+             tr("%1 devices (%2 replicas)").arg(*s.devices_for_target).arg(s.replicas_for_target.value_or(0)),
+             static_cast<double>(*s.devices_for_target)});
+    const auto usd = [](double v) { return u"$"_s + formatFixed(v, 2); };
+    QString perToken = usd(s.usd_per_million_tokens);
+    if (s.usd_per_million_tokens_rent && s.usd_per_million_tokens_buy)
+        perToken += tr(" (rent %1, buy %2)")
+                        .arg(usd(*s.usd_per_million_tokens_rent), usd(*s.usd_per_million_tokens_buy));
+    rows.push_back({G::Results, u"usd_per_million_tokens"_s, tr("Cost per million output tokens"), perToken,
+                    s.usd_per_million_tokens});
+    rows.push_back({G::Results, u"joules_per_token"_s, tr("Energy a token (facility)"),
+                    formatSignificant(s.joules_per_token, 3) + u" J"_s, s.joules_per_token});
+    rows.push_back({G::Results, u"average_power_kW"_s, tr("Average power (facility)"),
+                    formatFixed(s.average_power_kW, 1) + u" kW"_s, s.average_power_kW});
+    rows.push_back({G::Memory, u"weights_GB"_s, tr("weights"),
+                    formatFixed(s.weights_GB_per_device, 1) + u" GB"_s, s.weights_GB_per_device});
+    rows.push_back({G::Memory, u"kv_GB"_s, tr("KV cache"), formatFixed(s.kv_GB_per_device, 1) + u" GB"_s,
+                    s.kv_GB_per_device});
+    for (const auto& load : s.stream.loads)
+        rows.push_back({G::StepTime, u"busy_"_s + text(load.role),
+                        tr("%1 replicas busy").arg(text(load.role)),
+                        tr("%1, mean batch %2, KV peak %3")
+                            .arg(formatPercent(load.busy_fraction), formatSignificant(load.mean_batch, 3),
+                                 formatPercent(load.kv_peak_fraction)),
+                        load.busy_fraction});
+    return rows;
+}
+
 std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::RunResult& r) {
+    if (r.kind == "serve" && r.serving)
+        return servingRowsFor(r);
     const auto text = [](const std::string& s) { return QString::fromStdString(s); };
     // The narrow cell of an uncalibrated run's calibration: whether its efficiencies are assumptions (the
     // whole sentence is in the tooltip and the report).

@@ -48,6 +48,8 @@ private:
         QString shortText = {};
     };
     static std::vector<Row> rowsFor(const models::RunResult& r);
+    // A serving result's rows: throughput, latency percentiles, the rate search, cost and energy a token.
+    static std::vector<Row> servingRowsFor(const models::RunResult& r);
     static void addPipelineRows(const models::RunResult& r, std::vector<Row>& rows,
                                 const std::function<QString(double)>& share);
 

@@ -427,16 +427,22 @@ report::Document buildReportDocument(const ReportInput& in) {
     sweep->setOutcomes(in.sweep, in.base.devices);
     // Printed, the results and memory share the title's page; charts, one step, the inputs (scenario,
     // sources and sweep) and the calibration each start one. Both formats show the sections in this order.
+    // A serving result has no step: its section is the stream's, and the step charts are left out.
+    const bool serving = in.base.kind == "serve";
     if (want.has(ReportSection::Summary)) {
-        add(keyValueSection(QObject::tr("Results"), summary, ResultSummaryModel::Group::Results), false);
-        add(keyValueSection(QObject::tr("Step time"), summary, ResultSummaryModel::Group::StepTime), false);
+        add(keyValueSection(serving ? QObject::tr("Serving") : QObject::tr("Results"), summary,
+                            ResultSummaryModel::Group::Results),
+            false);
+        add(keyValueSection(serving ? QObject::tr("Replicas over the stream") : QObject::tr("Step time"),
+                            summary, ResultSummaryModel::Group::StepTime),
+            false);
     }
     if (want.has(ReportSection::Memory))
         add(keyValueSection(QObject::tr("Memory per device"), summary, ResultSummaryModel::Group::Memory),
             false);
-    if (want.has(ReportSection::Charts))
+    if (want.has(ReportSection::Charts) && !serving)
         add(chartsSection(sweep), true);
-    if (want.has(ReportSection::Timeline))
+    if (want.has(ReportSection::Timeline) && !serving)
         add(timelineSection(in), true);
     bool inputsStarted = false;
     const auto addInput = [&](report::Section section) {
@@ -447,7 +453,7 @@ report::Document buildReportDocument(const ReportInput& in) {
         addInput(scenarioSection(in));
     if (want.has(ReportSection::Sources))
         addInput(sourcesSection(in));
-    if (want.has(ReportSection::Sweep))
+    if (want.has(ReportSection::Sweep) && !serving)
         addInput(sweepSection(*sweep));
     if (in.profile && want.has(ReportSection::Calibration))
         add(calibrationSection(in), true);
