@@ -431,26 +431,138 @@ void readAccuracy(JsonReader& reader, const Json& block, const std::string& file
 
 } // namespace
 
-std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Diagnostics& errors) {
+namespace {
+
+// The catalog folder's .json files in name order; empty (and an error) when there are none.
+std::vector<std::filesystem::path> catalogFiles(const std::filesystem::path& directory, Diagnostics& errors) {
     std::error_code ec;
+    std::vector<std::filesystem::path> files;
     if (!std::filesystem::is_directory(directory, ec)) {
         errors.push_back({"catalog", "folder not found: " + directory.string()});
-        return std::nullopt;
+        return files;
     }
-    std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(directory, ec))
         if (entry.is_regular_file() && entry.path().extension() == ".json")
             files.push_back(entry.path());
     std::sort(files.begin(), files.end());
-    if (files.empty()) {
+    if (files.empty())
         errors.push_back({"catalog", "no .json files in " + directory.string()});
-        return std::nullopt;
+    return files;
+}
+
+// Reads the catalog's files into one catalog, remembering what is checked across files at the end: the
+// sources cited, the accuracy entries, and every id defined.
+class CatalogLoader {
+public:
+    explicit CatalogLoader(Catalog& catalog)
+        : catalog_(catalog) {}
+
+    void readFile(const Json& doc, const std::string& name, JsonReader& reader) {
+        if (!reader.expectObject(doc, ""))
+            return;
+        reader.rejectUnknownKeys(doc, "",
+                                 {"format", "sources", "devices", "accuracy", "storage", "serving_engines"});
+        auto format = reader.text(doc, "", "format");
+        if (format && *format != "choreo-catalog/1")
+            reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
+        if (auto it = doc.find("sources"); it != doc.end() && reader.expectObject(*it, "sources"))
+            readSources(*it, reader);
+        if (auto it = doc.find("accuracy"); it != doc.end())
+            readAccuracy(reader, *it, name, accuracies_);
+        DeviceParser parser{reader, citations_};
+        forEachEntry(doc, "storage", reader, [&](const Json& entry, const std::string& p) {
+            if (auto tier = parser.storage(entry, p)) {
+                define("storage:" + tier->id, p, "storage tier \"" + tier->id + "\" is defined twice",
+                       reader);
+                catalog_.addStorage(std::move(*tier));
+            }
+        });
+        forEachEntry(doc, "serving_engines", reader, [&](const Json& entry, const std::string& p) {
+            if (auto engine = parser.engine(entry, p)) {
+                define("engine:" + engine->id, p, "serving engine \"" + engine->id + "\" is defined twice",
+                       reader);
+                catalog_.addEngine(std::move(*engine));
+            }
+        });
+        forEachEntry(doc, "devices", reader, [&](const Json& entry, const std::string& p) {
+            auto dev = parser.device(entry, p);
+            if (!dev)
+                return;
+            define(dev->id, p, "id or alias \"" + dev->id + "\" is defined twice", reader);
+            for (const auto& alias : dev->aliases)
+                define(alias, p, "id or alias \"" + alias + "\" is defined twice", reader);
+            catalog_.addDevice(std::move(*dev));
+        });
     }
 
+    // Citations of unknown sources, host CPUs that are not catalog CPUs, accuracy of unknown devices.
+    void checkAcrossFiles(Diagnostics& errors) {
+        for (const auto& [path, key] : citations_)
+            if (!catalog_.source(key))
+                errors.push_back({path, "source \"" + key + "\" is not in any catalog file's sources"});
+        for (const auto& device : catalog_.devices())
+            if (device.host) {
+                const Device* cpu = catalog_.find(device.host->cpu);
+                if (!cpu || cpu->kind != DeviceKind::Cpu)
+                    errors.push_back(
+                        {device.id + ".host.cpu", "\"" + device.host->cpu + "\" is not a catalog CPU"});
+            }
+        for (auto& entry : accuracies_) {
+            auto* device = catalog_.findMutable(entry.device);
+            if (!device)
+                errors.push_back({entry.path, "unknown device (known: " + catalog_.idList() + ")"});
+            else if (device->accuracy)
+                errors.push_back({entry.path, "the device's accuracy is given twice"});
+            else
+                device->accuracy = std::move(entry.accuracy);
+        }
+    }
+
+private:
+    void readSources(const Json& sources, JsonReader& reader) {
+        for (const auto& [key, value] : sources.items()) {
+            const std::string p = "sources." + key;
+            if (!reader.expectObject(value, p))
+                continue;
+            reader.rejectUnknownKeys(value, p, {"title", "url", "as_of"});
+            catalog_.addSource({key, reader.text(value, p, "title").value_or(""),
+                                reader.text(value, p, "url").value_or(""),
+                                reader.text(value, p, "as_of").value_or("")});
+        }
+    }
+    // Calls `read` with each entry of the array `key`, when the document has one.
+    template <typename Read>
+    static void forEachEntry(const Json& doc, const char* key, JsonReader& reader, Read read) {
+        auto it = doc.find(key);
+        if (it == doc.end())
+            return;
+        if (!it->is_array()) {
+            reader.error(key, "expected an array, got " + JsonReader::typeName(*it));
+            return;
+        }
+        for (std::size_t i = 0; i < it->size(); ++i)
+            read((*it)[i], JsonReader::index(key, i));
+    }
+    void define(const std::string& id, const std::string& path, const std::string& twice,
+                JsonReader& reader) {
+        if (!ids_.insert(id).second)
+            reader.error(path, twice);
+    }
+
+    Catalog& catalog_;
+    std::vector<std::pair<std::string, std::string>> citations_;
+    std::vector<AccuracyEntry> accuracies_;
+    std::set<std::string> ids_;
+};
+
+} // namespace
+
+std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Diagnostics& errors) {
+    const auto files = catalogFiles(directory, errors);
+    if (files.empty())
+        return std::nullopt;
     Catalog catalog;
-    std::vector<std::pair<std::string, std::string>> citations;
-    std::vector<AccuracyEntry> accuracies;
-    std::set<std::string> ids;
+    CatalogLoader loader(catalog);
     for (const auto& file : files) {
         const std::string name = file.filename().string();
         std::ifstream in(file);
@@ -465,98 +577,11 @@ std::optional<Catalog> Catalog::load(const std::filesystem::path& directory, Dia
         }
         Diagnostics local;
         JsonReader reader(local);
-        if (reader.expectObject(doc, "")) {
-            reader.rejectUnknownKeys(
-                doc, "", {"format", "sources", "devices", "accuracy", "storage", "serving_engines"});
-            auto format = reader.text(doc, "", "format");
-            if (format && *format != "choreo-catalog/1")
-                reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
-            if (auto it = doc.find("sources"); it != doc.end() && reader.expectObject(*it, "sources")) {
-                for (const auto& [key, value] : it->items()) {
-                    const std::string p = "sources." + key;
-                    if (!reader.expectObject(value, p))
-                        continue;
-                    reader.rejectUnknownKeys(value, p, {"title", "url", "as_of"});
-                    Source s{key, reader.text(value, p, "title").value_or(""),
-                             reader.text(value, p, "url").value_or(""),
-                             reader.text(value, p, "as_of").value_or("")};
-                    catalog.addSource(std::move(s));
-                }
-            }
-            if (auto it = doc.find("accuracy"); it != doc.end())
-                readAccuracy(reader, *it, name, accuracies);
-            if (auto it = doc.find("storage"); it != doc.end()) {
-                if (!it->is_array()) {
-                    reader.error("storage", "expected an array, got " + JsonReader::typeName(*it));
-                } else {
-                    DeviceParser parser{reader, citations};
-                    for (std::size_t i = 0; i < it->size(); ++i)
-                        if (auto tier = parser.storage((*it)[i], JsonReader::index("storage", i))) {
-                            if (!ids.insert("storage:" + tier->id).second)
-                                reader.error(JsonReader::index("storage", i),
-                                             "storage tier \"" + tier->id + "\" is defined twice");
-                            catalog.addStorage(std::move(*tier));
-                        }
-                }
-            }
-            if (auto it = doc.find("serving_engines"); it != doc.end()) {
-                if (!it->is_array()) {
-                    reader.error("serving_engines", "expected an array, got " + JsonReader::typeName(*it));
-                } else {
-                    DeviceParser parser{reader, citations};
-                    for (std::size_t i = 0; i < it->size(); ++i)
-                        if (auto engine = parser.engine((*it)[i], JsonReader::index("serving_engines", i))) {
-                            if (!ids.insert("engine:" + engine->id).second)
-                                reader.error(JsonReader::index("serving_engines", i),
-                                             "serving engine \"" + engine->id + "\" is defined twice");
-                            catalog.addEngine(std::move(*engine));
-                        }
-                }
-            }
-            if (auto it = doc.find("devices"); it != doc.end()) {
-                if (!it->is_array()) {
-                    reader.error("devices", "expected an array, got " + JsonReader::typeName(*it));
-                } else {
-                    DeviceParser parser{reader, citations};
-                    for (std::size_t i = 0; i < it->size(); ++i) {
-                        const std::string p = JsonReader::index("devices", i);
-                        auto dev = parser.device((*it)[i], p);
-                        if (!dev)
-                            continue;
-                        for (const auto& id : [&] {
-                                 auto all = dev->aliases;
-                                 all.push_back(dev->id);
-                                 return all;
-                             }())
-                            if (!ids.insert(id).second)
-                                reader.error(p, "id or alias \"" + id + "\" is defined twice");
-                        catalog.addDevice(std::move(*dev));
-                    }
-                }
-            }
-        }
+        loader.readFile(doc, name, reader);
         for (auto& d : local)
             errors.push_back({name + ": " + d.path, d.message});
     }
-    for (const auto& [path, key] : citations)
-        if (!catalog.source(key))
-            errors.push_back({path, "source \"" + key + "\" is not in any catalog file's sources"});
-    for (const auto& device : catalog.devices())
-        if (device.host) {
-            const Device* cpu = catalog.find(device.host->cpu);
-            if (!cpu || cpu->kind != DeviceKind::Cpu)
-                errors.push_back(
-                    {device.id + ".host.cpu", "\"" + device.host->cpu + "\" is not a catalog CPU"});
-        }
-    for (auto& entry : accuracies) {
-        auto* device = catalog.findMutable(entry.device);
-        if (!device)
-            errors.push_back({entry.path, "unknown device (known: " + catalog.idList() + ")"});
-        else if (device->accuracy)
-            errors.push_back({entry.path, "the device's accuracy is given twice"});
-        else
-            device->accuracy = std::move(entry.accuracy);
-    }
+    loader.checkAcrossFiles(errors);
     if (!errors.empty())
         return std::nullopt;
     return catalog;
