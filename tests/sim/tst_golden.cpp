@@ -23,6 +23,10 @@ constexpr double kRelativeTolerance = 1e-6; // Release, Debug and sanitizer buil
 // The figures a shipped scenario's golden entry holds.
 constexpr const char* kScenarioFigures[] = {"step_time_s", "tokens_per_s",     "memory_per_device_GB",
                                             "energy_kWh",  "average_power_kW", "cost_usd"};
+// And a serving scenario's ("serving" in its result).
+constexpr const char* kServingFigures[] = {
+    "output_tokens_per_s",    "ttft_p99_s",      "tpot_p99_s", "max_rate_within_slo_rps",
+    "usd_per_million_tokens", "joules_per_token"};
 
 Json choreoSimJson(const QStringList& args) {
     QProcess p;
@@ -60,6 +64,9 @@ Json currentResults() {
             Json figures = Json::object();
             for (const char* figure : kScenarioFigures)
                 figures[figure] = result.is_object() ? result.value(figure, Json()) : Json();
+            if (result.is_object() && result.contains("serving"))
+                for (const char* figure : kServingFigures)
+                    figures[std::string("serving.") + figure] = result["serving"].value(figure, Json());
             scenarios[name.toStdString() + "@" + fidelity] = figures;
         }
     }
