@@ -199,7 +199,10 @@ models::ServingMeasurement simulateServing(const models::ResolvedScenario& rs, F
         throw SimulationError(s.path + ".requests: the stream sends no requests");
     if (fidelity == Fidelity::Analytical)
         return estimateServing(s, drawn);
-    return simulateInSimGrid(s, std::move(drawn));
+    auto m = simulateInSimGrid(s, std::move(drawn));
+    if (fidelity == Fidelity::Packet) // said, not silently swapped
+        m.fidelity += " (packet asked: serving moves whole KV caches and requests, simulated as flows)";
+    return m;
 }
 
 } // namespace choreo::sim
