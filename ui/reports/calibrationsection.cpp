@@ -1,7 +1,6 @@
 #include "ui/reports/calibrationsection.h"
 
 #include "ui/itemmodels/profilecomparisonmodel.h"
-#include "ui/reports/reportpainter.h"
 
 using namespace Qt::StringLiterals;
 
@@ -38,65 +37,35 @@ const models::Device* calibrationSpecDevice(const ReportInput& in) {
 
 } // namespace
 
-void writeCalibrationPage(ReportPainter& page, const ReportInput& in) {
+report::Section calibrationReportSection(const ReportInput& in) {
+    report::Section section{QObject::tr("Spec sheet vs measured")};
+    section.htmlId = u"spec-vs-measured"_s;
     if (!in.profile)
-        return;
+        return section;
     const models::Device* spec = calibrationSpecDevice(in);
     ProfileComparisonModel model;
     model.setProfile(*in.profile, spec);
-    page.heading(QObject::tr("Spec sheet vs measured"));
-    page.paragraph(introduction(in, spec), 8.5, QColor(0x40, 0x40, 0x40));
-    ReportTable t;
-    for (int c = 0; c < ProfileComparisonModel::ColumnCount; ++c)
-        t.headers << model.headerData(c, Qt::Horizontal).toString();
-    t.widths = {0.38, 0.12, 0.15, 0.12, 0.1, 0.13};
-    t.alignRight = {false, true, false, true, false, true};
-    t.fontPt = 8;
+    section.blocks.push_back(report::Note{introduction(in, spec)});
+    report::Table table;
+    constexpr double widths[] = {0.38, 0.12, 0.15, 0.12, 0.1, 0.13};
+    for (int c = 0; c < ProfileComparisonModel::ColumnCount; ++c) {
+        const bool number = c == ProfileComparisonModel::SpecColumn ||
+                            c == ProfileComparisonModel::MeasuredColumn ||
+                            c == ProfileComparisonModel::RatioColumn;
+        table.columns.push_back({model.headerData(c, Qt::Horizontal).toString(), {}, widths[c], number});
+    }
     for (int row = 0; row < model.rowCount(); ++row) {
-        QStringList cells;
+        report::Row cells;
         for (int c = 0; c < ProfileComparisonModel::ColumnCount; ++c)
-            cells << model.index(row, c).data().toString();
-        t.rows.push_back(cells);
+            cells.cells.emplace_back(model.index(row, c).data().toString());
+        table.rows.push_back(std::move(cells));
     }
-    if (t.rows.empty())
-        page.paragraph(QObject::tr("The profile holds no figure the catalog has."));
-    else
-        page.table(t);
-    if (!in.profile->notes.empty()) {
-        QStringList notes;
-        for (const auto& n : in.profile->notes)
-            notes << q(n);
-        page.paragraph(QObject::tr("Notes of the calibration: %1").arg(notes.join(u"; "_s)), 8.5,
-                       QColor(0x40, 0x40, 0x40));
-    }
-}
-
-QString calibrationSectionHtml(const ReportInput& in) {
-    if (!in.profile)
-        return {};
-    const models::Device* spec = calibrationSpecDevice(in);
-    ProfileComparisonModel model;
-    model.setProfile(*in.profile, spec);
-    QString h = u"<h3 id=\"spec-vs-measured\">%1</h3>\n<p class=\"note\">%2</p>\n<table><tr>"_s.arg(
-        QObject::tr("Spec sheet vs measured").toHtmlEscaped(), introduction(in, spec).toHtmlEscaped());
-    for (int c = 0; c < ProfileComparisonModel::ColumnCount; ++c)
-        h += u"<th>%1</th>"_s.arg(model.headerData(c, Qt::Horizontal).toString().toHtmlEscaped());
-    h += u"</tr>\n"_s;
-    for (int row = 0; row < model.rowCount(); ++row) {
-        h += u"<tr>"_s;
-        for (int c = 0; c < ProfileComparisonModel::ColumnCount; ++c) {
-            const bool number = c == ProfileComparisonModel::SpecColumn ||
-                                c == ProfileComparisonModel::MeasuredColumn ||
-                                c == ProfileComparisonModel::RatioColumn;
-            h += (number ? u"<td class=\"num\">%1</td>"_s : u"<td>%1</td>"_s)
-                     .arg(model.index(row, c).data().toString().toHtmlEscaped());
-        }
-        h += u"</tr>\n"_s;
-    }
-    h += u"</table>\n"_s;
+    table.whenEmpty = QObject::tr("The profile holds no figure the catalog has.");
+    table.printFontPt = 8;
+    section.blocks.push_back(std::move(table));
     for (const auto& n : in.profile->notes)
-        h += u"<p class=\"note\">%1</p>\n"_s.arg(q(n).toHtmlEscaped());
-    return h;
+        section.blocks.push_back(report::Note{q(n)});
+    return section;
 }
 
 } // namespace choreo::ui

@@ -1,19 +1,13 @@
 #pragma once
 
+#include "ui/reports/reportcontent.h"
 #include "ui/reports/reportinput.h"
-
-#include <QString>
 
 namespace choreo::ui {
 
-class ReportPainter;
-
-// The report's "Spec sheet vs measured" part, present when the run used a calibration profile
-// (ReportInput::profile): which profile, measured on what, and every figure beside the catalog's.
-
-// Writes the section on the current page of `page`; nothing without a profile.
-void writeCalibrationPage(ReportPainter& page, const ReportInput& input);
-// The same section as HTML (an <h3> and a table); empty without a profile.
-QString calibrationSectionHtml(const ReportInput& input);
+// The report's "Spec sheet vs measured" section, present when the run used a calibration profile
+// (ReportInput::profile): which profile, measured on what, and every figure beside the catalog's. Built
+// once as report content; the PDF and HTML writers render it as every other section.
+report::Section calibrationReportSection(const ReportInput& input);
 
 } // namespace choreo::ui

@@ -395,13 +395,6 @@ report::Section sweepSection(const SweepResultModel& sweep) {
              sweepTable(sweep)}};
 }
 
-// Spec sheet vs measured, written by calibrationsection.cpp in each format.
-report::Section calibrationSection(const ReportInput& in) {
-    return {{},
-            {report::SelfRendered{[&in](ReportPainter& page) { writeCalibrationPage(page, in); },
-                                  [&in] { return calibrationSectionHtml(in); }}}};
-}
-
 } // namespace
 
 report::Document buildReportDocument(const ReportInput& in) {
@@ -456,7 +449,7 @@ report::Document buildReportDocument(const ReportInput& in) {
     if (want.has(ReportSection::Sweep) && !serving)
         addInput(sweepSection(*sweep));
     if (in.profile && want.has(ReportSection::Calibration))
-        add(calibrationSection(in), true);
+        add(calibrationReportSection(in), true);
     return document;
 }
 

@@ -92,19 +92,13 @@ struct Chart {
     double printHeight = 0.4; // share of the page's room left below the section's heading
 };
 
-// A part of the report that still writes itself in each format (calibrationsection.h's), until it builds
-// its content here as the rest does.
-struct SelfRendered {
-    std::function<void(ReportPainter&)> print;
-    std::function<QString()> html;
-};
-
-using Block = std::variant<Paragraph, Note, Subheading, KeyValues, Table, Chart, SelfRendered>;
+using Block = std::variant<Paragraph, Note, Subheading, KeyValues, Table, Chart>;
 
 struct Section {
-    QString title; // empty: no heading (a self-rendered part writes its own)
+    QString title; // empty: no heading
     std::vector<Block> blocks = {};
     bool printOnNewPage = false; // unless only the report's title is on the current page
+    QString htmlId = {};         // the HTML heading's id (a link target); empty: none
 };
 
 struct Document {

@@ -117,8 +117,6 @@ void printSection(ReportPainter& page, QPainter& painter, const report::Section&
             const QRectF box = page.reserve(room * chart->printHeight);
             chart->render(painter, box,
                           QSizeF(kChartLayoutWidth, kChartLayoutWidth * box.height() / box.width()));
-        } else if (const auto* part = std::get_if<report::SelfRendered>(&block)) {
-            part->print(page);
         }
         first = false;
     }
@@ -258,13 +256,12 @@ QString htmlBlock(const report::Block& block) {
         return htmlTable(*table);
     if (const auto* chart = std::get_if<report::Chart>(&block))
         return htmlChart(*chart);
-    if (const auto* part = std::get_if<report::SelfRendered>(&block))
-        return part->html();
     return {};
 }
 
 QString htmlSection(const report::Section& section) {
-    QString h = section.title.isEmpty() ? QString() : u"<h3>%1</h3>\n"_s.arg(esc(section.title));
+    const QString id = section.htmlId.isEmpty() ? QString() : u" id=\"%1\""_s.arg(esc(section.htmlId));
+    QString h = section.title.isEmpty() ? QString() : u"<h3%1>%2</h3>\n"_s.arg(id, esc(section.title));
     for (const report::Block& block : section.blocks)
         h += htmlBlock(block);
     return h;
