@@ -38,14 +38,13 @@ const models::Device* calibrationSpecDevice(const ReportInput& in) {
 } // namespace
 
 report::Section calibrationReportSection(const ReportInput& in) {
-    report::Section section{QObject::tr("Spec sheet vs measured")};
-    section.htmlId = u"spec-vs-measured"_s;
+    const QString title = QObject::tr("Spec sheet vs measured");
+    const QString id = u"spec-vs-measured"_s;
     if (!in.profile)
-        return section;
+        return {title, {}, false, id};
     const models::Device* spec = calibrationSpecDevice(in);
     ProfileComparisonModel model;
     model.setProfile(*in.profile, spec);
-    section.blocks.push_back(report::Note{introduction(in, spec)});
     report::Table table;
     constexpr double widths[] = {0.38, 0.12, 0.15, 0.12, 0.1, 0.13};
     for (int c = 0; c < ProfileComparisonModel::ColumnCount; ++c) {
@@ -62,10 +61,14 @@ report::Section calibrationReportSection(const ReportInput& in) {
     }
     table.whenEmpty = QObject::tr("The profile holds no figure the catalog has.");
     table.printFontPt = 8;
-    section.blocks.push_back(std::move(table));
+    QStringList notes;
     for (const auto& n : in.profile->notes)
-        section.blocks.push_back(report::Note{q(n)});
-    return section;
+        notes << q(n);
+    const report::Note introNote{introduction(in, spec)};
+    if (notes.isEmpty())
+        return {title, {introNote, table}, false, id};
+    const report::Note notesNote{QObject::tr("Notes of the calibration: %1").arg(notes.join(u"; "_s))};
+    return {title, {introNote, table, notesNote}, false, id};
 }
 
 } // namespace choreo::ui
