@@ -41,12 +41,14 @@ public:
     std::vector<models::ServingMeasurement> measure(const std::vector<models::StreamOverride>& overrides) {
         if (options_.fidelity == Fidelity::Analytical) {
             std::vector<models::ServingMeasurement> out;
+            out.reserve(overrides.size());
             for (const auto& o : overrides)
                 out.push_back(simulateServing(rs_, options_.fidelity, o));
             probes_ += static_cast<int>(overrides.size());
             return out;
         }
         std::vector<std::function<std::string()>> work;
+        work.reserve(overrides.size());
         for (const auto& o : overrides)
             work.emplace_back([this, o] {
                 return models::measurementToJson(simulateServing(rs_, options_.fidelity, o)).dump();
