@@ -37,9 +37,6 @@ public:
         errors_.push_back({where_ + "." + column, message});
     }
 
-protected:
-    Diagnostics& errors() { return errors_; }
-
 private:
     const std::map<std::string, std::size_t>& columns_;
     std::vector<std::string> fields_;

@@ -126,21 +126,7 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
             poolEnergyPerStep(rs, i, train, busy, r.breakdown.eval_s, r.step_time_s);
         itEnergyPerStepJ += energyPerStepJ;
         pool.energy_kWh = energyPerStepJ * r.steps * costs.pue / 3.6e6;
-        const double count = static_cast<double>(rp.pool.count);
-        double hardware = 0.0, electricity = 0.0;
-        if (costs.mode == CostMode::Rent) {
-            // Rented capacity: power and cooling are in the hourly price.
-            hardware = rp.rent_usd_per_device_hour * count * hours;
-        } else {
-            // Owned capacity: straight-line depreciation over the amortisation period, plus electricity.
-            hardware = rp.buy_usd_per_device * count * hours / (costs.amortisation_years * 8766.0);
-            electricity = pool.energy_kWh * costs.electricity_usd_per_kWh;
-        }
-        pool.cost_usd = hardware + electricity;
-        r.cost_hardware_usd += hardware;
-        r.cost_electricity_usd += electricity;
-        r.energy_kWh += pool.energy_kWh;
-        r.pools.push_back(std::move(pool));
+        addPoolCost(r, std::move(pool), rp, costs, hours);
     }
     r.cost_usd = r.cost_hardware_usd + r.cost_electricity_usd;
     r.it_power_kW = itEnergyPerStepJ / r.step_time_s / 1e3;
@@ -269,15 +255,20 @@ Json poolsToJson(const std::vector<PoolResult>& list) {
 }
 
 // A serving workload's result: what it shares with a training result, and the serving.
-Json servingRunToJson(const RunResult& r) {
-    Json j;
-    j["kind"] = r.kind;
+// What produced the result: the scenario, its devices, the fidelity, calibration and accuracy.
+void putProvenance(Json& j, const RunResult& r) {
     j["scenario"] = r.scenario;
     j["device"] = r.device;
     j["devices"] = r.devices;
     j["fidelity"] = r.fidelity;
     j["calibration"] = r.calibration;
     j["accuracy"] = r.accuracy;
+}
+
+Json servingRunToJson(const RunResult& r) {
+    Json j;
+    j["kind"] = r.kind;
+    putProvenance(j, r);
     j["energy_kWh"] = r.energy_kWh;
     j["average_power_kW"] = r.average_power_kW;
     j["it_power_kW"] = r.it_power_kW;
@@ -292,16 +283,29 @@ Json servingRunToJson(const RunResult& r) {
 
 } // namespace
 
+void addPoolCost(RunResult& r, PoolResult pool, const ResolvedPool& rp, const Costs& costs, double hours) {
+    const double count = static_cast<double>(rp.pool.count);
+    double hardware = 0.0, electricity = 0.0;
+    if (costs.mode == CostMode::Rent) {
+        // Rented capacity: power and cooling are in the hourly price.
+        hardware = rp.rent_usd_per_device_hour * count * hours;
+    } else {
+        // Owned capacity: straight-line depreciation over the amortisation period, plus electricity.
+        hardware = rp.buy_usd_per_device * count * hours / (costs.amortisation_years * 8766.0);
+        electricity = pool.energy_kWh * costs.electricity_usd_per_kWh;
+    }
+    pool.cost_usd = hardware + electricity;
+    r.cost_hardware_usd += hardware;
+    r.cost_electricity_usd += electricity;
+    r.energy_kWh += pool.energy_kWh;
+    r.pools.push_back(std::move(pool));
+}
+
 Json resultToJson(const RunResult& r) {
     if (r.kind == "serve")
         return servingRunToJson(r);
     Json j;
-    j["scenario"] = r.scenario;
-    j["device"] = r.device;
-    j["devices"] = r.devices;
-    j["fidelity"] = r.fidelity;
-    j["calibration"] = r.calibration;
-    j["accuracy"] = r.accuracy;
+    putProvenance(j, r);
     j["step_time_s"] = r.step_time_s;
     j["tokens_per_s"] = r.tokens_per_s;
     j["mfu"] = r.mfu;

@@ -123,6 +123,12 @@ struct RunResult {
 // energy and cost over the stream's span).
 RunResult servingRunResult(const ResolvedScenario& scenario, const ServingResult& serving);
 
+// Adds a pool that drew `pool.energy_kWh` at the facility over `hours` to the run: its cost (rented: power
+// and cooling are in the hourly price; owned: straight-line depreciation plus electricity) and the run's
+// hardware, electricity and energy totals.
+void addPoolCost(RunResult& run, PoolResult pool, const ResolvedPool& resolved, const Costs& costs,
+                 double hours);
+
 // Turns a simulated step into time-to-train, throughput, MFU, energy and cost.
 RunResult finishResult(const ResolvedScenario& scenario, const StepMeasurement& step);
 

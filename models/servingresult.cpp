@@ -369,19 +369,7 @@ RunResult servingRunResult(const ResolvedScenario& rs, const ServingResult& serv
         pool.utilisation = rp.pool.count > 0 ? busyDevices / static_cast<double>(rp.pool.count) : 0.0;
         pool.energy_kWh = energyJ * costs.pue / 3.6e6;
         itEnergyJ += energyJ;
-        const double count = static_cast<double>(rp.pool.count);
-        double hardware = 0.0, electricity = 0.0;
-        if (costs.mode == CostMode::Rent) {
-            hardware = rp.rent_usd_per_device_hour * count * hours;
-        } else {
-            hardware = rp.buy_usd_per_device * count * hours / (costs.amortisation_years * 8766.0);
-            electricity = pool.energy_kWh * costs.electricity_usd_per_kWh;
-        }
-        pool.cost_usd = hardware + electricity;
-        r.cost_hardware_usd += hardware;
-        r.cost_electricity_usd += electricity;
-        r.energy_kWh += pool.energy_kWh;
-        r.pools.push_back(std::move(pool));
+        addPoolCost(r, std::move(pool), rp, costs, hours);
     }
     r.cost_usd = r.cost_hardware_usd + r.cost_electricity_usd;
     if (span > 0.0)

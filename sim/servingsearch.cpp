@@ -80,6 +80,12 @@ private:
     int probes_ = 0;
 };
 
+// The requests a probe sends: the stream's own count, within the probes' bounds.
+std::int64_t probeCount(const models::ResolvedServing& s) {
+    return std::clamp(models::requestCount(s.stage.requests, s.trace), kMinProbeRequests,
+                      kMaxProbeRequests / 10);
+}
+
 bool meets(const models::ServeSlo& slo, const models::ServingMeasurement& m) {
     return (!slo.ttft_p99_s || m.ttft_s.p99 <= *slo.ttft_p99_s) &&
            (!slo.tpot_p99_s || m.tpot_s.p99 <= *slo.tpot_p99_s);
@@ -175,9 +181,7 @@ models::RateSearch searchServingRate(const models::ResolvedScenario& rs, const S
     if (!rs.serving)
         throw SimulationError("the scenario has no serve stage");
     Prober prober(rs, options, std::max(1, jobs));
-    const std::int64_t count = std::clamp(models::requestCount(rs.serving->stage.requests, rs.serving->trace),
-                                          kMinProbeRequests, kMaxProbeRequests / 10);
-    return searchRate(*rs.serving, prober, count);
+    return searchRate(*rs.serving, prober, probeCount(*rs.serving));
 }
 
 models::ServingResult serveScenario(const models::ResolvedScenario& rs, const SimulationOptions& options,
@@ -188,8 +192,7 @@ models::ServingResult serveScenario(const models::ResolvedScenario& rs, const Si
     Prober prober(rs, options, std::max(1, jobs));
     const auto stream = prober.one({});
     models::ServingResult r = models::finishServing(rs, stream);
-    const std::int64_t count = std::clamp(models::requestCount(s.stage.requests, s.trace), kMinProbeRequests,
-                                          kMaxProbeRequests / 10);
+    const std::int64_t count = probeCount(s);
     double sustained = r.requests_per_s;
     if (s.stage.slo.ttft_p99_s || s.stage.slo.tpot_p99_s) {
         r.search = searchRate(s, prober, count);

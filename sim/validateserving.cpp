@@ -12,44 +12,43 @@ namespace choreo::sim {
 
 namespace {
 
-// The row's metric from one measured stream of one replica (offline) or of the whole system (fixed rate).
-std::optional<double> fromStream(const std::string& metric, const models::ServingMeasurement& m,
-                                 double replicas) {
-    const double span = m.span_s > 0 ? m.span_s : 1;
+// What a row's metric is read from: one measured stream, or the stream at the highest rate within the SLOs.
+struct MeasuredFigures {
+    double output_tokens_per_s = 0;
+    double requests_per_s = 0;
+    models::Percentiles ttft_s, tpot_s;
+    std::optional<models::Percentiles> e2e_s; // the rate search keeps none
+};
+
+std::optional<double> metricValue(const std::string& metric, const MeasuredFigures& f) {
     if (metric == "output_tokens_per_s_total")
-        return m.output_tokens / span * replicas;
+        return f.output_tokens_per_s;
     if (metric == "requests_per_s")
-        return static_cast<double>(m.completed) / span * replicas;
+        return f.requests_per_s;
     if (metric == "ttft_ms_mean")
-        return m.ttft_s.mean * 1000;
+        return f.ttft_s.mean * 1000;
     if (metric == "ttft_ms_p99")
-        return m.ttft_s.p99 * 1000;
+        return f.ttft_s.p99 * 1000;
     if (metric == "tpot_ms_p99")
-        return m.tpot_s.p99 * 1000;
+        return f.tpot_s.p99 * 1000;
     if (metric == "itl_ms_mean")
-        return m.tpot_s.mean * 1000;
-    if (metric == "request_latency_ms_p99")
-        return m.e2e_s.p99 * 1000;
+        return f.tpot_s.mean * 1000;
+    if (metric == "request_latency_ms_p99" && f.e2e_s)
+        return f.e2e_s->p99 * 1000;
     return std::nullopt;
 }
 
-// The row's metric at the highest rate within the SLOs (all replicas serve that rate per replica).
-std::optional<double> fromSearch(const std::string& metric, const models::RateSearch& s, double replicas) {
-    if (!s.max_rate_rps)
-        return std::nullopt;
-    if (metric == "output_tokens_per_s_total")
-        return s.output_tokens_per_s_at_max * replicas;
-    if (metric == "requests_per_s")
-        return *s.max_rate_rps * replicas;
-    if (metric == "ttft_ms_p99")
-        return s.ttft_at_max_s.p99 * 1000;
-    if (metric == "ttft_ms_mean")
-        return s.ttft_at_max_s.mean * 1000;
-    if (metric == "tpot_ms_p99")
-        return s.tpot_at_max_s.p99 * 1000;
-    if (metric == "itl_ms_mean")
-        return s.tpot_at_max_s.mean * 1000;
-    return std::nullopt;
+// One replica's stream (offline) or the whole system's (fixed rate), throughput over `replicas`.
+MeasuredFigures fromStream(const models::ServingMeasurement& m, double replicas) {
+    const double span = m.span_s > 0 ? m.span_s : 1;
+    return {m.output_tokens / span * replicas, static_cast<double>(m.completed) / span * replicas, m.ttft_s,
+            m.tpot_s, m.e2e_s};
+}
+
+// The highest rate within the SLOs, a replica's, served by every replica.
+MeasuredFigures fromSearch(const models::RateSearch& s, double replicas) {
+    return {s.output_tokens_per_s_at_max * replicas, s.max_rate_rps.value_or(0.0) * replicas, s.ttft_at_max_s,
+            s.tpot_at_max_s, std::nullopt};
 }
 
 // One row, in a child: {"predicted": x, "how": "..."} or {"skipped": "..."}.
@@ -62,7 +61,8 @@ std::string simulateRow(const models::ServingCase& c, const models::ResolvedScen
         SimulationOptions options;
         options.fidelity = fidelity;
         const auto search = searchServingRate(rs, options, 1);
-        predicted = fromSearch(c.metric, search, replicas);
+        if (search.max_rate_rps)
+            predicted = metricValue(c.metric, fromSearch(search, replicas));
         if (!predicted) {
             out["skipped"] = search.max_rate_rps ? "the search gives no " + c.metric : search.verdict;
             return out.dump();
@@ -71,7 +71,8 @@ std::string simulateRow(const models::ServingCase& c, const models::ResolvedScen
                       *search.max_rate_rps);
     } else {
         const auto m = simulateServing(rs, fidelity);
-        predicted = fromStream(c.metric, m, c.benchmark == models::ServingBenchmark::Rate ? 1.0 : replicas);
+        predicted = metricValue(
+            c.metric, fromStream(m, c.benchmark == models::ServingBenchmark::Rate ? 1.0 : replicas));
         std::snprintf(how, sizeof how, "%lld requests over %.4g s%s", static_cast<long long>(m.completed),
                       m.span_s,
                       c.benchmark == models::ServingBenchmark::Offline ? ", all queued at once" : "");

@@ -90,6 +90,11 @@ int readValidationFile(const std::string& file, std::string& text,
         std::cerr << "choreo-sim: " << error << "\n";
         return kExitIo;
     }
+    return parseValidationText(file, text, cases);
+}
+
+int parseValidationText(const std::string& file, const std::string& text,
+                        std::vector<models::ValidationCase>& cases) {
     models::Diagnostics errors;
     cases = models::parseValidationCsv(text, errors);
     if (!errors.empty()) {

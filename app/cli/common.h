@@ -33,6 +33,10 @@ void printDiagnostics(const std::string& file, const models::Diagnostics& errors
 // Reads a validation CSV into `text` and `cases`; kExitOk, or the exit code after saying what is wrong.
 int readValidationFile(const std::string& file, std::string& text,
                        std::vector<models::ValidationCase>& cases);
+// Parses a training validation CSV's `text` (read from `file`) into `cases`; kExitOk, or kExitInvalidInput
+// after saying what is wrong.
+int parseValidationText(const std::string& file, const std::string& text,
+                        std::vector<models::ValidationCase>& cases);
 
 // The program's commands (one file each under app/cli/).
 extern const Command kRunCommand;

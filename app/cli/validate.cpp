@@ -146,13 +146,6 @@ int runServing(const Invocation& call, const std::string& file, const std::strin
     return kExitOk;
 }
 
-bool isServingFile(const std::string& file, std::string& text) {
-    std::string error;
-    if (!models::readTextFile(file, text, error))
-        return false;
-    return models::isServingValidationHeader(text.substr(0, text.find('\n')));
-}
-
 int run(const Invocation& call) {
     if (call.positional.size() != 1)
         return usageError(call, "validate needs exactly one CSV file");
@@ -167,11 +160,16 @@ int run(const Invocation& call) {
         return kExitIo;
     const std::string& file = call.positional[0];
     std::string text, error;
-    if (isServingFile(file, text))
+    if (!models::readTextFile(file, text, error)) {
+        std::cerr << "choreo-sim: " << error << "\n";
+        return kExitIo;
+    }
+    // The serving file is told by its header row.
+    if (models::isServingValidationHeader(text.substr(0, text.find('\n'))))
         return runServing(call, file, text, *catalog);
     std::vector<models::ValidationCase> cases;
-    if (const int read = readValidationFile(file, text, cases); read != kExitOk)
-        return read;
+    if (const int parsed = parseValidationText(file, text, cases); parsed != kExitOk)
+        return parsed;
     models::Diagnostics errors;
     if (const auto folder = call.value("--scenarios"))
         if (const int written = writeScenarios(cases, *folder); written != kExitOk)
