@@ -99,7 +99,7 @@ bool sizeSamples(const Scenario& s, ResolvedDataStage& out, Diagnostics& errors)
 } // namespace
 
 double DataStageTimes::stage_s() const {
-    return std::max({read_s, preprocess_s, deliver_s});
+    return std::max({read_s, preprocess_s, deliver_s, span_s});
 }
 
 std::string DataStageTimes::limit() const {
@@ -112,10 +112,15 @@ std::string dataStagePath(const DataStage& stage) {
     return "workload.stages[" + std::to_string(stage.stage_index) + "]";
 }
 
+double storageReadBps(const ResolvedDataStage& data) {
+    const double tierBps = data.nodes * data.storage->read_GBps_per_node.value * 1e9;
+    return data.pool_nic_Bps > 0.0 ? std::min(tierBps, data.pool_nic_Bps) : tierBps;
+}
+
 DataStageTimes dataStageTimes(const ResolvedDataStage& data, std::int64_t global_batch) {
     const auto samples = static_cast<double>(global_batch);
     DataStageTimes t;
-    const double readBps = data.nodes * data.storage->read_GBps_per_node.value * 1e9;
+    const double readBps = storageReadBps(data);
     // The batch's reads are issued together ahead of need: bandwidth-bound, but never sooner than one
     // request.
     t.read_s =
@@ -156,6 +161,7 @@ std::optional<ResolvedDataStage> resolveDataStage(const Scenario& s, const std::
                                    linkRates(s.cluster.network, *training.device).nic_Bps *
                                    training.device->efficiency.nicFraction();
         out.delivery_Bps = std::min(cpuBps, trainingBps);
+        out.pool_nic_Bps = cpuBps;
     }
     // The prefetch queue holds prepared batches in the CPUs' memory.
     const double queueBytesPerCpu = static_cast<double>(out.stage.prefetch_batches) *

@@ -36,6 +36,7 @@ struct ResolvedDataStage {
     double stored_bytes_per_sample = 0;
     double delivered_bytes_per_sample = 0;
     double delivery_Bps = 0; // from the CPU pool to the accelerators (0: on their own hosts)
+    double pool_nic_Bps = 0; // the CPU pool's NICs together, achieved (0: on the accelerators' hosts)
     double text_tokens_per_sample = 0;
 };
 
@@ -47,12 +48,22 @@ struct DataStageTimes {
     double deliver_s = 0;    // prepared tensors over the network to the accelerators
     double samples = 0;      // in the batch
     double delivered_bytes = 0; // prepared bytes the batch hands to the accelerators
+    // Whether the reads and the delivery were flows in the training step's SimGrid platform, sharing its
+    // links with the step's own traffic (flow and packet fidelity on fat trees), or closed forms.
+    bool simulated = false;
+    // Simulated: from the step's start to the batch's last delivered byte, the parts streaming behind one
+    // another (at least the slowest part); 0 in closed form, where the parts overlap perfectly.
+    double span_s = 0;
     [[nodiscard]] double stage_s() const;
     // The part that sets the pace: "storage reads", "preprocessing" or "delivery".
     [[nodiscard]] std::string limit() const;
 };
 
 DataStageTimes dataStageTimes(const ResolvedDataStage& data, std::int64_t global_batch);
+
+// The data stage's read bandwidth: each reading node at the storage tier's rate, and for a pool of CPUs
+// never more than its NICs carry.
+double storageReadBps(const ResolvedDataStage& data);
 
 // The JSON path of the data stage ("workload.stages[1]").
 std::string dataStagePath(const DataStage& stage);

@@ -177,7 +177,9 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
         r.accuracy += " (with the catalog's figures, not this calibration)";
     // In steady state the prefetch queue hides the data stage while it keeps up; when it does not, every
     // step waits for its batch: step = max(train, data).
-    if (rs.data)
+    if (step.data_stage)
+        r.data_stage = step.data_stage;
+    else if (rs.data)
         r.data_stage = dataStageTimes(*rs.data, w.global_batch);
     const DataStageTimes* data = r.data_stage ? &*r.data_stage : nullptr;
     // An evaluation on the training devices pauses the training (the data stage keeps preparing batches).
@@ -357,7 +359,9 @@ Json resultToJson(const RunResult& r) {
                                  {"deliver", r.data_stage->deliver_s},
                                  {"limit", r.data_stage->limit()},
                                  {"samples_per_batch", r.data_stage->samples},
-                                 {"delivered_bytes_per_batch", r.data_stage->delivered_bytes}};
+                                 {"delivered_bytes_per_batch", r.data_stage->delivered_bytes},
+                                 {"simulated", r.data_stage->simulated},
+                                 {"span", r.data_stage->span_s}};
     if (!r.offload.empty()) {
         Json offload = Json::array();
         for (const auto& o : r.offload)
@@ -429,6 +433,8 @@ void readPoolsAndBottleneck(JsonReader& rd, const Json& j, const std::string& p,
         t.deliver_s = rd.number(*it, dp, "deliver", false).value_or(0.0);
         t.samples = rd.number(*it, dp, "samples_per_batch", false).value_or(0.0); // absent before: 0
         t.delivered_bytes = rd.number(*it, dp, "delivered_bytes_per_batch", false).value_or(0.0);
+        t.simulated = rd.boolean(*it, dp, "simulated", false).value_or(false); // absent before: closed form
+        t.span_s = rd.number(*it, dp, "span", false, false).value_or(0.0);     // absent before: 0
         r.data_stage = t;
     }
     if (auto it = j.find("eval_s"); it != j.end() && rd.expectObject(*it, p + ".eval_s")) {

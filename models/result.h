@@ -66,6 +66,7 @@ struct ComputeSplit {
 // What the simulator measured for one step; the input of finishResult().
 struct StepMeasurement {
     double step_time_s = 0;          // the training step alone (the data stage is added by finishResult)
+                                     // while any simulated data flows contend with it
     double it_energy_per_step_J = 0; // the training pool's devices, one step
     StepBreakdown breakdown;
     ComputeSplit compute_split; // from the chunk costs the engine simulated (computeSplit)
@@ -73,6 +74,9 @@ struct StepMeasurement {
     std::string calibration;    // "none (catalog spec sheet)" or a profile name
     std::int64_t simulated_activities = 0;
     StepTimeline timeline; // per pipeline stage, uncapped; empty when the fidelity gives none
+    // The data stage as simulated beside the step, its flows sharing the step's links; absent where it is
+    // left to the closed form (dataStageTimes).
+    std::optional<DataStageTimes> data_stage;
 };
 
 // Everything a run reports. Serialised by resultToJson; the same scenario gives the same JSON.

@@ -130,6 +130,14 @@ void Platform::buildLeaves(sg4::NetZone* root) {
                              {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
         }
     }
+    // The data stage's storage and CPU pool sit on the spine: batches reach a device through its own NIC
+    // link (and its leaf's uplink), where the step's collectives also pass. The storage link carries no
+    // latency: the tier's first-byte latency is paid once per batch (DataFlows).
+    if (spec_.data.present) {
+        storage_ = attachedHost(spine, "storage", 1.0, "0:0:0", spec_.data.storage_Bps, 0.0);
+        dataPool_ =
+            attachedHost(spine, "data-pool", 1.0, "0:0:0", spec_.data.pool_Bps, spec_.data.pool_latency_s);
+    }
     spine->seal();
 }
 

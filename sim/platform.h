@@ -26,6 +26,9 @@ public:
     [[nodiscard]] sg4::Host* device(std::int64_t i) const { return devices_[static_cast<std::size_t>(i)]; }
     [[nodiscard]] sg4::Host* nic(std::int64_t i) const { return nics_[static_cast<std::size_t>(i)]; }
     [[nodiscard]] sg4::Host* timer() const { return timer_; }
+    // The data stage's storage tier and CPU pool endpoints (PlatformSpec::data); null when it has none.
+    [[nodiscard]] sg4::Host* storage() const { return storage_; }
+    [[nodiscard]] sg4::Host* dataPool() const { return dataPool_; }
     [[nodiscard]] bool sameNode(std::int64_t a, std::int64_t b) const { return spec_.sameNode(a, b); }
     // Endpoints a transfer from device a to device b uses (device hosts or NIC endpoints).
     [[nodiscard]] std::pair<sg4::Host*, sg4::Host*> endpoints(std::int64_t a, std::int64_t b) const;
@@ -47,6 +50,8 @@ private:
     std::vector<sg4::Host*> devices_;
     std::vector<sg4::Host*> nics_;
     sg4::Host* timer_ = nullptr;
+    sg4::Host* storage_ = nullptr;
+    sg4::Host* dataPool_ = nullptr;
 };
 
 } // namespace choreo::sim

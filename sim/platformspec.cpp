@@ -49,6 +49,22 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
     return s;
 }
 
+DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, const PlatformSpec& spec,
+                                        double foldFactor) {
+    DataPathSpec path;
+    const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar || spec.fabric == ScaleOutFabric::Leaves;
+    if (!rs.data || !rs.data->pool || !fatTree || foldFactor < 1.0)
+        return path;
+    const models::ResolvedDataStage& data = *rs.data;
+    const double share = 1.0 / foldFactor;
+    path.present = true;
+    path.storage_Bps = data.nodes * data.storage->read_GBps_per_node.value * 1e9 * share;
+    path.storage_latency_s = data.storage->latency_ms.value / 1e3;
+    path.pool_Bps = data.pool_nic_Bps * share;
+    path.pool_latency_s = spec.nic_latency_s;
+    return path;
+}
+
 double PlatformSpec::latency(std::int64_t a, std::int64_t b) const {
     if (sameNode(a, b))
         return 2.0 * scale_up_latency_s;

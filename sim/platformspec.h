@@ -17,6 +17,25 @@ enum class ScaleOutFabric {
     Torus,     // SimGrid torus zone: devices wired to their 6 neighbours, dimension-order routes
 };
 
+struct PlatformSpec;
+
+// The data stage's endpoints on the scale-out spine, when its reads and delivery run as flows beside the
+// step: the storage tier, and the pool of CPUs that prepares the batches. Bandwidths are the share of the
+// simulated devices (the rest are folded away), so that their flows see the load all devices put on them.
+struct DataPathSpec {
+    bool present = false;
+    double storage_Bps = 0;       // the tier's read bandwidth for the CPU pool's nodes
+    double storage_latency_s = 0; // one request, before the first byte
+    double pool_Bps = 0;          // the CPU pool's NICs, achieved
+    double pool_latency_s = 0;
+
+    // The path of `scenario`'s data stage for a platform `spec` whose simulated devices each stand for
+    // `foldFactor` devices; absent when the stage runs on the accelerators' own hosts (its reads and
+    // delivery never reach the compute network) or the fabric is not a fat tree (closed form then).
+    static DataPathSpec fromScenario(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
+                                     double foldFactor);
+};
+
 // Link figures of a platform, in SI units, after efficiency factors, and where devices sit.
 struct PlatformSpec {
     std::int64_t devices = 0;
@@ -43,6 +62,7 @@ struct PlatformSpec {
     ScaleOutFabric fabric = ScaleOutFabric::Crossbar;
     double global_link_Bps = 0;  // dragonfly: one group pair's bundle; torus: one link (effective)
     models::NetworkPlan network; // the checked topology; devices == 0 when built by hand (probes)
+    DataPathSpec data;           // the data stage's endpoints; absent unless set after fromScenario
 
     // The spec of a resolved scenario's training pool.
     static PlatformSpec fromScenario(const models::ResolvedScenario& scenario);

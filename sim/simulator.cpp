@@ -3,6 +3,7 @@
 #include "models/stepcost.h"
 #include "sim/analytical.h"
 #include "sim/collectives.h"
+#include "sim/dataflows.h"
 #include "sim/engine.h"
 #include "sim/isolate.h"
 #include "sim/platform.h"
@@ -41,6 +42,19 @@ std::optional<Fidelity> fidelityFromString(const std::string& text) {
 namespace {
 
 using Id = TaskGraph::Id;
+
+// Whether only rank 0 of each tensor and context group is simulated: at flow fidelity, where each device's
+// scale-up and NIC links are its own (see StepBuilder).
+bool foldsGroups(const PlatformSpec& spec, Fidelity fidelity) {
+    return fidelity == Fidelity::Flow && !spec.sharedScaleOutLinks();
+}
+
+// How many devices each simulated device stands for: its data-parallel replicas, and the tensor and
+// context ranks folded onto rank 0.
+double foldFactorOf(const models::Workload& w, const PlatformSpec& spec, Fidelity fidelity) {
+    const std::int64_t groups = foldsGroups(spec, fidelity) ? w.parallel.tp * w.parallel.cp : 1;
+    return static_cast<double>(w.parallel.dp * groups);
+}
 
 // Megatron's default gradient bucket: max(40M, 1M * dp) parameters.
 constexpr double kBucketParams = 40e6;
@@ -101,8 +115,8 @@ public:
         , micro_(w_.microBatchesPerStep())
         , zero_(w_.parallel.zero)
         , folded_(fidelity == Fidelity::Flow)
-        , activeTp_(folded_ && !platform.spec().sharedScaleOutLinks() ? 1 : tp_)
-        , activeCp_(folded_ && !platform.spec().sharedScaleOutLinks() ? 1 : cp_)
+        , activeTp_(foldsGroups(platform.spec(), fidelity) ? 1 : tp_)
+        , activeCp_(foldsGroups(platform.spec(), fidelity) ? 1 : cp_)
         , dpEdges_(folded_ ? Edges::ByLinkClass : Edges::All)
         , groupEdges_(folded_ ? Edges::Representative : Edges::All) {
         for (std::int64_t c = 0; c < chunks_; ++c)
@@ -572,10 +586,7 @@ public:
                     out.push_back(device(t, c, 0, s));
         return out;
     }
-    [[nodiscard]] double foldFactor() const {
-        const std::int64_t folded = dp_ * (tp_ / activeTp_) * (cp_ / activeCp_); // active counts divide them
-        return static_cast<double>(folded);
-    }
+    [[nodiscard]] double foldFactor() const { return foldFactorOf(w_, platform_.spec(), fidelity_); }
 
 private:
     // build's steps.
@@ -730,17 +741,25 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     };
     report(0.0, "building platform");
     auto engine = makeEngine();
-    const PlatformSpec spec = PlatformSpec::fromScenario(rs);
+    PlatformSpec spec = PlatformSpec::fromScenario(rs);
+    spec.data = DataPathSpec::fromScenario(rs, spec, foldFactorOf(rs.workload(), spec, options.fidelity));
     Platform platform(*engine, spec);
 
     report(0.05, "mapping workload");
     TaskGraph graph(platform);
     StepBuilder builder(rs, platform, graph, options.fidelity);
     builder.build();
+    // The next batch's data stage runs beside the step, on the same links.
+    const std::size_t stepTasks = graph.size();
+    std::optional<DataFlows> data;
+    if (spec.data.present)
+        data.emplace(*rs.data, rs.workload().global_batch, platform, graph, builder.computingDevices(),
+                     builder.foldFactor());
 
     report(0.1, "simulating");
     const double start = sg4::Engine::get_clock();
-    const double stepTime = graph.run(*engine, [&](double f) { report(0.1 + 0.85 * f, "simulating"); });
+    graph.run(*engine, [&](double f) { report(0.1 + 0.85 * f, "simulating"); });
+    const double stepTime = graph.endOfFirst(stepTasks) - start;
     if (!(stepTime > 0.0) || !std::isfinite(stepTime))
         throw SimulationError("the simulated step took no time; the scenario has no work");
 
@@ -759,6 +778,8 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     m.fidelity = toString(options.fidelity);
     m.calibration = kSpecSheetCalibration;
     m.simulated_activities = graph.activities();
+    if (data)
+        m.data_stage = data->measure(graph, start);
     report(1.0, "done");
     return m;
 }

@@ -1,5 +1,6 @@
 #include "sim/taskgraph.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace choreo::sim {
@@ -120,6 +121,13 @@ void TaskGraph::finish(Id first) {
         progress_(static_cast<double>(finished_) / static_cast<double>(tasks_.size()));
         nextReport_ = finished_ + static_cast<std::int64_t>(tasks_.size() / 100) + 1;
     }
+}
+
+double TaskGraph::endOfFirst(std::size_t count) const {
+    double end = 0.0;
+    for (std::size_t i = 0; i < count && i < tasks_.size(); ++i)
+        end = std::max(end, tasks_[i].end_s);
+    return end;
 }
 
 double TaskGraph::run(sg4::Engine& engine, const std::function<void(double)>& progress) {

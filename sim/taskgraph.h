@@ -45,6 +45,8 @@ public:
 
     [[nodiscard]] const Task& task(Id id) const { return tasks_[static_cast<std::size_t>(id)]; }
     [[nodiscard]] std::size_t size() const { return tasks_.size(); }
+    // After run(): the latest end among the first `count` tasks added (a graph built in parts).
+    [[nodiscard]] double endOfFirst(std::size_t count) const;
     // Tasks backed by a SimGrid activity (joins and empty transfers excluded).
     [[nodiscard]] std::int64_t activities() const { return activities_; }
 

@@ -36,7 +36,8 @@ void printPools(const models::RunResult& r) {
         std::cout << "data stage          " << fmt("%.3f s a batch", r.data_stage->stage_s())
                   << "  (storage reads " << fmt("%.3f", r.data_stage->read_s) << ", preprocessing "
                   << fmt("%.3f", r.data_stage->preprocess_s) << ", delivery "
-                  << fmt("%.3f", r.data_stage->deliver_s) << "; closed form)\n";
+                  << fmt("%.3f", r.data_stage->deliver_s) << "; "
+                  << (r.data_stage->simulated ? "flows beside the step" : "closed form") << ")\n";
     for (const auto& o : r.offload)
         std::cout << "offload " << o.target
                   << std::string(o.target.size() < 12 ? 12 - o.target.size() : 1, ' ') << "on " << o.pool
