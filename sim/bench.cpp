@@ -41,9 +41,7 @@ models::Scenario llama405b(std::int64_t devices, std::int64_t pp, std::int64_t d
 // reads from the parallel file system (a hybrid cluster: issue 28's scale target).
 models::Scenario llama405bWithDataPool() {
     models::Scenario s = llama405b(16384, 16, 128);
-    models::Pool cpus{"prep", "epyc-9654", 4096, 2};
-    cpus.rent_usd_per_device_hour = 4.0; // the catalog has no CPU rent price
-    s.cluster.pools.push_back(cpus);
+    s.cluster.pools.push_back(models::Pool{"prep", "epyc-9654", 4096, 2});
     models::DataStage data;
     data.pool = "prep";
     data.storage = "parallel-fs";

@@ -118,6 +118,11 @@ private slots:
         const double hours = r.time_to_train_s / 3600.0;
         QVERIFY(std::fabs(r.pools[0].cost_usd - 2.0 * 64 * hours) < 1e-6 * r.cost_usd);
         QVERIFY(std::fabs(r.pools[1].cost_usd - 0.5 * 4 * hours) < 1e-6 * r.cost_usd);
+        // Rented CPUs without an override: the catalog's sourced socket-hour (an AWS c7a's share).
+        const ResolvedScenario catalogPriced = hybridOrFail({"costs.mode=\"rent\""});
+        QCOMPARE(catalogPriced.pools[1].rent_usd_per_device_hour,
+                 catalog().find("epyc-9654")->rent_usd_per_hour.value);
+        QVERIFY(catalogPriced.pools[1].rent_usd_per_device_hour > 0.0);
     }
 
     void hostCpusByDefault() {

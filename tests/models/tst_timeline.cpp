@@ -48,7 +48,7 @@ ResolvedScenario resolvedDefault(const Catalog& catalog, bool withCpuPool) {
         qFatal("default scenario: %s", joinDiagnostics(errors).c_str());
     if (withCpuPool) {
         Pool prep{"prep", "epyc-9654", 16, 2};
-        prep.rent_usd_per_device_hour = 3.0; // the CPU has no rent price in the catalog
+        prep.rent_usd_per_device_hour = 3.0; // the pool's own price, over the catalog's
         scenario->cluster.pools.push_back(prep);
     }
     auto rs = resolveScenario(*scenario, catalog, errors);
