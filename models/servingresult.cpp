@@ -217,6 +217,32 @@ std::optional<ServingMeasurement> measurementFromJson(const Json& j, Diagnostics
     return m;
 }
 
+namespace {
+
+template <typename T>
+Json optionalJson(const std::optional<T>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
+
+Json rateSearchToJson(const RateSearch& s) {
+    Json curve = Json::array();
+    for (const auto& point : s.curve)
+        curve.push_back(Json{{"rate_rps", point.rate_rps},
+                             {"output_tokens_per_s", point.output_tokens_per_s},
+                             {"ttft_s", percentilesToJson(point.ttft_s)},
+                             {"tpot_s", percentilesToJson(point.tpot_s)},
+                             {"meets_slo", point.meets_slo}});
+    return Json{{"probes", s.probes},
+                {"output_tokens_per_s_at_max", s.output_tokens_per_s_at_max},
+                {"ttft_at_max_s", percentilesToJson(s.ttft_at_max_s)},
+                {"tpot_at_max_s", percentilesToJson(s.tpot_at_max_s)},
+                {"ttft_slo_s", optionalJson(s.ttft_slo_s)},
+                {"tpot_slo_s", optionalJson(s.tpot_slo_s)},
+                {"curve", curve}};
+}
+
+} // namespace
+
 Json servingToJson(const ServingResult& r) {
     const auto& m = r.stream;
     Json j{{"output_tokens_per_s", r.output_tokens_per_s},
@@ -231,13 +257,11 @@ Json servingToJson(const ServingResult& r) {
            {"e2e_p50_s", m.e2e_s.p50},
            {"e2e_p90_s", m.e2e_s.p90},
            {"e2e_p99_s", m.e2e_s.p99},
-           {"max_rate_within_slo_rps", r.search.max_rate_rps ? Json(*r.search.max_rate_rps) : Json(nullptr)},
+           {"max_rate_within_slo_rps", optionalJson(r.search.max_rate_rps)},
            {"slo_verdict", r.search.verdict},
            {"usd_per_million_tokens", r.usd_per_million_tokens},
-           {"usd_per_million_tokens_rent",
-            r.usd_per_million_tokens_rent ? Json(*r.usd_per_million_tokens_rent) : Json(nullptr)},
-           {"usd_per_million_tokens_buy",
-            r.usd_per_million_tokens_buy ? Json(*r.usd_per_million_tokens_buy) : Json(nullptr)},
+           {"usd_per_million_tokens_rent", optionalJson(r.usd_per_million_tokens_rent)},
+           {"usd_per_million_tokens_buy", optionalJson(r.usd_per_million_tokens_buy)},
            {"usd_per_hour", r.usd_per_hour},
            {"joules_per_token", r.joules_per_token},
            {"average_power_kW", r.average_power_kW},
@@ -250,14 +274,11 @@ Json servingToJson(const ServingResult& r) {
            {"kv_cache_GB_per_device", r.kv_GB_per_device}};
     if (r.target_rate_rps) {
         j["target_rate_rps"] = *r.target_rate_rps;
-        j["devices_for_target"] = r.devices_for_target ? Json(*r.devices_for_target) : Json(nullptr);
-        j["replicas_for_target"] = r.replicas_for_target ? Json(*r.replicas_for_target) : Json(nullptr);
+        j["devices_for_target"] = optionalJson(r.devices_for_target);
+        j["replicas_for_target"] = optionalJson(r.replicas_for_target);
     }
     if (r.search.searched)
-        j["rate_search"] = Json{{"probes", r.search.probes},
-                                {"output_tokens_per_s_at_max", r.search.output_tokens_per_s_at_max},
-                                {"ttft_at_max_s", percentilesToJson(r.search.ttft_at_max_s)},
-                                {"tpot_at_max_s", percentilesToJson(r.search.tpot_at_max_s)}};
+        j["rate_search"] = rateSearchToJson(r.search);
     if (r.horizon_months > 0.0)
         j["horizon"] = Json{{"months", r.horizon_months},
                             {"serving_cost_usd", r.horizon_serving_usd},
@@ -273,6 +294,39 @@ std::optional<double> optionalNumber(const Json& j, const char* key) {
     if (it == j.end() || !it->is_number())
         return std::nullopt;
     return it->get<double>();
+}
+
+} // namespace
+
+namespace {
+
+// Reads what rateSearchToJson wrote; the SLOs and the curve are absent from older results.
+RateSearch rateSearchFromJson(JsonReader& r, const Json& j, const std::string& path) {
+    RateSearch s;
+    s.searched = true;
+    s.probes = static_cast<int>(r.integer(j, path, "probes", 0).value_or(0));
+    s.output_tokens_per_s_at_max = r.number(j, path, "output_tokens_per_s_at_max", false).value_or(0.0);
+    s.ttft_at_max_s = percentilesFromJson(r, j, path, "ttft_at_max_s");
+    s.tpot_at_max_s = percentilesFromJson(r, j, path, "tpot_at_max_s");
+    s.ttft_slo_s = optionalNumber(j, "ttft_slo_s");
+    s.tpot_slo_s = optionalNumber(j, "tpot_slo_s");
+    auto curve = j.find("curve");
+    if (curve == j.end() || !curve->is_array())
+        return s;
+    for (std::size_t i = 0; i < curve->size(); ++i) {
+        const std::string pointPath = path + ".curve[" + std::to_string(i) + "]";
+        const Json& point = (*curve)[i];
+        if (!r.expectObject(point, pointPath))
+            continue;
+        LoadPoint lp;
+        lp.rate_rps = r.number(point, pointPath, "rate_rps", false).value_or(0.0);
+        lp.output_tokens_per_s = r.number(point, pointPath, "output_tokens_per_s", false).value_or(0.0);
+        lp.ttft_s = percentilesFromJson(r, point, pointPath, "ttft_s");
+        lp.tpot_s = percentilesFromJson(r, point, pointPath, "tpot_s");
+        lp.meets_slo = r.boolean(point, pointPath, "meets_slo", false).value_or(false);
+        s.curve.push_back(lp);
+    }
+    return s;
 }
 
 } // namespace
@@ -301,21 +355,15 @@ std::optional<ServingResult> servingFromJson(const Json& j, Diagnostics& errors)
     out.kv_cache = r.text(j, p, "kv_cache").value_or("");
     out.usd_per_million_tokens_rent = optionalNumber(j, "usd_per_million_tokens_rent");
     out.usd_per_million_tokens_buy = optionalNumber(j, "usd_per_million_tokens_buy");
-    out.search.max_rate_rps = optionalNumber(j, "max_rate_within_slo_rps");
-    out.search.verdict = r.text(j, p, "slo_verdict", false).value_or("");
     out.target_rate_rps = optionalNumber(j, "target_rate_rps");
     if (auto v = optionalNumber(j, "devices_for_target"))
         out.devices_for_target = static_cast<std::int64_t>(*v);
     if (auto v = optionalNumber(j, "replicas_for_target"))
         out.replicas_for_target = static_cast<std::int64_t>(*v);
-    if (auto it = j.find("rate_search"); it != j.end() && r.expectObject(*it, p + ".rate_search")) {
-        out.search.searched = true;
-        out.search.probes = static_cast<int>(r.integer(*it, p + ".rate_search", "probes", 0).value_or(0));
-        out.search.output_tokens_per_s_at_max =
-            r.number(*it, p + ".rate_search", "output_tokens_per_s_at_max", false).value_or(0.0);
-        out.search.ttft_at_max_s = percentilesFromJson(r, *it, p + ".rate_search", "ttft_at_max_s");
-        out.search.tpot_at_max_s = percentilesFromJson(r, *it, p + ".rate_search", "tpot_at_max_s");
-    }
+    if (auto it = j.find("rate_search"); it != j.end() && r.expectObject(*it, p + ".rate_search"))
+        out.search = rateSearchFromJson(r, *it, p + ".rate_search");
+    out.search.max_rate_rps = optionalNumber(j, "max_rate_within_slo_rps");
+    out.search.verdict = r.text(j, p, "slo_verdict", false).value_or("");
     if (auto it = j.find("horizon"); it != j.end() && r.expectObject(*it, p + ".horizon")) {
         out.horizon_months = r.number(*it, p + ".horizon", "months", false).value_or(0.0);
         out.horizon_serving_usd = r.number(*it, p + ".horizon", "serving_cost_usd", false).value_or(0.0);

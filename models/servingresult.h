@@ -51,6 +51,14 @@ struct ServingMeasurement {
     std::int64_t simulated_activities = 0;
 };
 
+// One Poisson load the rate search simulated: the latency the system gave at that throughput.
+struct LoadPoint {
+    double rate_rps = 0;            // offered
+    double output_tokens_per_s = 0; // achieved over the probe's span
+    Percentiles ttft_s, tpot_s;
+    bool meets_slo = false;
+};
+
 // The highest Poisson rate whose p99 TTFT and TPOT meet the SLOs, as MLPerf's Server scenario searches it.
 struct RateSearch {
     bool searched = false;
@@ -59,6 +67,8 @@ struct RateSearch {
     double output_tokens_per_s_at_max = 0;
     Percentiles ttft_at_max_s, tpot_at_max_s;
     int probes = 0;
+    std::optional<double> ttft_slo_s, tpot_slo_s; // the bounds searched under
+    std::vector<LoadPoint> curve;                 // every Poisson probe, by rate: latency against throughput
 };
 
 struct ServingResult {

@@ -7,6 +7,7 @@
 #include "sim/serving.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -100,6 +101,16 @@ std::string missed(const models::ServeSlo& slo, const models::ServingMeasurement
     return b;
 }
 
+// A probe's point on the latency-against-throughput curve.
+void addPoint(models::RateSearch& search, double rate, const models::ServingMeasurement& m, bool meetsSlo) {
+    search.curve.push_back(
+        {rate, m.span_s > 0 ? m.output_tokens / m.span_s : 0.0, m.ttft_s, m.tpot_s, meetsSlo});
+}
+
+// Probes at these fractions of the highest rate found fill in the curve below it (the bisection's probes
+// crowd near that rate).
+constexpr std::array<double, 3> kCurveFractions{0.25, 0.5, 0.75};
+
 void recordAt(models::RateSearch& search, double rate, const models::ServingMeasurement& m) {
     search.max_rate_rps = rate;
     search.output_tokens_per_s_at_max = m.span_s > 0 ? m.output_tokens / m.span_s : 0;
@@ -113,6 +124,8 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
     models::RateSearch search;
     search.searched = true;
     const auto& slo = s.stage.slo;
+    search.ttft_slo_s = slo.ttft_p99_s;
+    search.tpot_slo_s = slo.tpot_p99_s;
     models::StreamOverride offline{std::nullopt, count, true};
     const auto capacity = prober.one(offline);
     const double capacityRps =
@@ -120,6 +133,7 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
     const double idleRate = capacityRps / 1000.0;
     const std::int64_t idleCount = std::min<std::int64_t>(count, 50);
     const auto idle = prober.one({idleRate, idleCount, false});
+    addPoint(search, idleRate, idle, meets(slo, idle));
     if (!meets(slo, idle)) {
         search.verdict = "cannot meet the SLOs even idle: " + missed(slo, idle) +
                          " (faster devices, more tensor parallelism or shorter prompts)";
@@ -127,9 +141,14 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
         return search;
     }
     recordAt(search, idleRate, idle);
-    auto probeAt = [&](double rate) {
+    auto at = [&](double rate) -> models::StreamOverride {
         const auto atRate = static_cast<std::int64_t>(std::ceil(rate * kMinProbeSeconds));
-        return prober.one({rate, std::clamp(atRate, count, kMaxProbeRequests), false});
+        return {rate, std::clamp(atRate, count, kMaxProbeRequests), false};
+    };
+    auto probeAt = [&](double rate) {
+        auto m = prober.one(at(rate));
+        addPoint(search, rate, m, meets(slo, m));
+        return m;
     };
     // A queue of `count` drains with a shrinking batch, so the capacity it shows may be below what a steady
     // stream sustains: the upper bound grows until a rate misses the SLOs.
@@ -152,6 +171,16 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
             hi = mid;
         }
     }
+    if (lo > idleRate) { // the curve below the highest rate, in one batch of children
+        std::vector<models::StreamOverride> fill;
+        for (double f : kCurveFractions)
+            fill.push_back(at(f * lo));
+        const auto measured = prober.measure(fill);
+        for (std::size_t i = 0; i < fill.size(); ++i)
+            addPoint(search, *fill[i].poisson_rate_per_s, measured[i], meets(slo, measured[i]));
+    }
+    std::sort(search.curve.begin(), search.curve.end(),
+              [](const models::LoadPoint& a, const models::LoadPoint& b) { return a.rate_rps < b.rate_rps; });
     search.verdict = "meets the SLOs up to " + formatRate(lo) + " requests/s (Poisson; " +
                      formatRate(capacityRps) + " requests/s with every request queued at once)";
     search.probes = prober.probes();

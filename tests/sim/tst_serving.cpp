@@ -194,6 +194,35 @@ private slots:
                  search.verdict.c_str());
     }
 
+    // The search keeps every Poisson load it simulated, by rate, as latency against throughput: the points
+    // below the highest rate within the SLOs meet them, those above miss one, and p99 TTFT never falls as
+    // the load grows past the knee. It survives the worker's JSON.
+    void rateSearchKeepsTheLatencyCurve() {
+        const auto search = sim::searchServingRate(resolve(shipped(222, 294)), {}, 2);
+        QVERIFY(search.max_rate_rps);
+        QCOMPARE(search.ttft_slo_s, shipped().workload.serve->slo.ttft_p99_s);
+        QVERIFY(search.curve.size() >= 10);
+        int below = 0;
+        for (std::size_t i = 0; i < search.curve.size(); ++i) {
+            const auto& p = search.curve[i];
+            if (i > 0)
+                QVERIFY(p.rate_rps > search.curve[i - 1].rate_rps);
+            QCOMPARE(p.meets_slo, p.rate_rps <= *search.max_rate_rps);
+            below += p.rate_rps < 0.8 * *search.max_rate_rps ? 1 : 0;
+        }
+        QVERIFY2(below >= 3, "the curve is filled in below the highest rate");
+        QVERIFY(search.curve.back().ttft_s.p99 >= search.curve[search.curve.size() / 2].ttft_s.p99);
+        models::ServingResult result;
+        result.search = search;
+        models::Diagnostics errors;
+        const auto back = models::servingFromJson(models::servingToJson(result), errors);
+        QVERIFY2(back, models::joinDiagnostics(errors).c_str());
+        QCOMPARE(back->search.curve.size(), search.curve.size());
+        QCOMPARE(back->search.curve.front().ttft_s.p99, search.curve.front().ttft_s.p99);
+        QCOMPARE(back->search.max_rate_rps, search.max_rate_rps);
+        QCOMPARE(back->search.tpot_slo_s, search.tpot_slo_s);
+    }
+
     // The same scenario gives the same numbers.
     void sameScenarioSameNumbers() {
         const auto rs = resolve(shipped(222, 294));

@@ -1,13 +1,16 @@
-// The step timeline (Gantt) and power charts: built from a result's models, exported as PNG and SVG, and
-// shown as tabs of the results panel.
+// The step timeline (Gantt), power and serving curve charts: built from a result's models, exported as PNG
+// and SVG, and shown as tabs of the results panel.
 #include "ui/charts/ganttchart.h"
 #include "ui/charts/modelchartview.h"
 #include "ui/charts/powerchart.h"
+#include "ui/charts/servingcurvechart.h"
 #include "ui/itemmodels/powertracemodel.h"
 #include "ui/itemmodels/roles.h"
+#include "ui/itemmodels/servingcurvemodel.h"
 #include "ui/itemmodels/timelinemodel.h"
 #include "ui/results/resultspanel.h"
 
+#include <QAbstractItemModelTester>
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
@@ -21,7 +24,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QValueAxis>
+#include <QXYSeries>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "tests/ui/cannedstep.h"
@@ -31,6 +37,33 @@ using choreo::ui::PowerTraceModel;
 using choreo::ui::TimelineModel;
 
 namespace {
+
+// A serving run whose rate search met its SLOs (TTFT 2 s, TPOT 0.2 s) up to 10 requests/s, then missed the
+// TTFT bound at 12 and 16.
+choreo::models::RunResult servingResult() {
+    choreo::models::RunResult r;
+    r.kind = "serve";
+    r.device = "h100-sxm";
+    r.devices = 8;
+    choreo::models::ServingResult s;
+    s.search.searched = true;
+    s.search.ttft_slo_s = 2.0;
+    s.search.tpot_slo_s = 0.2;
+    s.search.max_rate_rps = 10.0;
+    s.search.output_tokens_per_s_at_max = 2600.0;
+    for (const auto& [rate, ttft] : std::vector<std::pair<double, double>>{
+             {0.01, 0.04}, {2.5, 0.06}, {5.0, 0.08}, {10.0, 0.5}, {12.0, 4.0}, {16.0, 90.0}}) {
+        choreo::models::LoadPoint p;
+        p.rate_rps = rate;
+        p.output_tokens_per_s = 260.0 * std::min(rate, 11.0);
+        p.ttft_s.p99 = ttft;
+        p.tpot_s.p99 = 0.02 + 0.005 * rate;
+        p.meets_slo = rate <= 10.0;
+        s.search.curve.push_back(p);
+    }
+    r.serving = s;
+    return r;
+}
 
 // Exports the view's chart both ways and checks each file holds a drawing with `titleText`.
 void checkExports(choreo::ui::ModelChartView& view, const QString& titleText) {
@@ -155,6 +188,55 @@ private slots:
         chart.show();
         QVERIFY(QTest::qWaitForWindowExposed(&chart));
         checkExports(chart, u"Power over one step"_s);
+    }
+
+    void servingCurveShowsTheLoadsAndTheSlos() {
+        choreo::ui::ServingCurveModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setResult(servingResult());
+        QCOMPARE(model.rowCount(), 6);
+        QCOMPARE(model.index(4, choreo::ui::ServingCurveModel::TtftP99Column)
+                     .data(choreo::ui::ValueRole)
+                     .toDouble(),
+                 4000.0);
+        QCOMPARE(model.index(4, choreo::ui::ServingCurveModel::MeetsColumn).data().toString(), u"no"_s);
+        QCOMPARE(model.ttftSlo_ms(), std::optional<double>(2000.0));
+        std::unique_ptr<QChart> chart(choreo::ui::createServingCurveChart(model));
+        QVERIFY(chart->title().contains(u"8 x h100-sxm"_s));
+        std::map<QString, int> points; // series name -> points
+        for (QAbstractSeries* s : chart->series())
+            if (auto* xy = qobject_cast<QXYSeries*>(s))
+                points[xy->name()] = static_cast<int>(xy->count());
+        QCOMPARE(points[u"TTFT p99"_s], 6);
+        QCOMPARE(points[u"TPOT p99"_s], 6);
+        QCOMPARE(points[u"TTFT SLO 2,000 ms"_s], 2);
+        QCOMPARE(points[u"TPOT SLO 200 ms"_s], 2);
+        QCOMPARE(points[u"Misses an SLO"_s], 2);
+        QVERIFY(std::any_of(points.begin(), points.end(),
+                            [](const auto& p) { return p.first.startsWith(u"Max rate in the SLOs: 10"_s); }));
+        // A training result has no curve: an empty chart that says why.
+        model.setResult(choreo::test::cannedStepResult(4, 8));
+        QCOMPARE(model.rowCount(), 0);
+        std::unique_ptr<QChart> empty(choreo::ui::createServingCurveChart(model));
+        QVERIFY(empty->series().isEmpty());
+    }
+
+    void resultsPanelShowsAServingRunsCurve() {
+        choreo::ui::ResultsPanel panel;
+        panel.resize(1000, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.showBaseResult(servingResult());
+        auto* tabs = panel.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        QCOMPARE(tabs->tabText(tabs->currentIndex()), u"Serving"_s);
+        auto* chart = panel.findChild<choreo::ui::ModelChartView*>(u"servingChart"_s);
+        QVERIFY(chart);
+        QTRY_VERIFY(!chart->chart()->series().isEmpty());
+        // No step to break down in a serving run.
+        QVERIFY(!panel.findChild<choreo::ui::ModelChartView*>(u"breakdownChart"_s)->isVisible());
+        panel.showBaseResult(choreo::test::cannedStepResult(4, 8));
+        QVERIFY(panel.findChild<choreo::ui::ModelChartView*>(u"breakdownChart"_s)->isVisible());
     }
 
     void resultsPanelShowsBothTabs() {

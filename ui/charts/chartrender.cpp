@@ -4,6 +4,7 @@
 #include "ui/charts/ganttchart.h"
 #include "ui/charts/powerchart.h"
 #include "ui/charts/scalingchart.h"
+#include "ui/charts/servingcurvechart.h"
 
 #include <QChart>
 #include <QGraphicsLayout>
@@ -46,6 +47,11 @@ void renderGanttChart(const TimelineModel& timeline, const QString& title, QPain
 void renderPowerChart(const PowerTraceModel& power, QPainter& painter, const QRectF& target,
                       const QSizeF& layoutSize) {
     renderChart(std::unique_ptr<QChart>(createPowerChart(power)), painter, target, layoutSize);
+}
+
+void renderServingCurveChart(const ServingCurveModel& curve, QPainter& painter, const QRectF& target,
+                             const QSizeF& layoutSize) {
+    renderChart(std::unique_ptr<QChart>(createServingCurveChart(curve)), painter, target, layoutSize);
 }
 
 } // namespace choreo::ui

@@ -14,6 +14,7 @@ QT_END_NAMESPACE
 namespace choreo::ui {
 
 class PowerTraceModel;
+class ServingCurveModel;
 class SweepResultModel;
 class TimelineModel;
 
@@ -33,5 +34,8 @@ void renderGanttChart(const TimelineModel& timeline, const QString& title, QPain
                       const QRectF& target, const QSizeF& layoutSize);
 void renderPowerChart(const PowerTraceModel& power, QPainter& painter, const QRectF& target,
                       const QSizeF& layoutSize);
+// A serving result's latency against throughput, painted the same way.
+void renderServingCurveChart(const ServingCurveModel& curve, QPainter& painter, const QRectF& target,
+                             const QSizeF& layoutSize);
 
 } // namespace choreo::ui

@@ -118,7 +118,11 @@ int runReportCommand(int argc, char** argv, const std::string& scenarioPath, con
     QEventLoop loop;
     QObject::connect(&job, &AnalysisJob::baseFailed, [&](const WorkerFailure& f) { baseFailure = f; });
     QObject::connect(&job, &AnalysisJob::baseFinished, [](const models::RunResult& r) {
-        std::cerr << "choreo-sim report: base run done (" << r.step_time_s << " s per step)\n";
+        if (r.serving && r.kind == "serve")
+            std::cerr << "choreo-sim report: base run done (" << r.serving->output_tokens_per_s
+                      << " output tokens/s)\n";
+        else
+            std::cerr << "choreo-sim report: base run done (" << r.step_time_s << " s per step)\n";
     });
     QObject::connect(&job, &AnalysisJob::sweepStarted, [](int points) {
         std::cerr << "choreo-sim report: sweep of " << points << " points\n";

@@ -5,6 +5,7 @@
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/powertracemodel.h"
 #include "ui/itemmodels/resultsummarymodel.h"
+#include "ui/itemmodels/servingcurvemodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
 #include "ui/itemmodels/timelinemodel.h"
 #include "ui/reports/calibrationsection.h"
@@ -266,6 +267,29 @@ report::Section chartsSection(const std::shared_ptr<const SweepResultModel>& swe
     return section;
 }
 
+// A serving run's latency against throughput over the rate search's loads.
+report::Section servingCurveSection(const ReportInput& in) {
+    report::Section section{QObject::tr("Latency against throughput")};
+    auto curve = std::make_shared<ServingCurveModel>();
+    curve->setResult(in.base);
+    if (curve->rowCount() == 0) {
+        section.blocks.emplace_back(report::Paragraph{
+            QObject::tr("No rate was searched: the scenario sets no SLO (or the result is from an older "
+                        "version).")});
+        return section;
+    }
+    section.blocks.emplace_back(report::Chart{
+        QObject::tr("Latency against throughput"),
+        [curve](QPainter& p, const QRectF& r, const QSizeF& s) { renderServingCurveChart(*curve, p, r, s); },
+        0.5});
+    section.blocks.emplace_back(report::Note{
+        QObject::tr("p99 time to first token and time per output token at each Poisson load the search "
+                    "simulated (each a stream of its own, at least 600 s of arrivals), against the output "
+                    "tokens per second it achieved. Dashed: the SLOs; dotted: the highest rate that meets "
+                    "both; red: loads that miss one.")});
+    return section;
+}
+
 // One step, as a Gantt chart per pipeline stage and as power over time.
 report::Section timelineSection(const ReportInput& in) {
     report::Section section{QObject::tr("One step: timeline and power")};
@@ -433,8 +457,8 @@ report::Document buildReportDocument(const ReportInput& in) {
     if (want.has(ReportSection::Memory))
         add(keyValueSection(QObject::tr("Memory per device"), summary, ResultSummaryModel::Group::Memory),
             false);
-    if (want.has(ReportSection::Charts) && !serving)
-        add(chartsSection(sweep), true);
+    if (want.has(ReportSection::Charts))
+        add(serving ? servingCurveSection(in) : chartsSection(sweep), true);
     if (want.has(ReportSection::Timeline) && !serving)
         add(timelineSection(in), true);
     bool inputsStarted = false;

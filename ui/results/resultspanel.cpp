@@ -5,8 +5,10 @@
 #include "ui/charts/modelchartview.h"
 #include "ui/charts/powerchart.h"
 #include "ui/charts/scalingchart.h"
+#include "ui/charts/servingcurvechart.h"
 #include "ui/itemmodels/powertracemodel.h"
 #include "ui/itemmodels/resultsummarymodel.h"
+#include "ui/itemmodels/servingcurvemodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
 #include "ui/itemmodels/timelinemodel.h"
 #include "ui/reports/tablecsv.h"
@@ -29,6 +31,7 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     , sweep_(new SweepResultModel(this))
     , timeline_(new TimelineModel(this))
     , power_(new PowerTraceModel(this))
+    , servingCurve_(new ServingCurveModel(this))
     , message_(new QLabel)
     , details_(new QPlainTextEdit)
     , summaryView_(new QTableView)
@@ -46,6 +49,11 @@ ResultsPanel::ResultsPanel(QWidget* parent)
           }))
     , powerChart_(
           new ModelChartView(power_, [this](const QAbstractItemModel&) { return createPowerChart(*power_); }))
+    , servingChart_(new ModelChartView(
+          servingCurve_,
+          [this](const QAbstractItemModel&) { return createServingCurveChart(*servingCurve_); }))
+    , servingTable_(new QTableView)
+    , servingPage_(new QWidget)
     , powerNotes_(new QLabel)
     , tabs_(new QTabWidget) {
     breakdownChart_->setObjectName(u"breakdownChart"_s);
@@ -103,6 +111,7 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     powerLayout->addWidget(powerChart_, 1);
     powerLayout->addWidget(powerNotes_);
     tabs_->addTab(powerPage, tr("Power"));
+    createServingPage();
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(top);
@@ -115,6 +124,22 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     layout->addWidget(message_);
     layout->addWidget(details_);
     layout->addWidget(split, 1);
+}
+
+// Latency against throughput over the rate search's loads, the chart above its table.
+void ResultsPanel::createServingPage() {
+    servingChart_->setObjectName(u"servingChart"_s);
+    servingTable_->setObjectName(u"servingCurveTable"_s);
+    servingTable_->setModel(servingCurve_);
+    servingTable_->verticalHeader()->hide();
+    servingTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    servingTable_->setMaximumHeight(150);
+    addCsvExport(servingTable_, tr("serving curve"));
+    auto* layout = new QVBoxLayout(servingPage_);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(servingChart_, 1);
+    layout->addWidget(servingTable_);
+    tabs_->addTab(servingPage_, tr("Serving"));
 }
 
 QString ResultsPanel::message() const {
@@ -144,6 +169,7 @@ void ResultsPanel::clear() {
     fidelity_.clear();
     timeline_->clear();
     power_->clear();
+    servingCurve_->clear();
     powerNotes_->clear();
     showNote({});
     details_->clear();
@@ -156,6 +182,12 @@ void ResultsPanel::showBaseResult(const models::RunResult& result) {
     timeline_->setTimeline(result.timeline);
     power_->setResult(result);
     powerNotes_->setText(power_->notes());
+    servingCurve_->setResult(result);
+    // A serving run has no step to break down: its curve is the answer.
+    const bool serving = result.kind == "serve";
+    breakdownChart_->setVisible(!serving);
+    if (serving)
+        tabs_->setCurrentWidget(servingPage_);
 }
 
 void ResultsPanel::showFailure(const WorkerFailure& failure) {

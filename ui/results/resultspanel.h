@@ -21,11 +21,13 @@ namespace choreo::ui {
 class ModelChartView;
 class PowerTraceModel;
 class ResultSummaryModel;
+class ServingCurveModel;
 class SweepResultModel;
 class TimelineModel;
 
 // The answers of the latest run: summary table, step-time breakdown and scaling charts, sweep table, the
-// step's timeline (Gantt) and power, and the worker's message when a run failed.
+// step's timeline (Gantt) and power, a serving run's latency against throughput, and the worker's message
+// when a run failed.
 class ResultsPanel : public QWidget {
     Q_OBJECT
 
@@ -53,14 +55,18 @@ public:
     [[nodiscard]] SweepResultModel* sweepModel() const { return sweep_; }
     [[nodiscard]] TimelineModel* timelineModel() const { return timeline_; }
     [[nodiscard]] PowerTraceModel* powerModel() const { return power_; }
+    [[nodiscard]] ServingCurveModel* servingCurveModel() const { return servingCurve_; }
     // The text shown above the results (tests).
     [[nodiscard]] QString message() const;
 
 private:
+    void createServingPage();
+
     ResultSummaryModel* summary_;
     SweepResultModel* sweep_;
     TimelineModel* timeline_;
     PowerTraceModel* power_;
+    ServingCurveModel* servingCurve_;
     QString fidelity_; // of the result on show, for the timeline's title
     QLabel* message_;
     QPlainTextEdit* details_;
@@ -70,6 +76,9 @@ private:
     ModelChartView* scalingChart_;
     ModelChartView* ganttChart_;
     ModelChartView* powerChart_;
+    ModelChartView* servingChart_;
+    QTableView* servingTable_;
+    QWidget* servingPage_;
     QLabel* powerNotes_;
     QTabWidget* tabs_;
 };
