@@ -1,5 +1,6 @@
 #include "models/servestageio.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace choreo::models {
@@ -205,20 +206,28 @@ std::optional<Precision> readServePrecision(JsonReader& r, const Json& j, const 
     if (!name)
         return std::nullopt;
     const auto precision = precisionFromString(*name);
-    const bool allowed =
-        precision && (*precision == Precision::Bf16 || *precision == Precision::Fp16 ||
-                      *precision == Precision::Fp8 || *precision == Precision::Int8 ||
-                      (!kvCache && (*precision == Precision::Int4 || *precision == Precision::Fp4)));
-    if (!allowed) {
-        r.error(JsonReader::join(path, key),
-                "unknown " + std::string(kvCache ? "KV-cache" : "weight") + " precision \"" + *name +
-                    "\" (known: bf16, fp16, fp8, int8" + (kvCache ? "" : ", int4, fp4") + ")");
+    const auto known = servePrecisions(kvCache);
+    if (!precision || std::find(known.begin(), known.end(), *precision) == known.end()) {
+        std::string names;
+        for (Precision p : known)
+            names += (names.empty() ? "" : ", ") + toString(p);
+        r.error(JsonReader::join(path, key), "unknown " + std::string(kvCache ? "KV-cache" : "weight") +
+                                                 " precision \"" + *name + "\" (known: " + names + ")");
         return std::nullopt;
     }
     return precision;
 }
 
 } // namespace
+
+std::vector<Precision> servePrecisions(bool kvCache) {
+    std::vector<Precision> out{Precision::Bf16, Precision::Fp16, Precision::Fp8, Precision::Int8};
+    if (!kvCache) {
+        out.push_back(Precision::Int4);
+        out.push_back(Precision::Fp4);
+    }
+    return out;
+}
 
 ServeStage readServeStage(JsonReader& r, const Json& j, const std::string& path) {
     ServeStage s;

@@ -6,6 +6,7 @@
 #include "models/scenario.h"
 
 #include <string>
+#include <vector>
 
 namespace choreo::models {
 
@@ -22,6 +23,10 @@ inline constexpr double kMaxRequestRate = 1e6;      // requests per second
 inline constexpr double kMaxStreamSeconds = 864000; // ten days of arrivals
 inline constexpr double kMaxSloSeconds = 86400;
 inline constexpr double kMaxHorizonMonths = 600;
+
+// The storage types serving engines hold weights in (bf16, fp16, fp8, int8, int4, fp4), or a KV cache in
+// (the first four).
+std::vector<Precision> servePrecisions(bool kvCache);
 
 // Reads the serve stage at `path` (its "kind" already read); records a Diagnostic per problem.
 ServeStage readServeStage(JsonReader& r, const Json& j, const std::string& path);

@@ -19,6 +19,21 @@ enum EditId : int {
     EditTorusY,
     EditTorusZ,
     EditTopologyLinkGbps,
+    // The serve stage (ServeEditor).
+    EditServeTp,
+    EditServePp,
+    EditServeEp,
+    EditServeReplicas,
+    EditServeRate,
+    EditServeDuration,
+    EditServeCount,
+    EditServeSeed,
+    EditServeInputMean,
+    EditServeOutputMean,
+    EditServeTtftSlo,
+    EditServeTpotSlo,
+    EditServeTargetRate,
+    EditServeHorizon,
     EditPoolCellBase = 1000, // + row * kPoolColumnStride + column
 };
 

@@ -5,6 +5,7 @@
 #include "ui/costs/costseditor.h"
 #include "ui/editids.h"
 #include "ui/formfields.h"
+#include "ui/workload/serveeditor.h"
 #include "ui/workload/workloadeditor.h"
 
 #include <QFormLayout>
@@ -31,6 +32,7 @@ ScenarioEditor::ScenarioEditor(Document* document, FieldMarks* marks, std::vecto
     layout->addLayout(nameRow);
     layout->addWidget(cluster_);
     layout->addWidget(workload_);
+    layout->addWidget(new ServeEditor(document, marks));
     layout->addWidget(costs_);
     layout->addWidget(calibration_);
     layout->addStretch();

@@ -118,9 +118,9 @@ void TestMainWindow::init() {
         if (QString::fromLatin1(model->metaObject()->className()).startsWith(u"choreo::"_s))
             testers_.push_back(std::make_unique<QAbstractItemModelTester>(
                 model, QAbstractItemModelTester::FailureReportingMode::QtTest));
-    // pools, result summary, sweep, step timeline, power trace, memory per stage, hardware options, catalog
-    // devices and their filter, the run queue
-    QCOMPARE(testers_.size(), std::size_t(10));
+    // pools, result summary, sweep, step timeline, power trace, serving curve, memory per stage, hardware
+    // options, catalog devices and their filter, the run queue
+    QCOMPARE(testers_.size(), std::size_t(11));
 }
 
 void TestMainWindow::cleanup() {
@@ -425,6 +425,15 @@ void TestMainWindow::editorFitsItsColumnAt1280x800() {
     QVERIFY2(needed <= available,
              qPrintable(u"the forms need %1 px, the column shows %2"_s.arg(needed).arg(available)));
     QVERIFY(scroll->widget()->width() <= available);
+    // A serving scenario shows the serving form instead of training and parallelism: it fits as well.
+    QVERIFY(window_->openFile(QString::fromStdString(
+        (choreo::test::defaultScenarioPath().parent_path() / "serve-llama3-70b.json").string())));
+    QCoreApplication::processEvents();
+    QVERIFY(window_->findChild<QWidget*>(u"serveGroup"_s)->isVisible());
+    const int servingNeeds = scroll->widget()->minimumSizeHint().width();
+    QVERIFY2(servingNeeds <= scroll->viewport()->width(),
+             qPrintable(u"the serving forms need %1 px, the column shows %2"_s.arg(servingNeeds)
+                            .arg(scroll->viewport()->width())));
 }
 
 void TestMainWindow::recoveryOffersNothingWhenQuiet() {

@@ -1,13 +1,16 @@
-// The workload editor's Mixture-of-Experts, expert-parallel and attention fields: each edit is one undo
-// step, undo and redo give back the scenario file byte for byte, and problems mark the field.
+// The workload editor's Mixture-of-Experts, expert-parallel and attention fields, and the serving editor:
+// each edit is one undo step, undo and redo give back the scenario file byte for byte, and problems mark
+// the field.
 #include "models/scenarioio.h"
 #include "ui/document.h"
 #include "ui/fieldmarks.h"
 #include "ui/workload/modelpresets.h"
+#include "ui/workload/serveeditor.h"
 #include "ui/workload/workloadeditor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QSpinBox>
 #include <QTest>
@@ -79,11 +82,57 @@ private slots:
     void problemsMarkTheNewFields();
     void parameterGatherNeedsZero();
     void moePresetFillsTheMoeFields();
+    void serveEditorEditsTheServeStage();
 
 private:
     std::optional<choreo::models::Catalog> catalog_;
     std::vector<choreo::ui::ModelPreset> presets_;
 };
+
+// The serving form: a rate, an SLO cleared, a KV cache left to the weights, each one undo step that the
+// file round-trips; a bad value marks its widget by the stage's path; a training scenario hides the form.
+void TestWorkloadEditor::serveEditorEditsTheServeStage() {
+    choreo::models::Diagnostics errors;
+    const auto start = choreo::models::loadScenarioFile(
+        choreo::test::assetsDir() / "scenarios" / "serve-llama3-70b.json", errors);
+    QVERIFY2(start, choreo::models::joinDiagnostics(errors).c_str());
+    choreo::ui::Document document(*catalog_, *start);
+    choreo::ui::FieldMarks marks;
+    choreo::ui::ServeEditor editor(&document, &marks);
+    auto* rate = editor.findChild<QDoubleSpinBox*>(u"serveRateSpin"_s);
+    auto* ttft = editor.findChild<QDoubleSpinBox*>(u"serveTtftSloSpin"_s);
+    auto* kv = editor.findChild<QComboBox*>(u"serveKvCacheCombo"_s);
+    auto* tp = editor.findChild<QSpinBox*>(u"serveTpSpin"_s);
+    QVERIFY(rate && ttft && kv && tp);
+    QCOMPARE(ttft->value(), *start->workload.serve->slo.ttft_p99_s * 1e3); // shown in ms
+    for (double v : {9.0, 10.0, 12.5})
+        rate->setValue(v); // one merged step
+    QCOMPARE(document.undoStack()->count(), 1);
+    QCOMPARE(document.scenario().workload.serve->requests.rate_per_s, 12.5);
+    ttft->setValue(0.0); // "none"
+    QCOMPARE(ttft->text(), u"none"_s);
+    QVERIFY(!document.scenario().workload.serve->slo.ttft_p99_s);
+    QCOMPARE(kv->currentData().toInt(), -1); // the file leaves it to the weights
+    kv->setCurrentIndex(kv->findData(static_cast<int>(choreo::models::Precision::Bf16)));
+    emit kv->activated(kv->currentIndex());
+    QVERIFY(document.scenario().workload.serve->kv_cache == choreo::models::Precision::Bf16);
+    QCOMPARE(document.undoStack()->count(), 3);
+    const std::string edited = choreo::models::serializeScenario(document.scenario());
+    const auto reread = choreo::models::parseScenario(edited, errors);
+    QVERIFY2(reread && *reread == document.scenario(), choreo::models::joinDiagnostics(errors).c_str());
+    // TP 3 does not divide the model's 64 heads: the TP field is marked by the stage's path.
+    tp->setValue(3);
+    marks.show(document.diagnostics());
+    QVERIFY(!document.isValid());
+    QVERIFY2(marks.marked().contains(tp), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
+    while (document.undoStack()->canUndo())
+        document.undoStack()->undo();
+    QVERIFY(document.scenario() == *start);
+    QCOMPARE(rate->value(), start->workload.serve->requests.rate_per_s);
+    // A training scenario serves nothing: no serving form.
+    document.reset(*choreo::test::loadDefaultScenario(), {});
+    QVERIFY(editor.isHidden());
+}
 
 void TestWorkloadEditor::initTestCase() {
     catalog_ = choreo::test::loadCatalog();

@@ -56,8 +56,10 @@ WorkloadEditor::WorkloadEditor(Document* document, FieldMarks* marks, std::vecto
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(createModelBox());
-    layout->addWidget(createTrainingBox());
-    layout->addWidget(createParallelBox());
+    training_ = createTrainingBox();
+    parallel_ = createParallelBox();
+    layout->addWidget(training_);
+    layout->addWidget(parallel_);
 
     connect(preset_, &QComboBox::activated, this, &WorkloadEditor::applyPreset);
     connect(suggest_, &QPushButton::clicked, this, &WorkloadEditor::suggestLayoutRequested);
@@ -213,6 +215,10 @@ void WorkloadEditor::refresh() {
     if (!shown.workload.model.moe)
         shown.workload.model.moe = defaultMoe(shown.workload.model);
     showFields(shown);
+    // A serving workload has no training step: its layout is the serve stage's (ServeEditor).
+    const bool trains = shown.workload.kind != models::WorkloadKind::Serve;
+    training_->setVisible(trains);
+    parallel_->setVisible(trains);
     formfields::show(gradients_, static_cast<int>(shown.workload.gradientPrecision()));
     refreshPools();
     refreshPreset();

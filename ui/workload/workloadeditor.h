@@ -54,6 +54,8 @@ private:
     QComboBox* pool_;
     QComboBox* gradients_;
     QGroupBox* moe_;
+    QGroupBox* training_ = nullptr; // with the parallel layout: hidden for a serving workload
+    QGroupBox* parallel_ = nullptr;
 };
 
 } // namespace choreo::ui
