@@ -1,7 +1,9 @@
 // The compare view: two to four scenarios (snapshots or files) as columns, run together by workers,
-// the best value of each result row marked; a bad file is refused with the field named. Under the table,
+// the best value of each result row marked (serving devices at equal SLOs too); a bad file is refused
+// with the field named. Under the table,
 // charts overlay the scenarios (one bar, line or point each, in the same colour) and export PNG and SVG.
 #include "ui/charts/chartstyle.h"
+#include "ui/charts/comparecharts.h"
 #include "ui/charts/modelchartview.h"
 #include "ui/compare/comparedialog.h"
 #include "ui/document.h"
@@ -25,6 +27,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+#include <memory>
+
+#include "tests/ui/cannedstep.h"
 #include "tests/ui/testsupport.h"
 
 using namespace Qt::StringLiterals;
@@ -39,6 +45,7 @@ private slots:
     void chartsOverlayEveryScenario();
     void atMostFour();
     void badFileNamesTheField();
+    void servingDevicesAtEqualSlos();
 
 private:
     std::optional<choreo::models::Catalog> catalog_;
@@ -141,7 +148,8 @@ void TestCompare::chartsOverlayEveryScenario() {
     document.edit(failing, choreo::ui::NoMerge, u"rename"_s);
     QVERIFY(dialog.addSnapshot());
     const auto& charts = dialog.charts();
-    QCOMPARE(charts.size(), 4);
+    QCOMPARE(charts.size(), 5); // step time, power, time and cost, memory, serving
+    QCOMPARE(charts[4]->objectName(), u"compareServingChart"_s);
     auto* breakdown = charts[0];
     auto* power = charts[1];
     auto* cost = charts[2];
@@ -241,6 +249,67 @@ void TestCompare::chartsOverlayEveryScenario() {
     QVERIFY(seriesOf<QLineSeries>(*power->chart()).front()->name().startsWith(u"Snapshot 2"_s));
     QCOMPARE(barsOf(*breakdown->chart())->barSets()[0]->count(), 2);
     QCOMPARE(seriesOf<QScatterSeries>(*cost->chart()).size(), 1);
+}
+
+// Two devices serving under the same SLOs: the rate each sustains within them, the tokens/s there, and the
+// price of a million tokens at that rate (its pools' $/h over the tokens an hour), best marked in bold; a
+// device that cannot meet them says so, and a training scenario leaves the rows empty.
+void TestCompare::servingDevicesAtEqualSlos() {
+    CompareModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto serving = [](double maxRate, double tokensAtMax, double usdPerHour, double joules) {
+        choreo::models::RunResult r;
+        r.kind = "serve";
+        choreo::models::ServingResult s;
+        s.search.searched = true;
+        s.search.ttft_slo_s = 2.0;
+        if (maxRate > 0) // two loads: one within the SLO, one past the knee
+            for (const double f : {0.5, 1.2}) {
+                choreo::models::LoadPoint p;
+                p.rate_rps = f * maxRate;
+                p.output_tokens_per_s = f * tokensAtMax;
+                p.ttft_s.p99 = f < 1.0 ? 0.1 : 30.0;
+                p.tpot_s.p99 = 0.03;
+                p.meets_slo = f < 1.0;
+                s.search.curve.push_back(p);
+            }
+        if (maxRate > 0)
+            s.search.max_rate_rps = maxRate;
+        s.search.output_tokens_per_s_at_max = tokensAtMax;
+        s.usd_per_hour = usdPerHour;
+        s.joules_per_token = joules;
+        r.serving = s;
+        return r;
+    };
+    for (const char* title : {"h100", "l40s", "slow", "training"})
+        QVERIFY(
+            model.add({QString::fromLatin1(title), {}, original_, 0, CompareModel::State::NotRun, {}, {}}));
+    model.setResult(0, serving(40.0, 12000.0, 32.0, 2.0));
+    model.setResult(1, serving(10.0, 3000.0, 4.0, 1.5));
+    model.setResult(2, serving(0.0, 0.0, 8.0, 3.0));
+    model.setResult(3, choreo::test::cannedStepResult(4, 8));
+    auto value = [&](int row, int column) { return model.index(row, column).data(choreo::ui::ValueRole); };
+    QCOMPARE(value(CompareModel::ServingRateRow, 0).toDouble(), 40.0);
+    // $32/h over 12,000 tokens/s = $0.741 a million; $4/h over 3,000 tokens/s = $0.370.
+    QVERIFY(std::fabs(value(CompareModel::UsdPerMillionTokensRow, 0).toDouble() - 32.0 / 43.2) < 1e-9);
+    QVERIFY(std::fabs(value(CompareModel::UsdPerMillionTokensRow, 1).toDouble() - 4.0 / 10.8) < 1e-9);
+    auto bold = [&](int row, int column) {
+        return model.index(row, column).data(Qt::FontRole).value<QFont>().bold();
+    };
+    QVERIFY(bold(CompareModel::ServingRateRow, 0));         // more requests/s is better
+    QVERIFY(bold(CompareModel::UsdPerMillionTokensRow, 1)); // fewer dollars are better
+    QVERIFY(bold(CompareModel::JoulesPerTokenRow, 1));
+    QCOMPARE(model.index(CompareModel::ServingRateRow, 2).data().toString(), u"misses the SLOs"_s);
+    // A serving run has no step: its training rows stay empty rather than zero (and never "best").
+    QVERIFY(model.index(CompareModel::StepTimeRow, 0).data().toString().isEmpty());
+    QVERIFY(!model.index(CompareModel::StepTimeRow, 0).data(Qt::FontRole).value<QFont>().bold());
+    QVERIFY(!value(CompareModel::UsdPerMillionTokensRow, 2).isValid());
+    QVERIFY(model.index(CompareModel::ServingRateRow, 3).data().toString().isEmpty());
+    // The serving chart overlays the curves that exist: TTFT and TPOT for two scenarios, one SLO line.
+    std::unique_ptr<QChart> chart(choreo::ui::createCompareServingChart(model));
+    QCOMPARE(seriesOf<QLineSeries>(*chart).size(), 5);
+    QCOMPARE(seriesOf<QLineSeries>(*chart).front()->name(), u"h100"_s);
+    QCOMPARE(seriesOf<QLineSeries>(*chart).back()->name(), u"SLO 2,000 ms"_s);
 }
 
 void TestCompare::atMostFour() {

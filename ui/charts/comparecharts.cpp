@@ -10,6 +10,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QPen>
 #include <QScatterSeries>
 #include <QStackedBarSeries>
@@ -17,7 +18,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
+#include <limits>
+#include <set>
 
 using namespace Qt::StringLiterals;
 
@@ -270,6 +274,90 @@ QChart* createCompareMemoryChart(const CompareModel& model) {
         for (QLegendMarker* marker : chart->legend()->markers(line))
             marker->setVisible(!named);
         named = true;
+    }
+    return chart;
+}
+
+namespace {
+
+// One scenario's p99 latency (`ttft` or TPOT) against throughput over its search's loads.
+QLineSeries* servingLine(const models::RateSearch& search, bool ttft, const QString& name,
+                         const QColor& color) {
+    auto* line = new QLineSeries;
+    line->setName(name);
+    line->setPen(QPen(color, ttft ? 2.0 : 1.5, ttft ? Qt::SolidLine : Qt::DashLine));
+    line->setPointsVisible(true);
+    for (const auto& p : search.curve) // a log axis has no place for 0 (a probe too short to measure it)
+        if (const double ms = (ttft ? p.ttft_s.p99 : p.tpot_s.p99) * 1e3; ms > 0.0)
+            line->append(p.output_tokens_per_s, ms);
+    return line;
+}
+
+} // namespace
+
+QChart* createCompareServingChart(const CompareModel& model) {
+    auto* chart = new QChart;
+    chartstyle::apply(*chart);
+    double xMax = 0.0, yMin = std::numeric_limits<double>::max(), yMax = 0.0;
+    std::set<double> slos; // ms
+    for (const auto& e : model.entries()) {
+        if (!e.result || !e.result->serving)
+            continue;
+        const auto& search = e.result->serving->search;
+        for (const auto& p : search.curve) {
+            xMax = std::max(xMax, p.output_tokens_per_s);
+            for (double v : {p.ttft_s.p99 * 1e3, p.tpot_s.p99 * 1e3})
+                if (v > 0.0) {
+                    yMin = std::min(yMin, v);
+                    yMax = std::max(yMax, v);
+                }
+        }
+        for (const auto& slo : {search.ttft_slo_s, search.tpot_slo_s})
+            if (slo)
+                slos.insert(*slo * 1e3);
+    }
+    if (yMax <= 0.0) {
+        chart->setTitle(
+            QObject::tr("Latency against throughput (run serving scenarios with SLOs to see it)"));
+        return chart;
+    }
+    chart->setTitle(QObject::tr("Latency against throughput: p99 TTFT solid, p99 TPOT dashed"));
+    for (double slo : slos) {
+        yMin = std::min(yMin, slo);
+        yMax = std::max(yMax, slo);
+    }
+    auto* x = addValueAxis(*chart, QObject::tr("Throughput (output tokens/s)"), xMax, Qt::AlignBottom);
+    auto* y = new QLogValueAxis;
+    y->setBase(10.0);
+    y->setTitleText(QObject::tr("p99 latency (ms)"));
+    y->setLabelFormat(u"%g"_s);
+    y->setMinorTickCount(8);
+    y->setRange(std::pow(10.0, std::floor(std::log10(yMin))), std::pow(10.0, std::ceil(std::log10(yMax))));
+    chart->addAxis(y, Qt::AlignLeft);
+    for (std::size_t c = 0; c < model.entries().size(); ++c) {
+        const auto& e = model.entries()[c];
+        if (!e.result || !e.result->serving || e.result->serving->search.curve.empty())
+            continue;
+        for (bool ttft : {true, false}) {
+            auto* line = servingLine(e.result->serving->search, ttft,
+                                     ttft ? e.title : QObject::tr("%1 TPOT").arg(e.title), scenarioColor(c));
+            chart->addSeries(line);
+            line->attachAxis(x);
+            line->attachAxis(y);
+            if (!ttft) // the legend names each scenario once, by its colour
+                for (QLegendMarker* marker : chart->legend()->markers(line))
+                    marker->setVisible(false);
+        }
+    }
+    for (double slo : slos) {
+        auto* line = new QLineSeries;
+        line->setName(QObject::tr("SLO %1 ms").arg(formatSignificant(slo)));
+        line->setPen(QPen(QColor(0x70, 0x70, 0x70), 1.2, Qt::DashDotLine));
+        line->append(0.0, slo);
+        line->append(x->max(), slo);
+        chart->addSeries(line);
+        line->attachAxis(x);
+        line->attachAxis(y);
     }
     return chart;
 }

@@ -24,5 +24,8 @@ QChart* createCompareCostChart(const CompareModel& model);
 // Memory per device of each scenario as a stacked bar (weights ... buffers), with its device's capacity
 // marked across the bar.
 QChart* createCompareMemoryChart(const CompareModel& model);
+// Serving scenarios' latency against throughput: each one's p99 TTFT (solid) and p99 TPOT (dashed) over the
+// loads its rate search simulated, log scale, with every SLO they searched under as a grey dashed line.
+QChart* createCompareServingChart(const CompareModel& model);
 
 } // namespace choreo::ui

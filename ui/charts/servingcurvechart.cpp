@@ -39,8 +39,9 @@ void addLatency(QChart& chart, const ServingCurveModel& model, int column, const
     line->setName(name);
     line->setPen(QPen(color, 2.0));
     line->setPointsVisible(true);
-    for (int row = 0; row < model.rowCount(); ++row)
-        line->append(cell(model, row, ServingCurveModel::ThroughputColumn), cell(model, row, column));
+    for (int row = 0; row < model.rowCount(); ++row) // a log axis has no place for 0
+        if (const double ms = cell(model, row, column); ms > 0.0)
+            line->append(cell(model, row, ServingCurveModel::ThroughputColumn), ms);
     chart.addSeries(line);
     line->attachAxis(x);
     line->attachAxis(y);

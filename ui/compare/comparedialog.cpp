@@ -77,6 +77,8 @@ CompareDialog::CompareDialog(Document* document, WorkerCommand worker, QWidget* 
          [m](const QAbstractItemModel&) { return createCompareCostChart(*m); }},
         {"compareMemoryChart", tr("Memory"),
          [m](const QAbstractItemModel&) { return createCompareMemoryChart(*m); }},
+        {"compareServingChart", tr("Serving"),
+         [m](const QAbstractItemModel&) { return createCompareServingChart(*m); }},
     };
     for (const auto& [name, tab, build] : charts) {
         auto* view = new ModelChartView(model_, build);

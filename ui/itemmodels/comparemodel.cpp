@@ -32,9 +32,37 @@ QString poolLines(const models::RunResult& r) {
     return lines.join(u"\n"_s);
 }
 
-// Result rows where less is better; the others (throughput, MFU) want more.
+// Result rows where less is better; the others (throughputs, MFU, the rate within the SLOs) want more.
 bool lowerIsBetter(int row) {
-    return row != CompareModel::ThroughputRow && row != CompareModel::MfuRow;
+    return row != CompareModel::ThroughputRow && row != CompareModel::MfuRow &&
+           row != CompareModel::ServingRateRow && row != CompareModel::ServingThroughputRow;
+}
+
+bool isTrainingRow(int row) {
+    return row >= CompareModel::StepTimeRow && row <= CompareModel::MemoryRow;
+}
+
+// A serving figure of a result: nullopt where it serves nothing or no rate met the SLOs.
+std::optional<double> servingValue(int row, const models::RunResult& r) {
+    if (!r.serving)
+        return std::nullopt;
+    const models::ServingResult& s = *r.serving;
+    const double atMax = s.search.output_tokens_per_s_at_max;
+    switch (row) {
+    case CompareModel::ServingRateRow:
+        return s.search.max_rate_rps;
+    case CompareModel::ServingThroughputRow:
+        return s.search.max_rate_rps ? std::optional<double>(atMax) : std::nullopt;
+    case CompareModel::UsdPerMillionTokensRow:
+        // The pools' hourly price over the tokens an hour at that rate: devices compared at equal SLOs.
+        return s.search.max_rate_rps && atMax > 0
+                   ? std::optional<double>(s.usd_per_hour / (atMax * 3600.0) * 1e6)
+                   : std::nullopt;
+    case CompareModel::JoulesPerTokenRow:
+        return s.joules_per_token;
+    default:
+        return std::nullopt;
+    }
 }
 
 } // namespace
@@ -111,6 +139,8 @@ std::optional<double> CompareModel::value(int row, int column) const {
     if (!e.result)
         return std::nullopt;
     const auto& r = *e.result;
+    if (isTrainingRow(row) && r.kind == "serve")
+        return std::nullopt; // a serving run has no step: its rows below say what it does
     switch (row) {
     case StepTimeRow:
         return r.step_time_s;
@@ -127,12 +157,12 @@ std::optional<double> CompareModel::value(int row, int column) const {
     case MemoryRow:
         return r.memory_per_device_GB;
     default:
-        return std::nullopt;
+        return servingValue(row, r);
     }
 }
 
 bool CompareModel::isBest(int row, int column) const {
-    if (row < StepTimeRow || row > MemoryRow)
+    if (row < StepTimeRow || row > JoulesPerTokenRow)
         return false;
     const auto mine = value(row, column);
     if (!mine)
@@ -172,6 +202,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     const models::Pool* pool = e.scenario.trainingPool();
     const auto& p = e.scenario.workload.parallel;
     const auto& r = e.result;
+    if (r && isTrainingRow(row) && !value(row, index.column()))
+        return QString();
     switch (row) {
     case SourceRow:
         return e.source;
@@ -182,6 +214,10 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     case ModelRow:
         return QString::fromStdString(e.scenario.workload.model.name);
     case LayoutRow:
+        if (e.scenario.workload.kind == models::WorkloadKind::Serve && e.scenario.workload.serve) {
+            const auto& sp = e.scenario.workload.serve->parallel;
+            return tr("serving: tp %1 · pp %2 · ep %3 a replica").arg(sp.tp).arg(sp.pp).arg(sp.ep);
+        }
         return u"tp %1 · pp %2 · dp %3 · cp %4 · vp %5 · ZeRO %6"_s.arg(p.tp)
             .arg(p.pp)
             .arg(p.dp)
@@ -202,6 +238,11 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         return r ? tr("%1 MWh").arg(formatSignificant(r->energy_kWh / 1000.0, 3)) : QString();
     case MemoryRow:
         return r ? tr("%1 GB").arg(formatSignificant(r->memory_per_device_GB, 3)) : QString();
+    case ServingRateRow:
+    case ServingThroughputRow:
+    case UsdPerMillionTokensRow:
+    case JoulesPerTokenRow:
+        return servingText(row, index.column());
     case PoolsRow:
         return r ? poolLines(*r) : QString();
     case BottleneckRow:
@@ -222,6 +263,25 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         return {};
     default:
         return {};
+    }
+}
+
+QString CompareModel::servingText(int row, int column) const {
+    const auto& r = entries_[static_cast<std::size_t>(column)].result;
+    if (!r || !r->serving)
+        return {};
+    const auto v = value(row, column);
+    if (!v)
+        return row == ServingRateRow ? tr("misses the SLOs") : QString();
+    switch (row) {
+    case ServingRateRow:
+        return tr("%1 requests/s").arg(formatSignificant(*v, 3));
+    case ServingThroughputRow:
+        return formatFixed(*v, 0);
+    case UsdPerMillionTokensRow:
+        return tr("$%1").arg(formatSignificant(*v, 3));
+    default:
+        return tr("%1 J").arg(formatSignificant(*v, 3));
     }
 }
 
@@ -256,6 +316,14 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Energy");
     case MemoryRow:
         return tr("Memory/device");
+    case ServingRateRow:
+        return tr("Rate within SLOs");
+    case ServingThroughputRow:
+        return tr("Output tokens/s there");
+    case UsdPerMillionTokensRow:
+        return tr("$/M tokens there");
+    case JoulesPerTokenRow:
+        return tr("J/token (stream)");
     case PoolsRow:
         return tr("Pools");
     case BottleneckRow:

@@ -30,6 +30,12 @@ public:
         CostRow,
         EnergyRow,
         MemoryRow,
+        // Serving, where the scenario serves: the highest Poisson rate within its SLOs, the output tokens/s
+        // there, the price of a million output tokens at that rate, and the energy a token of its stream.
+        ServingRateRow,
+        ServingThroughputRow,
+        UsdPerMillionTokensRow,
+        JoulesPerTokenRow,
         PoolsRow,      // each pool's stages, busy fraction and cost, one line each
         BottleneckRow, // the stage that limits tokens/s, and where it runs
         StatusRow,
@@ -68,6 +74,8 @@ public:
 private:
     [[nodiscard]] std::optional<double> value(int row, int column) const;
     [[nodiscard]] bool isBest(int row, int column) const;
+    // A serving row's text (empty where the scenario serves nothing).
+    [[nodiscard]] QString servingText(int row, int column) const;
     void columnChanged(int column);
 
     std::vector<Entry> entries_;
