@@ -173,6 +173,7 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
     }
     if (lo > idleRate) { // the curve below the highest rate, in one batch of children
         std::vector<models::StreamOverride> fill;
+        fill.reserve(kCurveFractions.size());
         for (double f : kCurveFractions)
             fill.push_back(at(f * lo));
         const auto measured = prober.measure(fill);
