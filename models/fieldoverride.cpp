@@ -6,10 +6,12 @@ namespace choreo::models {
 
 namespace {
 
-// One step of a path: an object's key, or an array's index.
+// One step of a path: an object's key, or an array's index, or the array's entry of a kind
+// ("workload.stages[data]": the stage whose "kind" is "data").
 struct PathStep {
     std::string key; // empty for an index
     std::size_t index = 0;
+    std::string kind;  // set for an entry named by its kind
     std::string shown; // the path up to and including this step
 };
 
@@ -31,18 +33,23 @@ std::optional<std::vector<PathStep>> pathSteps(const std::string& path, std::str
             return std::nullopt;
         }
         shown += (shown.empty() ? "" : ".") + path.substr(i, end - i);
-        steps.push_back({path.substr(i, end - i), 0, shown});
+        steps.push_back({path.substr(i, end - i), 0, "", shown});
         i = end;
         while (i < path.size() && path[i] == '[') {
             const std::size_t close = path.find(']', i);
-            const std::string digits = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
-            if (digits.empty() || digits.size() > 6 ||
-                digits.find_first_not_of("0123456789") != std::string::npos) {
-                error = "expected [INDEX] with a whole number after \"" + shown + "\"";
+            const std::string inside = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
+            const bool number = !inside.empty() && inside.size() <= 6 &&
+                                inside.find_first_not_of("0123456789") == std::string::npos;
+            const bool kind = !inside.empty() && inside.size() <= 16 &&
+                              inside.find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string::npos;
+            if (!number && !kind) {
+                error = "expected [INDEX] with a whole number, or [KIND] with a stage's kind, after \"" +
+                        shown + "\"";
                 return std::nullopt;
             }
-            shown += "[" + digits + "]";
-            steps.push_back({"", static_cast<std::size_t>(std::stoul(digits)), shown});
+            shown += "[" + inside + "]";
+            steps.push_back(
+                {"", number ? static_cast<std::size_t>(std::stoul(inside)) : 0, kind ? inside : "", shown});
             i = close + 1;
         }
         if (i < path.size() && path[i] != '.') {
@@ -98,13 +105,24 @@ bool applyFieldOverride(Json& document, const FieldOverride& field, std::string&
                 error = parent + " is " + JsonReader::typeName(*at) + ", not an array";
                 return false;
             }
-            if (step.index >= at->size()) {
+            if (!step.kind.empty()) {
+                Json* entry = nullptr;
+                for (Json& candidate : *at)
+                    if (candidate.is_object() && candidate.value("kind", Json()) == step.kind)
+                        entry = &candidate;
+                if (!entry) {
+                    error = parent + " has no entry of kind \"" + step.kind + "\"";
+                    return false;
+                }
+                at = entry;
+            } else if (step.index >= at->size()) {
                 error = parent + " has " + std::to_string(at->size()) +
                         (at->size() == 1 ? " entry" : " entries") + "; there is no [" +
                         std::to_string(step.index) + "]";
                 return false;
+            } else {
+                at = &(*at)[step.index];
             }
-            at = &(*at)[step.index];
         }
         parent = step.shown;
     }

@@ -77,6 +77,11 @@ public:
         spec_.applies = [](const Scenario& s) { return s.workload.model.moe.has_value(); };
         return std::move(*this);
     }
+    // A field of a stage that exists only where the workload has it (workload.stages[data], ...).
+    Field&& onlyWith(bool (*present)(const Scenario&)) && {
+        spec_.applies = present;
+        return std::move(*this);
+    }
     template <typename Access>
     Field&& access(Access field) && {
         spec_.get = [field](const Scenario& s) { return valueOf(field(s)); };
@@ -94,6 +99,8 @@ private:
             return static_cast<std::int64_t>(v);
         else if constexpr (std::is_same_v<T, std::optional<double>>)
             return v ? FieldValue{*v} : FieldValue{};
+        else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>)
+            return v ? FieldValue{*v} : FieldValue{};
         else
             return toString(v); // an enum, by its name
     }
@@ -108,6 +115,10 @@ private:
         else if constexpr (std::is_same_v<T, std::optional<double>>)
             target =
                 std::holds_alternative<double>(v) ? std::optional<double>(std::get<double>(v)) : std::nullopt;
+        else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>)
+            target = std::holds_alternative<std::int64_t>(v)
+                         ? std::optional<std::int64_t>(std::get<std::int64_t>(v))
+                         : std::nullopt;
         else // an enum: the choice whose name toString gives
             target = enumNamed<T>(std::get<std::string>(v));
     }
@@ -482,6 +493,99 @@ void addCostFields(std::vector<FieldSpec>& t) {
                     .take());
 }
 
+bool hasDataStage(const Scenario& s) {
+    return s.workload.data.has_value();
+}
+
+bool hasEvalStage(const Scenario& s) {
+    return s.workload.eval.has_value();
+}
+
+// The data stage (workload.stages[data]): what a sample holds, where it is read from, how it is prepared.
+// Its pool is read by hand (a pool's name).
+void addDataStageFields(std::vector<FieldSpec>& t) {
+    const std::string g = "Data stage";
+    const std::string p = "workload.stages[data].";
+    t.push_back(choice(p + "modality", g, "Modality",
+                       named({Modality::Text, Modality::Image, Modality::Video, Modality::Audio}))
+                    .tip("What a sample holds: text is tokenised; images and video frames are decoded and "
+                         "augmented; audio is decoded to a log-mel spectrogram")
+                    .onlyWith(hasDataStage)
+                    .access([](auto& s) -> auto& { return s.workload.data->modality; })
+                    .take());
+    t.push_back(Field(p + "storage", FieldKind::Text, g, "Storage")
+                    .optional(std::string("parallel-fs"))
+                    .tip("The catalog's storage tier the samples are read from: local-nvme, parallel-fs or "
+                         "object-store")
+                    .onlyWith(hasDataStage)
+                    .access([](auto& s) -> auto& { return s.workload.data->storage; })
+                    .take());
+    t.push_back(Field(p + "stored_bytes_per_sample", FieldKind::OptionalNumber, g, "Stored")
+                    .above(0, 1e12)
+                    .optional({})
+                    .unit(" B")
+                    .unset("typical")
+                    .shown(1, 0)
+                    .tip("Bytes read from storage a sample; unset: 4 bytes a text token, 110 kB an image "
+                         "(the mean ImageNet JPEG); required for video and audio")
+                    .onlyWith(hasDataStage)
+                    .access([](auto& s) -> auto& { return s.workload.data->stored_bytes_per_sample; })
+                    .take());
+    t.push_back(number(p + "items_per_sample", g, "Items")
+                    .above(0, 1e6)
+                    .optional(1.0)
+                    .shown(1, 1)
+                    .tip("Images, video frames or seconds of audio decoded a sample (not for text)")
+                    .onlyWith(hasDataStage)
+                    .access([](auto& s) -> auto& { return s.workload.data->items_per_sample; })
+                    .take());
+    t.push_back(count(p + "image_px", g, "Image side", 65'536)
+                    .optional(std::int64_t{224})
+                    .unit(" px")
+                    .tip("Side of a decoded, augmented image or frame: sets the bytes handed to the devices")
+                    .onlyWith(hasDataStage)
+                    .access([](auto& s) -> auto& { return s.workload.data->image_px; })
+                    .take());
+    t.push_back(count(p + "text_tokens_per_sample", g, "Text tokens", kMaxSequences)
+                    .range(0, kMaxSequences)
+                    .optional({})
+                    .unset("seq_len (text)")
+                    .tip("Tokens of text tokenised a sample; unset: the sequence length for text, none "
+                         "otherwise")
+                    .onlyWith(hasDataStage)
+                    .access([](auto& s) -> auto& { return s.workload.data->text_tokens_per_sample; })
+                    .take());
+    t.push_back(count(p + "prefetch_batches", g, "Prefetch", 1'000)
+                    .optional(std::int64_t{2})
+                    .unit(" batches")
+                    .tip("Prepared batches the queue between the data stage and the training holds (in the "
+                         "CPUs' memory)")
+                    .onlyWith(hasDataStage)
+                    .access([](auto& s) -> auto& { return s.workload.data->prefetch_batches; })
+                    .take());
+}
+
+// The evaluation stage (workload.stages[eval]); its pool is read by hand.
+void addEvalStageFields(std::vector<FieldSpec>& t) {
+    const std::string g = "Evaluation";
+    const std::string p = "workload.stages[eval].";
+    t.push_back(count(p + "every_steps", g, "Every", 1e9)
+                    .optional(std::int64_t{1000})
+                    .unit(" steps")
+                    .tip("Training steps between two evaluations")
+                    .onlyWith(hasEvalStage)
+                    .access([](auto& s) -> auto& { return s.workload.eval->every_steps; })
+                    .take());
+    t.push_back(count(p + "samples", g, "Samples", kMaxSequences)
+                    .range(0, kMaxSequences)
+                    .omitted(std::int64_t{0})
+                    .unset("one batch")
+                    .tip("Sequences one evaluation runs forward; unset: one global batch")
+                    .onlyWith(hasEvalStage)
+                    .access([](auto& s) -> auto& { return s.workload.eval->samples; })
+                    .take());
+}
+
 // Fields of the training step alone: a serving workload (workload.kind "serve") neither needs nor takes them.
 void markTrainingOnly(std::vector<FieldSpec>& t) {
     const std::vector<std::string> prefixes = {"workload.parallel.", "workload.overlap."};
@@ -510,6 +614,23 @@ void markTrainingOnly(std::vector<FieldSpec>& t) {
     }
 }
 
+// Fields inside an object a scenario may lack (the MoE shape, a stage) read as unset and ignore a value
+// where it does not apply, rather than reach into an empty optional.
+void guardOptionalObjects(std::vector<FieldSpec>& t) {
+    for (auto& field : t) {
+        if (!field.applies || (field.path.find("stages[") == std::string::npos &&
+                               field.path.find(".moe.") == std::string::npos))
+            continue;
+        field.get = [get = field.get, applies = field.applies](const Scenario& s) {
+            return applies(s) ? get(s) : FieldValue{};
+        };
+        field.set = [set = field.set, applies = field.applies](Scenario& s, const FieldValue& v) {
+            if (applies(s))
+                set(s, v);
+        };
+    }
+}
+
 std::vector<FieldSpec> buildTable() {
     std::vector<FieldSpec> t;
     addModelFields(t);
@@ -518,8 +639,11 @@ std::vector<FieldSpec> buildTable() {
     addParallelFields(t);
     addTrainingChoices(t);
     addOverlapFields(t);
+    addDataStageFields(t);
+    addEvalStageFields(t);
     addCostFields(t);
     markTrainingOnly(t);
+    guardOptionalObjects(t);
     return t;
 }
 
@@ -623,6 +747,8 @@ std::vector<std::string> fieldKeysOf(std::string_view objectPath) {
             continue;
         const std::string rest = f.path.substr(prefix.size());
         const std::string key = rest.substr(0, rest.find('.'));
+        if (key.find('[') != std::string::npos)
+            continue; // an array's entry (a stage): read by its own reader
         if (std::find(keys.begin(), keys.end(), key) == keys.end())
             keys.push_back(key);
     }
@@ -693,7 +819,8 @@ void readFields(JsonReader& r, const Json& object, const std::string& objectPath
 void writeFields(Json& doc, std::string_view prefix, const Scenario& s) {
     const std::string start = std::string(prefix) + ".";
     for (const auto& field : scenarioFields()) {
-        if (field.path.rfind(start, 0) != 0 || !field.appliesTo(s))
+        if (field.path.rfind(start, 0) != 0 || !field.appliesTo(s) ||
+            field.path.find('[', start.size()) != std::string::npos) // a stage's, written with its stage
             continue;
         const FieldValue value = field.get(s);
         if (std::holds_alternative<std::monostate>(value) || (field.omit_default && value == field.fallback))
@@ -711,6 +838,22 @@ void writeFields(Json& doc, std::string_view prefix, const Scenario& s) {
             },
             value);
     }
+}
+
+Diagnostics withStageAliases(const Diagnostics& diagnostics, const Scenario& s) {
+    Diagnostics out = diagnostics;
+    const std::pair<std::optional<std::size_t>, const std::string*> stages[] = {
+        {s.workload.data ? std::optional(s.workload.data->stage_index) : std::nullopt, &kDataStagePath},
+        {s.workload.eval ? std::optional(s.workload.eval->stage_index) : std::nullopt, &kEvalStagePath}};
+    for (const auto& d : diagnostics)
+        for (const auto& [index, alias] : stages) {
+            if (!index)
+                continue;
+            const std::string place = "workload.stages[" + std::to_string(*index) + "]";
+            if (d.path.rfind(place, 0) == 0 && (d.path.size() == place.size() || d.path[place.size()] == '.'))
+                out.push_back({*alias + d.path.substr(place.size()), d.message});
+        }
+    return out;
 }
 
 std::optional<FieldValue> parseFieldCell(const FieldSpec& field, const std::string& cell,

@@ -65,6 +65,16 @@ struct FieldSpec {
     [[nodiscard]] std::string describe(const Scenario& s) const;
 };
 
+// Where the table describes a workload stage's fields: the stage of that kind in workload.stages (files
+// hold it at some index; --set and `choreo-sim fields` name it by its kind).
+inline const std::string kDataStagePath = "workload.stages[data]";
+inline const std::string kEvalStagePath = "workload.stages[eval]";
+
+// `diagnostics` and, for each one under the data or eval stage's place in `s`
+// ("workload.stages[1].image_px"), the same under the stage's table path ("workload.stages[data].image_px"),
+// so that the desktop's fields, bound by table path, are marked.
+Diagnostics withStageAliases(const Diagnostics& diagnostics, const Scenario& s);
+
 // Every scalar field of a scenario, in the order files write them.
 const std::vector<FieldSpec>& scenarioFields();
 // The fields' groups, in the order the table first uses them (form boxes and report rows).

@@ -264,21 +264,13 @@ void readModel(JsonReader& r, const Json& j, const std::string& path, Scenario& 
     readFields(r, j, path, s);
 }
 
-DataStage readDataStage(JsonReader& r, const Json& j, const std::string& path) {
-    DataStage d;
-    r.rejectUnknownKeys(j, path,
-                        {"kind", "pool", "modality", "storage", "stored_bytes_per_sample", "items_per_sample",
-                         "image_px", "text_tokens_per_sample", "prefetch_batches"});
-    d.pool = r.text(j, path, "pool", false);
-    readChoice(r, j, path, "modality", true,
-               {Modality::Text, Modality::Image, Modality::Video, Modality::Audio}, "modality", d.modality);
-    d.storage = r.text(j, path, "storage", false).value_or(d.storage);
-    d.stored_bytes_per_sample = r.number(j, path, "stored_bytes_per_sample", true, false);
-    d.items_per_sample = r.number(j, path, "items_per_sample", true, false).value_or(d.items_per_sample);
-    d.image_px = r.integer(j, path, "image_px", 1, false).value_or(d.image_px);
-    d.text_tokens_per_sample = r.integer(j, path, "text_tokens_per_sample", 0, false);
-    d.prefetch_batches = r.integer(j, path, "prefetch_batches", 1, false).value_or(d.prefetch_batches);
-    return d;
+// The data stage at `path` into s.workload.data: its pool by hand, the rest with the field table
+// (workload.stages[data]); messages name the stage's place in the file.
+void readDataStage(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
+    s.workload.data.emplace();
+    r.rejectUnknownKeys(j, path, allowedKeys(kDataStagePath, {"kind", "pool"}));
+    s.workload.data->pool = r.text(j, path, "pool", false);
+    readFields(r, j, kDataStagePath, s, path);
 }
 
 OffloadStage readOffloadStage(JsonReader& r, const Json& j, const std::string& path) {
@@ -295,18 +287,18 @@ OffloadStage readOffloadStage(JsonReader& r, const Json& j, const std::string& p
     return o;
 }
 
-EvalStage readEvalStage(JsonReader& r, const Json& j, const std::string& path) {
-    EvalStage e;
-    r.rejectUnknownKeys(j, path, {"kind", "pool", "every_steps", "samples"});
-    e.pool = r.text(j, path, "pool", false);
-    e.every_steps = r.integer(j, path, "every_steps", 1, false).value_or(e.every_steps);
-    e.samples = r.integer(j, path, "samples", 1, false).value_or(e.samples);
-    return e;
+// The eval stage at `path` into s.workload.eval, as readDataStage does.
+void readEvalStage(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
+    s.workload.eval.emplace();
+    r.rejectUnknownKeys(j, path, allowedKeys(kEvalStagePath, {"kind", "pool"}));
+    s.workload.eval->pool = r.text(j, path, "pool", false);
+    readFields(r, j, kEvalStagePath, s, path);
 }
 
 // workload.stages: the pipeline around the training step. "train" may name the training pool (as
 // workload.pool does); "data" is the input pipeline, at most one.
-void readStages(JsonReader& r, const Json& j, const std::string& path, Workload& w) {
+void readStages(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
+    Workload& w = s.workload;
     if (!j.is_array()) {
         r.error(path, "expected an array, got " + JsonReader::typeName(j));
         return;
@@ -323,7 +315,7 @@ void readStages(JsonReader& r, const Json& j, const std::string& path, Workload&
                 r.error(JsonReader::join(here, "kind"),
                         "a second data stage (one input pipeline per workload)");
             else {
-                w.data = readDataStage(r, j[i], here);
+                readDataStage(r, j[i], here, s);
                 w.data->stage_index = i;
             }
         } else if (*kind == "train") {
@@ -347,7 +339,7 @@ void readStages(JsonReader& r, const Json& j, const std::string& path, Workload&
             if (w.eval)
                 r.error(JsonReader::join(here, "kind"), "a second eval stage (one evaluation per workload)");
             else {
-                w.eval = readEvalStage(r, j[i], here);
+                readEvalStage(r, j[i], here, s);
                 w.eval->stage_index = i;
             }
         } else if (*kind == "serve") {
@@ -398,7 +390,7 @@ void readWorkload(JsonReader& r, const Json& j, const std::string& path, Scenari
     }
     w.pool = r.text(j, path, "pool", false);
     if (auto it = j.find("stages"); it != j.end())
-        readStages(r, *it, JsonReader::join(path, "stages"), w);
+        readStages(r, *it, JsonReader::join(path, "stages"), s);
     if (!w.trains()) {
         if (!w.serve)
             r.error(JsonReader::join(path, "stages"),
@@ -437,20 +429,14 @@ void putOptional(Json& j, const char* key, const std::optional<T>& value) {
 }
 
 // workload.stages in the order the file gave them (empty when the workload has none).
-Json stagesToJson(const Workload& w) {
+Json stagesToJson(const Scenario& s) {
+    const Workload& w = s.workload;
     std::vector<std::pair<std::size_t, Json>> stages;
     if (w.data) {
-        const DataStage& d = *w.data;
         Json stage{{"kind", "data"}};
-        putOptional(stage, "pool", d.pool);
-        stage["modality"] = toString(d.modality);
-        stage["storage"] = d.storage;
-        putOptional(stage, "stored_bytes_per_sample", d.stored_bytes_per_sample);
-        stage["items_per_sample"] = d.items_per_sample;
-        stage["image_px"] = d.image_px;
-        putOptional(stage, "text_tokens_per_sample", d.text_tokens_per_sample);
-        stage["prefetch_batches"] = d.prefetch_batches;
-        stages.emplace_back(d.stage_index, stage);
+        putOptional(stage, "pool", w.data->pool);
+        writeFields(stage, kDataStagePath, s);
+        stages.emplace_back(w.data->stage_index, stage);
     }
     if (w.train_stage_index) {
         Json stage{{"kind", "train"}};
@@ -458,10 +444,9 @@ Json stagesToJson(const Workload& w) {
         stages.emplace_back(*w.train_stage_index, stage);
     }
     if (w.eval) {
-        Json stage{{"kind", "eval"}, {"every_steps", w.eval->every_steps}};
+        Json stage{{"kind", "eval"}};
         putOptional(stage, "pool", w.eval->pool);
-        if (w.eval->samples > 0)
-            stage["samples"] = w.eval->samples;
+        writeFields(stage, kEvalStagePath, s);
         stages.emplace_back(w.eval->stage_index, stage);
     }
     for (const OffloadStage& o : w.offload) {
@@ -565,7 +550,7 @@ std::string serializeScenario(const Scenario& s) {
     if (w.gradient_precision) // omitted: the default
         workload["gradient_precision"] = toString(*w.gradient_precision);
     putOptional(workload, "pool", w.pool);
-    if (auto stages = stagesToJson(w); !stages.empty())
+    if (auto stages = stagesToJson(s); !stages.empty())
         workload["stages"] = stages;
     doc["workload"] = workload;
     Json costs = Json::object();

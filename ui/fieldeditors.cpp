@@ -35,8 +35,14 @@ QWidget* countEditor(const FieldSpec& field, Edited edited) {
     box->setMinimum(static_cast<int>(field.minimum));
     if (!field.unset_text.empty())
         box->setSpecialValueText(q(field.unset_text));
-    QObject::connect(box, &QSpinBox::valueChanged, box,
-                     [edited](int value) { edited(FieldValue{std::int64_t{value}}); });
+    // A count that may be absent (the stage's default applies) is absent at its minimum.
+    const bool absentAtMinimum = !field.required && std::holds_alternative<std::monostate>(field.fallback);
+    QObject::connect(box, &QSpinBox::valueChanged, box, [edited, absentAtMinimum, box](int value) {
+        if (absentAtMinimum && value == box->minimum())
+            edited(FieldValue{});
+        else
+            edited(FieldValue{std::int64_t{value}});
+    });
     return box;
 }
 
@@ -109,7 +115,8 @@ void show(QWidget* widget, const FieldSpec& field, const FieldValue& value) {
                                  : q(std::get<std::string>(value));
         formfields::show(combo, QVariant(name));
     } else if (auto* spin = qobject_cast<QSpinBox*>(widget)) {
-        formfields::show(spin, std::get<std::int64_t>(value));
+        const auto* count = std::get_if<std::int64_t>(&value);
+        formfields::show(spin, count ? *count : spin->minimum()); // absent: the minimum reads the unset text
     } else if (auto* number = qobject_cast<QDoubleSpinBox*>(widget)) {
         if (const auto* v = std::get_if<double>(&value))
             formfields::show(number, *v / field.display_scale);

@@ -1,5 +1,6 @@
 #include "ui/mainwindow.h"
 
+#include "models/fieldtable.h"
 #include "models/scenarioio.h"
 #include "ui/autosave.h"
 #include "ui/calibration/calibratedialog.h"
@@ -413,7 +414,7 @@ void MainWindow::updateValidation() {
             tr("%n problem(s) to fix before running:", nullptr, static_cast<int>(diagnostics.size())));
         validity_->setStyleSheet(u"color: #a01818;"_s);
     }
-    marks_.show(diagnostics);
+    marks_.show(models::withStageAliases(diagnostics, document_->scenario())); // stage fields by table path
     updateActions();
 }
 

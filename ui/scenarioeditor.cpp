@@ -6,6 +6,7 @@
 #include "ui/editids.h"
 #include "ui/formfields.h"
 #include "ui/workload/serveeditor.h"
+#include "ui/workload/stageseditor.h"
 #include "ui/workload/workloadeditor.h"
 
 #include <QFormLayout>
@@ -32,6 +33,7 @@ ScenarioEditor::ScenarioEditor(Document* document, FieldMarks* marks, std::vecto
     layout->addLayout(nameRow);
     layout->addWidget(cluster_);
     layout->addWidget(workload_);
+    layout->addWidget(new StagesEditor(document, marks));
     layout->addWidget(new ServeEditor(document, marks));
     layout->addWidget(costs_);
     layout->addWidget(calibration_);

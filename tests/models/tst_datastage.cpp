@@ -173,7 +173,10 @@ private slots:
                                   << u"a gpu"_s;
         QTest::newRow("zero queue") << u"workload.stages[0].prefetch_batches=0"_s
                                     << u"workload.stages[0].prefetch_batches"_s << u"at least 1"_s;
-        QTest::newRow("huge queue") << u"workload.stages[0].prefetch_batches=100000"_s
+        QTest::newRow("long queue") << u"workload.stages[0].prefetch_batches=100000"_s
+                                    << u"workload.stages[0].prefetch_batches"_s << u"must be at most 1000"_s;
+        // Two 65,536-px frames' batches (12.9 GB a sample) do not fit in the CPUs' memory.
+        QTest::newRow("huge queue") << u"workload.stages[0].image_px=65536"_s
                                     << u"workload.stages[0].prefetch_batches"_s << u"GB on each epyc-9654"_s;
         QTest::newRow("storage") << u"workload.stages[0].storage=\"tape\""_s
                                  << u"workload.stages[0].storage"_s << u"unknown storage tier \"tape\""_s;

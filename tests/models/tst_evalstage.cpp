@@ -108,8 +108,9 @@ private slots:
                                       << u"workload.stages[0].pool"_s << u"no pool named \"tpus\""_s;
         QTest::newRow("zero interval") << uR"({"kind": "eval", "every_steps": 0})"_s
                                        << u"workload.stages[0].every_steps"_s << u"at least 1"_s;
-        QTest::newRow("zero samples")
-            << uR"({"kind": "eval", "samples": 0})"_s << u"workload.stages[0].samples"_s << u"at least 1"_s;
+        // 0 samples means one global batch (the default); fewer is refused.
+        QTest::newRow("negative samples")
+            << uR"({"kind": "eval", "samples": -1})"_s << u"workload.stages[0].samples"_s << u"at least 0"_s;
         QTest::newRow("unknown field") << uR"({"kind": "eval", "batches": 3})"_s
                                        << u"workload.stages[0].batches"_s << u"unknown field"_s;
     }

@@ -23,6 +23,8 @@ FieldValue anotherValue(const FieldSpec& field, const Scenario& s) {
     const FieldValue now = field.get(s);
     switch (field.kind) {
     case FieldKind::Count: {
+        if (!std::holds_alternative<std::int64_t>(now)) // an absent count: its default applies
+            return static_cast<std::int64_t>(field.minimum) + 1;
         const auto n = std::get<std::int64_t>(now);
         return n < static_cast<std::int64_t>(field.maximum) ? n + 1 : n - 1;
     }
@@ -43,11 +45,16 @@ FieldValue anotherValue(const FieldSpec& field, const Scenario& s) {
     return now;
 }
 
+// Mixtral with a data stage (on the host CPUs) and an evaluation: every table field applies.
 Scenario moeDefault() {
     Diagnostics errors;
     auto s = loadScenarioFile(kAssets / "scenarios" / "mixtral-8x7b.json", errors);
     if (!s)
         qFatal("%s", joinDiagnostics(errors).c_str());
+    s->workload.data.emplace();
+    s->workload.data->stage_index = 0;
+    s->workload.eval.emplace();
+    s->workload.eval->stage_index = 1;
     return *s;
 }
 
@@ -97,8 +104,42 @@ private slots:
             QVERIFY(over && applyFieldOverride(doc, *over, error));
             Diagnostics errors;
             QVERIFY2(!parseScenario(doc.dump(), errors), f.path.c_str());
-            QVERIFY2(hasError(errors, f.path, "must be at most"), joinDiagnostics(errors).c_str());
+            // A stage's fields are named by the stage's place in the file; the alias names them by kind.
+            QVERIFY2(hasError(withStageAliases(errors, moeDefault()), f.path, "must be at most"),
+                     joinDiagnostics(errors).c_str());
         }
+    }
+
+    // The stages' fields: read from the stage wherever it sits, named in messages by its place in the file,
+    // set by --set under its kind, and marked in the desktop through withStageAliases.
+    void stageFieldsReadWhereTheStageSits() {
+        Json doc = Json::parse(serializeScenario(moeDefault()));
+        std::string error;
+        const auto set = parseFieldOverride("workload.stages[data].image_px=336", error);
+        QVERIFY2(set && applyFieldOverride(doc, *set, error), error.c_str());
+        Diagnostics errors;
+        auto s = parseScenario(doc.dump(), errors);
+        QVERIFY2(s, joinDiagnostics(errors).c_str());
+        QCOMPARE(s->workload.data->image_px, 336);
+        QCOMPARE(s->workload.data->prefetch_batches, 2); // the table's default
+        QVERIFY(!s->workload.data->text_tokens_per_sample);
+        doc["workload"]["stages"][0]["items_per_sample"] = 1e300;
+        doc["workload"]["stages"][1]["every_steps"] = 0;
+        QVERIFY(!parseScenario(doc.dump(), errors));
+        QVERIFY2(hasError(errors, "workload.stages[0].items_per_sample", "must be at most"),
+                 joinDiagnostics(errors).c_str());
+        QVERIFY2(hasError(errors, "workload.stages[1].every_steps", "must be at least 1"),
+                 joinDiagnostics(errors).c_str());
+        const Diagnostics aliased = withStageAliases(errors, *s);
+        QVERIFY(hasError(aliased, "workload.stages[data].items_per_sample", "must be at most"));
+        QVERIFY(hasError(aliased, "workload.stages[eval].every_steps", "must be at least 1"));
+        // A workload without the stage neither reads nor writes its fields.
+        Scenario plain = moeDefault();
+        plain.workload.data.reset();
+        const FieldSpec* modality = findField("workload.stages[data].modality");
+        QVERIFY(modality && !modality->appliesTo(plain));
+        QVERIFY(std::holds_alternative<std::monostate>(modality->get(plain)));
+        QVERIFY(serializeScenario(plain).find("modality") == std::string::npos);
     }
 
     void checkValueNamesTheProblem() {

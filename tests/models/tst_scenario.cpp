@@ -491,7 +491,8 @@ private slots:
             {"workload.micro_batch", "expected PATH=VALUE"},
             {"=2", "expected PATH=VALUE"},
             {"workload..tp=2", "expected a field name at character 10"},
-            {"cluster.pools[x].count=2", "expected [INDEX] with a whole number after \"cluster.pools\""},
+            {"cluster.pools[-1].count=2",
+             "expected [INDEX] with a whole number, or [KIND] with a stage's kind, after \"cluster.pools\""},
             {"workload.=2", "the path ends with \".\""},
             {"cluster.pools[0]x=2", "unexpected \"x\" after \"cluster.pools[0]\""},
         };
@@ -504,6 +505,7 @@ private slots:
             {"cluster.pools[3].count=2", "cluster.pools has 1 entry; there is no [3]"},
             {"workload.global_batch.size=2", "workload.global_batch is an integer, not an object"},
             {"workload[0]=2", "workload is an object, not an array"},
+            {"cluster.pools[data].count=2", "cluster.pools has no entry of kind \"data\""},
         };
         for (const auto& [assignment, message] : nowhere) {
             error.clear();

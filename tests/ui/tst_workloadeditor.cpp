@@ -6,12 +6,14 @@
 #include "ui/fieldmarks.h"
 #include "ui/workload/modelpresets.h"
 #include "ui/workload/serveeditor.h"
+#include "ui/workload/stageseditor.h"
 #include "ui/workload/workloadeditor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGroupBox>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QTest>
 #include <QUndoStack>
@@ -83,6 +85,7 @@ private slots:
     void parameterGatherNeedsZero();
     void moePresetFillsTheMoeFields();
     void serveEditorEditsTheServeStage();
+    void stagesEditorEditsTheDataStage();
 
 private:
     std::optional<choreo::models::Catalog> catalog_;
@@ -130,6 +133,45 @@ void TestWorkloadEditor::serveEditorEditsTheServeStage() {
     QVERIFY(document.scenario() == *start);
     QCOMPARE(rate->value(), start->workload.serve->requests.rate_per_s);
     // A training scenario serves nothing: no serving form.
+    document.reset(*choreo::test::loadDefaultScenario(), {});
+    QVERIFY(editor.isHidden());
+}
+
+// The data stage's fields come from the field table: a change is one undo step, a storage tier the catalog
+// lacks marks the field (its message names the stage by its place in the file), and a workload without a
+// data or eval stage shows neither box.
+void TestWorkloadEditor::stagesEditorEditsTheDataStage() {
+    choreo::models::Diagnostics errors;
+    const auto start = choreo::models::loadScenarioFile(
+        choreo::test::assetsDir() / "scenarios" / "hybrid-multimodal.json", errors);
+    QVERIFY2(start, choreo::models::joinDiagnostics(errors).c_str());
+    choreo::ui::Document document(*catalog_, *start);
+    choreo::ui::FieldMarks marks;
+    choreo::ui::StagesEditor editor(&document, &marks);
+    QVERIFY(!editor.isHidden());
+    QVERIFY(!editor.findChild<QGroupBox*>(u"dataStageGroup"_s)->isHidden());
+    QVERIFY(editor.findChild<QGroupBox*>(u"evalStageGroup"_s)->isHidden());
+    auto* side = editor.findChild<QSpinBox*>(u"workload.stages[data].image_px"_s);
+    auto* tokens = editor.findChild<QSpinBox*>(u"workload.stages[data].text_tokens_per_sample"_s);
+    auto* storage = editor.findChild<QLineEdit*>(u"workload.stages[data].storage"_s);
+    QVERIFY(side && tokens && storage);
+    QCOMPARE(side->value(), 336);
+    QCOMPARE(tokens->value(), 1472);
+    side->setValue(448);
+    QCOMPARE(document.scenario().workload.data->image_px, 448);
+    QCOMPARE(document.undoStack()->count(), 1);
+    tokens->setValue(0); // the minimum: unset, the default (none for images) applies
+    QVERIFY(!document.scenario().workload.data->text_tokens_per_sample);
+    storage->setText(u"tape"_s);
+    emit storage->textEdited(storage->text());
+    marks.show(choreo::models::withStageAliases(document.diagnostics(), document.scenario()));
+    QVERIFY2(marks.marked().contains(storage), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
+    QVERIFY(choreo::models::joinDiagnostics(document.diagnostics()).find("workload.stages[0].storage") !=
+            std::string::npos);
+    while (document.undoStack()->canUndo())
+        document.undoStack()->undo();
+    QVERIFY(document.scenario() == *start);
+    QCOMPARE(side->value(), 336);
     document.reset(*choreo::test::loadDefaultScenario(), {});
     QVERIFY(editor.isHidden());
 }
