@@ -16,7 +16,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
+#include <unistd.h>
 
 namespace choreo::sim {
 
@@ -726,6 +729,50 @@ private:
     std::vector<std::vector<Tagged>> pipeSpans_, dataSpans_; // per stage, the representative's transfers
 };
 
+// What one task of a packet-fidelity graph costs: about 190 bytes of memory (default.json at 64 and 128
+// H100, /usr/bin/time's peak over the activities, 2026-12-05) and 3.9 us of CPU (the 1,024-device packet
+// case of docs/performance.md: 19 million activities in 73.6 s).
+constexpr double kBytesPerTask = 200.0;
+constexpr double kSecondsPerTask = 4e-6;
+
+// The memory a simulation may take: CHOREO_MEMORY_LIMIT_GB, else 80 % of this machine's.
+double memoryLimitBytes() {
+    if (const char* text = std::getenv("CHOREO_MEMORY_LIMIT_GB")) {
+        char* end = nullptr;
+        const double gb = std::strtod(text, &end);
+        if (end == text || *end != '\0' || !(gb > 0.0) || !std::isfinite(gb))
+            throw SimulationError(
+                std::string("CHOREO_MEMORY_LIMIT_GB: expected a positive number of GB, got \"") + text +
+                "\"");
+        return gb * 1e9;
+    }
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && pageSize > 0 ? 0.8 * static_cast<double>(pages) * static_cast<double>(pageSize) : 8e9;
+}
+
+// Packet fidelity simulates every message: before building the graph, count its tasks (without keeping
+// them) and refuse, with the estimate and the limit, a step that would not fit in memory.
+void refuseWhatCannotFit(const models::ResolvedScenario& rs, const Platform& platform) {
+    const double limitBytes = memoryLimitBytes();
+    const auto limit = static_cast<std::int64_t>(limitBytes / kBytesPerTask);
+    try {
+        TaskGraph counting = TaskGraph::counting(platform, limit);
+        StepBuilder(rs, platform, counting, Fidelity::Packet).build();
+    } catch (const TaskGraph::TooManyTasks&) {
+        char text[400];
+        std::snprintf(
+            text, sizeof text,
+            "refused before starting: packet fidelity on %lld devices would simulate more than %lld "
+            "messages and tasks, over %.3g GB of memory (the limit: %.3g GB, CHOREO_MEMORY_LIMIT_GB or "
+            "80 %% of this machine's) and over %.0f minutes; flow fidelity simulates the same step "
+            "with identical replicas folded",
+            static_cast<long long>(rs.pool().count), static_cast<long long>(limit),
+            static_cast<double>(limit) * kBytesPerTask / 1e9, limitBytes / 1e9,
+            static_cast<double>(limit) * kSecondsPerTask / 60.0);
+        throw SimulationError(text);
+    }
+}
+
 } // namespace
 
 models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const SimulationOptions& options) {
@@ -742,8 +789,11 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     report(0.0, "building platform");
     auto engine = makeEngine();
     PlatformSpec spec = PlatformSpec::fromScenario(rs);
-    spec.data = DataPathSpec::fromScenario(rs, spec, foldFactorOf(rs.workload(), spec, options.fidelity));
+    const double fold = foldFactorOf(rs.workload(), spec, options.fidelity);
+    spec.data = DataPathSpec::fromScenario(rs, spec, fold);
     Platform platform(*engine, spec);
+    if (options.fidelity == Fidelity::Packet)
+        refuseWhatCannotFit(rs, platform);
 
     report(0.05, "mapping workload");
     TaskGraph graph(platform);

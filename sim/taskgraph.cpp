@@ -17,6 +17,11 @@ struct TaskRef {
 } // namespace
 
 TaskGraph::Id TaskGraph::add(Task task) {
+    if (countLimit_ >= 0) {
+        if (++counted_ > countLimit_)
+            throw TooManyTasks{countLimit_};
+        return static_cast<Id>(counted_ % (1 << 30)); // never looked up: a counting graph does not run
+    }
     tasks_.push_back(std::move(task));
     return static_cast<Id>(tasks_.size() - 1);
 }
@@ -56,6 +61,8 @@ TaskGraph::Id TaskGraph::join() {
 }
 
 void TaskGraph::depend(Id before, Id after) {
+    if (countLimit_ >= 0)
+        return;
     tasks_[static_cast<std::size_t>(before)].successors.push_back(after);
     tasks_[static_cast<std::size_t>(after)].pending++;
 }
@@ -131,6 +138,8 @@ double TaskGraph::endOfFirst(std::size_t count) const {
 }
 
 double TaskGraph::run(sg4::Engine& engine, const std::function<void(double)>& progress) {
+    if (countLimit_ >= 0)
+        throw std::logic_error("a counting task graph cannot run");
     if (!g_callbackInstalled) {
         sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
             auto* ref = activity.get_data<TaskRef>();

@@ -31,6 +31,19 @@ public:
     explicit TaskGraph(const Platform& platform)
         : platform_(platform) {}
 
+    // Thrown by a counting graph when more than its limit of tasks is added.
+    struct TooManyTasks {
+        std::int64_t limit;
+    };
+    // A graph that only counts the tasks a builder adds (no memory per task), and throws TooManyTasks past
+    // `limit`: what a build would cost, known before it is paid. Such a graph cannot run.
+    static TaskGraph counting(const Platform& platform, std::int64_t limit) {
+        TaskGraph g(platform);
+        g.countLimit_ = limit;
+        return g;
+    }
+    [[nodiscard]] std::int64_t counted() const { return counted_; }
+
     Id compute(std::int64_t device, double seconds); // `seconds` at the device's full speed
     Id transfer(std::int64_t from, std::int64_t to, double bytes);
     Id transferHosts(sg4::Host* from, sg4::Host* to, double bytes);
@@ -63,6 +76,8 @@ private:
     std::int64_t activities_ = 0;
     std::int64_t nextReport_ = 0;
     std::function<void(double)> progress_;
+    std::int64_t countLimit_ = -1; // >= 0: a counting graph
+    std::int64_t counted_ = 0;
 };
 
 } // namespace choreo::sim

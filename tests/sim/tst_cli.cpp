@@ -327,6 +327,35 @@ private slots:
                  qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(f).arg(a)));
     }
 
+    // Packet fidelity counts its tasks before building them: 16,384 devices are refused with the estimate
+    // and the limit, not simulated until memory runs out; a bad limit is named.
+    void packetRefusesWhatCannotFit() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("CHOREO_MEMORY_LIMIT_GB"), QStringLiteral("2"));
+        const Run huge = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                                    QStringLiteral("packet"), QStringLiteral("--set"),
+                                    QStringLiteral("cluster.pools[0].count=16384"), QStringLiteral("--set"),
+                                    QStringLiteral("workload.parallel.dp=1024"), QStringLiteral("--set"),
+                                    QStringLiteral("workload.global_batch=1024")},
+                                   {}, env);
+        QCOMPARE(huge.exitCode, 3);
+        QVERIFY2(huge.err.contains("refused before starting: packet fidelity on 16384 devices"),
+                 huge.err.constData());
+        QVERIFY2(huge.err.contains("the limit: 2 GB"), huge.err.constData());
+        // The same limit holds the default scenario's packet step (about 2 x 10^5 tasks).
+        const Run fits = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                                    QStringLiteral("packet"), QStringLiteral("--json")},
+                                   {}, env);
+        QVERIFY2(fits.exitCode == 0, fits.err.constData());
+        env.insert(QStringLiteral("CHOREO_MEMORY_LIMIT_GB"), QStringLiteral("lots"));
+        const Run bad = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                                   QStringLiteral("packet")},
+                                  {}, env);
+        QCOMPARE(bad.exitCode, 3);
+        QVERIFY2(bad.err.contains("CHOREO_MEMORY_LIMIT_GB: expected a positive number of GB, got \"lots\""),
+                 bad.err.constData());
+    }
+
     void helpIsWrittenFromTheCommandTable() {
         const Run all = choreoSim({QStringLiteral("--help")});
         QCOMPARE(all.exitCode, 0);
