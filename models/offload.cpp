@@ -51,9 +51,9 @@ void overNetwork(const Scenario& s, const std::vector<ResolvedPool>& pools, std:
     const ResolvedPool& other = pools[*out.pool];
     const LinkRates rates = linkRates(s.cluster.network, *training.device);
     const double trainingBps = rates.nic_Bps * training.device->efficiency.nicFraction();
-    const double otherBps = static_cast<double>(other.pool.count) * other.device->nic_Gbps.value * 1e9 / 8.0 *
-                            other.device->efficiency.nicFraction() / trainingDevices(pools, trainingPool);
-    out.link_Bps = std::min(trainingBps, otherBps);
+    out.pool_nic_Bps = static_cast<double>(other.pool.count) * other.device->nic_Gbps.value * 1e9 / 8.0 *
+                       other.device->efficiency.nicFraction();
+    out.link_Bps = std::min(trainingBps, out.pool_nic_Bps / trainingDevices(pools, trainingPool));
     out.link_latency_s = kInterPoolHops * rates.switch_latency_s;
     out.link = "scale-out network";
 }

@@ -26,7 +26,8 @@ struct ResolvedOffload {
     // two pools' network interfaces.
     double link_Bps = 0;
     double link_latency_s = 0;
-    std::string link; // what that link is, for results ("host link", "scale-out network")
+    double pool_nic_Bps = 0; // over the network: the offload pool's NICs together, achieved (else 0)
+    std::string link;        // what that link is, for results ("host link", "scale-out network")
 };
 
 // The JSON path of an offload stage ("workload.stages[2]").
@@ -68,6 +69,9 @@ struct OffloadLoad {
     double bytes_per_step = 0;
     double link_GBps = 0; // per training device, each direction
     double busy_s = 0;    // per offload device
+    // Whether its transfers were flows on the step's platform, sharing links with the step's traffic (flow
+    // and packet fidelity, experts over a fat tree), or closed forms.
+    bool simulated = false;
 };
 OffloadLoad offloadLoad(const ResolvedOffload& offload, const Workload& workload);
 

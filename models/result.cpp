@@ -29,7 +29,8 @@ std::string withAssumedEfficiencies(const ResolvedScenario& rs, std::string cali
 
 } // namespace
 
-ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs) {
+ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs,
+                          bool expertTransfersAsFlows) {
     const std::int64_t pp = std::max<std::int64_t>(1, w.parallel.pp);
     const auto microBatches = static_cast<double>(w.microBatchesPerStep());
     std::vector<ComputeSplit> stages(static_cast<std::size_t>(pp));
@@ -41,6 +42,9 @@ ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs
         s.attention_s += microBatches * c.attention_s;
         s.memory_bound_s += microBatches * c.memory_bound_s;
         s.offload_wait_s += microBatches * c.offload_wait_s;
+        if (expertTransfersAsFlows && c.offload_link_Bps > 0.0) // on the links, not in the computation
+            s.offload_wait_s -= microBatches * (c.offload_transfers_forward + c.offload_transfers_backward) *
+                                c.offload_send_bytes / c.offload_link_Bps;
         s.optimizer_s += c.optimizer_s;
     }
     return *std::max_element(stages.begin(), stages.end(), [](const ComputeSplit& a, const ComputeSplit& b) {
@@ -202,8 +206,11 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
         r.model_flops_per_step / r.step_time_s / static_cast<double>(r.devices) / 1e12;
     r.mfu = peak > 0 ? r.achieved_tflops_per_device * 1e12 / peak : 0.0;
     r.cost_mode = toString(rs.scenario.costs.mode);
-    for (const auto& offload : rs.offload)
+    for (const auto& offload : rs.offload) {
         r.offload.push_back(offloadLoad(offload, w));
+        r.offload.back().simulated =
+            step.expert_transfers_simulated && offload.stage.target == OffloadTarget::Experts;
+    }
     addPools(rs, step, data, r);
     r.memory = rs.memory;
     r.memory_per_device_GB = rs.memory.total();
@@ -370,7 +377,8 @@ Json resultToJson(const RunResult& r) {
                                    {"link", o.link},
                                    {"link_GBps", o.link_GBps},
                                    {"bytes_per_step", o.bytes_per_step},
-                                   {"busy_s", o.busy_s}});
+                                   {"busy_s", o.busy_s},
+                                   {"simulated", o.simulated}});
         j["offload"] = offload;
     }
     j["simulated_activities"] = r.simulated_activities;
@@ -459,6 +467,7 @@ void readPoolsAndBottleneck(JsonReader& rd, const Json& j, const std::string& p,
             load.link_GBps = rd.number(o, here, "link_GBps", false).value_or(0.0);
             load.bytes_per_step = rd.number(o, here, "bytes_per_step", false).value_or(0.0);
             load.busy_s = rd.number(o, here, "busy_s", false).value_or(0.0);
+            load.simulated = rd.boolean(o, here, "simulated", false).value_or(false); // absent before: no
             r.offload.push_back(std::move(load));
         }
     }

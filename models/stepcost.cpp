@@ -155,9 +155,12 @@ struct MoeCost {
     double ffn_s = 0.0;  // router and experts, forward
     double experts_s = 0.0;
     double activation_bytes = 0.0;
-    // Offloaded experts: one MoE layer's wait for the expert pool, forward and backward (ExpertWave).
+    // Offloaded experts: one MoE layer's wait for the expert pool, forward and backward (ExpertWave), and
+    // one dispatch's bytes and link.
     double remote_forward_s = 0.0;
     double remote_backward_s = 0.0;
+    double remote_send_bytes = 0.0;
+    double remote_link_Bps = 0.0;
 };
 
 MoeCost moeCost(const ChunkShape& shape) {
@@ -193,6 +196,8 @@ MoeCost moeCost(const ChunkShape& shape) {
             const ExpertWave wave = expertWave(*shape.experts_offload, workload);
             moe.remote_forward_s = wave.forward_s();
             moe.remote_backward_s = wave.backward_s();
+            moe.remote_send_bytes = wave.send_bytes;
+            moe.remote_link_Bps = shape.experts_offload->link_Bps;
         } else {
             moe.experts_s =
                 localExperts * (gemmTime(dev, prec, perExpert, upMatrices * expertFfn / expertTp, hidden) +
@@ -370,6 +375,12 @@ void addLayerCompute(StageCost& cost, const ChunkShape& shape, const LayerCost& 
         workload.recompute == Recompute::Full || workload.recompute == Recompute::SelectiveOps;
     cost.offload_wait_s =
         moe.layers * (moe.remote_forward_s * (expertsRecomputed ? 2.0 : 1.0) + moe.remote_backward_s);
+    if (moe.remote_send_bytes > 0.0) { // a dispatch and a combine per MoE layer and pass
+        cost.offload_send_bytes = moe.remote_send_bytes;
+        cost.offload_link_Bps = moe.remote_link_Bps;
+        cost.offload_transfers_forward = 2.0 * moe.layers;
+        cost.offload_transfers_backward = 2.0 * moe.layers * (expertsRecomputed ? 2.0 : 1.0);
+    }
     cost.gemm_s = layers * 3.0 * layer.gemm_forward_s;
     cost.attention_s = layers * (layer.attention.forward_s + layer.attention.backward_s);
     cost.memory_bound_s = layers * 3.0 * layer.memory_forward_s;

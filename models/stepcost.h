@@ -99,6 +99,14 @@ struct StageCost {
     // and offloaded experts: the wait for their pool (ExpertWave); forward and backward, included in
     // forward_s and backward_s.
     double offload_wait_s = 0;
+    // Offloaded experts: each MoE layer's dispatch to the expert pool and combine back, `offload_send_bytes`
+    // each over a link of `offload_link_Bps`; a forward makes offload_transfers_forward of them, a backward
+    // offload_transfers_backward (a recomputed forward's included). Their time is in forward_s and
+    // backward_s; the flow and packet levels move its bandwidth part onto the platform's links.
+    double offload_send_bytes = 0;
+    double offload_link_Bps = 0;
+    double offload_transfers_forward = 0;
+    double offload_transfers_backward = 0;
 };
 
 // Transformer Engine's windows for activation offloading (cpu_offload.py, layer_window_map), for `offloaded`

@@ -138,6 +138,10 @@ void Platform::buildLeaves(sg4::NetZone* root) {
         dataPool_ =
             attachedHost(spine, "data-pool", 1.0, "0:0:0", spec_.data.pool_Bps, spec_.data.pool_latency_s);
     }
+    // Offloaded experts: their pool's NICs, where every training device's dispatch and combine arrive.
+    if (spec_.experts.present)
+        expertPool_ = attachedHost(spine, "expert-pool", 1.0, "0:0:0", spec_.experts.pool_Bps,
+                                   spec_.experts.pool_latency_s);
     spine->seal();
 }
 

@@ -29,6 +29,8 @@ public:
     // The data stage's storage tier and CPU pool endpoints (PlatformSpec::data); null when it has none.
     [[nodiscard]] sg4::Host* storage() const { return storage_; }
     [[nodiscard]] sg4::Host* dataPool() const { return dataPool_; }
+    // The expert pool's endpoint (PlatformSpec::experts); null when it has none.
+    [[nodiscard]] sg4::Host* expertPool() const { return expertPool_; }
     [[nodiscard]] bool sameNode(std::int64_t a, std::int64_t b) const { return spec_.sameNode(a, b); }
     // Endpoints a transfer from device a to device b uses (device hosts or NIC endpoints).
     [[nodiscard]] std::pair<sg4::Host*, sg4::Host*> endpoints(std::int64_t a, std::int64_t b) const;
@@ -52,6 +54,7 @@ private:
     sg4::Host* timer_ = nullptr;
     sg4::Host* storage_ = nullptr;
     sg4::Host* dataPool_ = nullptr;
+    sg4::Host* expertPool_ = nullptr;
 };
 
 } // namespace choreo::sim

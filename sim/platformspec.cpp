@@ -65,6 +65,19 @@ DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, cons
     return path;
 }
 
+OffloadPathSpec OffloadPathSpec::expertsOf(const models::ResolvedScenario& rs, const PlatformSpec& spec,
+                                           double foldFactor) {
+    OffloadPathSpec path;
+    const models::ResolvedOffload* experts = rs.offloaded(models::OffloadTarget::Experts);
+    const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar || spec.fabric == ScaleOutFabric::Leaves;
+    if (!experts || !experts->pool || experts->pool_nic_Bps <= 0.0 || !fatTree || foldFactor < 1.0)
+        return path;
+    path.present = true;
+    path.pool_Bps = experts->pool_nic_Bps / foldFactor;
+    path.pool_latency_s = spec.nic_latency_s;
+    return path;
+}
+
 double PlatformSpec::latency(std::int64_t a, std::int64_t b) const {
     if (sameNode(a, b))
         return 2.0 * scale_up_latency_s;

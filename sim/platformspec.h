@@ -36,6 +36,19 @@ struct DataPathSpec {
                                      double foldFactor);
 };
 
+// An offload pool's endpoint on the scale-out spine (experts offloaded to another accelerator pool over the
+// network): its NICs' achieved bandwidth, the simulated devices' share of it as DataPathSpec's.
+struct OffloadPathSpec {
+    bool present = false;
+    double pool_Bps = 0;
+    double pool_latency_s = 0;
+
+    // The expert pool of `scenario` for a platform `spec` whose simulated devices each stand for `foldFactor`
+    // devices; absent without experts offloaded over the network, or off a fat tree (closed form then).
+    static OffloadPathSpec expertsOf(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
+                                     double foldFactor);
+};
+
 // Link figures of a platform, in SI units, after efficiency factors, and where devices sit.
 struct PlatformSpec {
     std::int64_t devices = 0;
@@ -63,6 +76,7 @@ struct PlatformSpec {
     double global_link_Bps = 0;  // dragonfly: one group pair's bundle; torus: one link (effective)
     models::NetworkPlan network; // the checked topology; devices == 0 when built by hand (probes)
     DataPathSpec data;           // the data stage's endpoints; absent unless set after fromScenario
+    OffloadPathSpec experts;     // the expert pool's endpoint; likewise
 
     // The spec of a resolved scenario's training pool.
     static PlatformSpec fromScenario(const models::ResolvedScenario& scenario);

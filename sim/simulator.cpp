@@ -156,8 +156,14 @@ public:
     }
 
     Op makeOp(std::int64_t chunk, double computeS, int tpCollectives, double cpBytes, int cpSteps,
-              int epCollectives = 0) {
+              int epCollectives = 0, double offloadTransfers = 0.0) {
         const std::int64_t stage = chunk % pp_;
+        // Offloaded experts' dispatches and combines cross the platform's links below: their bandwidth
+        // part leaves the computation (their latency stays in it).
+        const bool offloadFlows = platform_.expertPool() && offloadTransfers > 0.0;
+        if (offloadFlows)
+            computeS = std::max(0.0, computeS - offloadTransfers * cost(chunk).offload_send_bytes /
+                                                    cost(chunk).offload_link_Bps);
         Op op;
         op.in = graph_.join();
         op.ready = graph_.join();
@@ -192,6 +198,8 @@ public:
         // Expert-parallel all-to-alls after the tensor collectives (no overlap, as Megatron's default).
         if (ep_ > 1 && epCollectives > 0)
             done = join(done, expertAllToAlls(chunk, epCollectives, done));
+        if (offloadFlows)
+            done = expertPoolTransfers(chunk, offloadTransfers, done);
         // `out` is a join of its own, so that what is added to it later (the first forward's wait for the
         // step's parameter gather) leaves `collectives` as simulated.
         op.collectives = done;
@@ -203,6 +211,25 @@ public:
                                        op.in, groupEdges_),
                               op.out);
         return op;
+    }
+
+    // The op's `transfers` to and from the expert pool, from `after` on: per simulated device of the stage,
+    // its dispatches (its NIC to the pool) then its combines (back), each direction half the transfers'
+    // bytes, one after the other as the layers' are; done when every device's are.
+    Id expertPoolTransfers(std::int64_t chunk, double transfers, Id after) {
+        const std::int64_t stage = chunk % pp_;
+        const double bytes = 0.5 * transfers * cost(chunk).offload_send_bytes;
+        const Id done = graph_.join();
+        for (std::int64_t c = 0; c < activeCp_; ++c)
+            for (std::int64_t t = 0; t < activeTp_; ++t) {
+                sg4::Host* nic = platform_.nic(device(t, c, 0, stage));
+                const Id dispatch = graph_.transferHosts(nic, platform_.expertPool(), bytes);
+                const Id combine = graph_.transferHosts(platform_.expertPool(), nic, bytes);
+                graph_.depend(after, dispatch);
+                graph_.depend(dispatch, combine);
+                graph_.depend(combine, done);
+            }
+        return done;
     }
 
     // `count` expert-parallel all-to-alls of a chunk's tokens from `after` on, one per expert group
@@ -364,6 +391,7 @@ public:
         const double cpBytes = (backward ? c.cp_bytes_backward : c.cp_bytes_forward) / layers;
         const int cpSteps = (backward ? c.cp_steps_backward : c.cp_steps_forward) / layers;
         const int ep = backward ? c.ep_collectives_backward : c.ep_collectives_forward;
+        const double offload = backward ? c.offload_transfers_backward : c.offload_transfers_forward;
         const auto& layerSteps = c.zero3Steps(backward);
         // Piece i is step i % layerSteps.size() of layer i / layerSteps.size().
         auto step = [&](std::size_t i) -> const models::Zero3Step& {
@@ -378,7 +406,8 @@ public:
                 pieces.push_back(makeOp(chunk, layerS * layerSteps[k].compute_share,
                                         head ? coll / layers + (l < coll % layers ? 1 : 0) : 0,
                                         head ? cpBytes : 0.0, head ? cpSteps : 0,
-                                        head ? ep / layers + (l < ep % layers ? 1 : 0) : 0));
+                                        head ? ep / layers + (l < ep % layers ? 1 : 0) : 0,
+                                        offload * layerSteps[k].compute_share / layers));
             }
         Op whole = chain(pieces);
         std::vector<std::size_t> gathering;
@@ -462,7 +491,8 @@ public:
             const int ep =
                 c.ep_collectives_backward / buckets + (k < c.ep_collectives_backward % buckets ? 1 : 0);
             pieces.push_back(makeOp(chunk, c.backward_s / buckets, coll, c.cp_bytes_backward / buckets,
-                                    c.cp_steps_backward / buckets, ep));
+                                    c.cp_steps_backward / buckets, ep,
+                                    c.offload_transfers_backward / buckets));
         }
         Op whole = chain(pieces);
         if (group > 1)
@@ -615,11 +645,11 @@ private:
             } else if (!backward) {
                 op = makeOp(chunk, chunkCost.forward_s, chunkCost.tp_collectives_forward,
                             chunkCost.cp_bytes_forward, chunkCost.cp_steps_forward,
-                            chunkCost.ep_collectives_forward);
+                            chunkCost.ep_collectives_forward, chunkCost.offload_transfers_forward);
             } else if (micro + 1 < micro_ || !w_.overlap.grad_reduce) {
                 op = makeOp(chunk, chunkCost.backward_s, chunkCost.tp_collectives_backward,
                             chunkCost.cp_bytes_backward, chunkCost.cp_steps_backward,
-                            chunkCost.ep_collectives_backward);
+                            chunkCost.ep_collectives_backward, chunkCost.offload_transfers_backward);
             } else {
                 op = lastBackward(chunk, reduced[static_cast<std::size_t>(chunk)]);
             }
@@ -791,6 +821,7 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     PlatformSpec spec = PlatformSpec::fromScenario(rs);
     const double fold = foldFactorOf(rs.workload(), spec, options.fidelity);
     spec.data = DataPathSpec::fromScenario(rs, spec, fold);
+    spec.experts = OffloadPathSpec::expertsOf(rs, spec, fold);
     Platform platform(*engine, spec);
     if (options.fidelity == Fidelity::Packet)
         refuseWhatCannotFit(rs, platform);
@@ -823,7 +854,8 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     // Every folded device did what its representative did (the other pools: models::finishResult).
     m.it_energy_per_step_J = simulatedEnergy * builder.foldFactor();
     m.breakdown = builder.breakdown(start, stepTime);
-    m.compute_split = models::computeSplit(rs.workload(), builder.costs());
+    m.compute_split = models::computeSplit(rs.workload(), builder.costs(), spec.experts.present);
+    m.expert_transfers_simulated = spec.experts.present;
     m.timeline = builder.timeline(start, stepTime);
     m.fidelity = toString(options.fidelity);
     m.calibration = kSpecSheetCalibration;

@@ -42,8 +42,8 @@ void printPools(const models::RunResult& r) {
         std::cout << "offload " << o.target
                   << std::string(o.target.size() < 12 ? 12 - o.target.size() : 1, ' ') << "on " << o.pool
                   << " over the " << o.link << fmt(" (%.1f GB/s per device)", o.link_GBps)
-                  << fmt(": %.4g GB a step", o.bytes_per_step / 1e9)
-                  << fmt(", busy %.3f s; closed form\n", o.busy_s);
+                  << fmt(": %.4g GB a step", o.bytes_per_step / 1e9) << fmt(", busy %.3f s; ", o.busy_s)
+                  << (o.simulated ? "flows beside the step's traffic\n" : "closed form\n");
     if (r.eval)
         std::cout << "eval stage          " << fmt("%.3f s a forward pass", r.eval->forward_s)
                   << (r.eval->weights_s > 0.0 ? fmt(" after a %.3f s weight copy", r.eval->weights_s)

@@ -327,6 +327,33 @@ private slots:
                  qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(f).arg(a)));
     }
 
+    // Offloaded experts' dispatches and combines are flows between each device's NIC and the expert pool's:
+    // uncontended they take what the closed form says (the step agrees within 0.1 %), and the flow level
+    // reports them as communication, where the closed form counts the wait as compute.
+    void expertTrafficCrossesTheNetwork() {
+        auto step = [](const char* fidelity) {
+            const Run r = choreoSim({QStringLiteral("run"),
+                                     QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/hybrid-moe-offload.json"),
+                                     QStringLiteral("--json"), QStringLiteral("--fidelity"),
+                                     QString::fromUtf8(fidelity), QStringLiteral("--set"),
+                                     QStringLiteral("cluster.network.nic_Gbps=100")});
+            if (r.exitCode != 0)
+                qWarning("%s", r.err.constData());
+            return r.exitCode == 0 ? Json::parse(r.out.toStdString()) : Json{};
+        };
+        const Json closed = step("analytical"), flow = step("flow");
+        QVERIFY(!closed.empty() && !flow.empty());
+        const double a = closed["step_time_s"].get<double>(), f = flow["step_time_s"].get<double>();
+        QVERIFY2(std::fabs(a - f) / a < 1e-3,
+                 qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(f).arg(a)));
+        const double flowComm = flow["breakdown_s"]["exposed_communication"].get<double>();
+        const double closedComm = closed["breakdown_s"]["exposed_communication"].get<double>();
+        QVERIFY2(flowComm > 0.4 * f && closedComm < 0.05 * a,
+                 qPrintable(QStringLiteral("exposed communication: flow %1 s, closed form %2 s")
+                                .arg(flowComm)
+                                .arg(closedComm)));
+    }
+
     // Packet fidelity counts its tasks before building them: 16,384 devices are refused with the estimate
     // and the limit, not simulated until memory runs out; a bad limit is named.
     void packetRefusesWhatCannotFit() {
