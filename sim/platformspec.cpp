@@ -52,7 +52,9 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
 DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, const PlatformSpec& spec,
                                         double foldFactor) {
     DataPathSpec path;
-    const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar || spec.fabric == ScaleOutFabric::Leaves;
+    // Folded replicas send nothing: on a non-blocking fabric their links are their own, but behind
+    // oversubscribed leaves they would share uplinks, which would then carry too little.
+    const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar;
     if (!rs.data || !rs.data->pool || !fatTree || foldFactor < 1.0)
         return path;
     const models::ResolvedDataStage& data = *rs.data;
@@ -69,7 +71,9 @@ OffloadPathSpec OffloadPathSpec::expertsOf(const models::ResolvedScenario& rs, c
                                            double foldFactor) {
     OffloadPathSpec path;
     const models::ResolvedOffload* experts = rs.offloaded(models::OffloadTarget::Experts);
-    const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar || spec.fabric == ScaleOutFabric::Leaves;
+    // Folded replicas send nothing: on a non-blocking fabric their links are their own, but behind
+    // oversubscribed leaves they would share uplinks, which would then carry too little.
+    const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar;
     if (!experts || !experts->pool || experts->pool_nic_Bps <= 0.0 || !fatTree || foldFactor < 1.0)
         return path;
     path.present = true;

@@ -31,7 +31,8 @@ struct DataPathSpec {
 
     // The path of `scenario`'s data stage for a platform `spec` whose simulated devices each stand for
     // `foldFactor` devices; absent when the stage runs on the accelerators' own hosts (its reads and
-    // delivery never reach the compute network) or the fabric is not a fat tree (closed form then).
+    // delivery never reach the compute network) or the fabric is not a non-blocking fat tree or single
+    // switch (closed form then: folded replicas' flows would be missing from shared uplinks).
     static DataPathSpec fromScenario(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
                                      double foldFactor);
 };
@@ -44,7 +45,8 @@ struct OffloadPathSpec {
     double pool_latency_s = 0;
 
     // The expert pool of `scenario` for a platform `spec` whose simulated devices each stand for `foldFactor`
-    // devices; absent without experts offloaded over the network, or off a fat tree (closed form then).
+    // devices; absent without experts offloaded over the network, or off a non-blocking fat tree (closed
+    // form then, as DataPathSpec).
     static OffloadPathSpec expertsOf(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
                                      double foldFactor);
 };

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <unistd.h>
 
@@ -770,7 +771,7 @@ double memoryLimitBytes() {
     if (const char* text = std::getenv("CHOREO_MEMORY_LIMIT_GB")) {
         char* end = nullptr;
         const double gb = std::strtod(text, &end);
-        if (end == text || *end != '\0' || !(gb > 0.0) || !std::isfinite(gb))
+        if (end == text || *end != '\0' || !(gb > 0.0) || !std::isfinite(gb * 1e9))
             throw SimulationError(
                 std::string("CHOREO_MEMORY_LIMIT_GB: expected a positive number of GB, got \"") + text +
                 "\"");
@@ -784,7 +785,9 @@ double memoryLimitBytes() {
 // them) and refuse, with the estimate and the limit, a step that would not fit in memory.
 void refuseWhatCannotFit(const models::ResolvedScenario& rs, const Platform& platform) {
     const double limitBytes = memoryLimitBytes();
-    const auto limit = static_cast<std::int64_t>(limitBytes / kBytesPerTask);
+    // A task graph indexes its tasks with TaskGraph::Id: never more than it can count, whatever the memory.
+    const auto limit = static_cast<std::int64_t>(
+        std::min(limitBytes / kBytesPerTask, static_cast<double>(std::numeric_limits<TaskGraph::Id>::max())));
     try {
         TaskGraph counting = TaskGraph::counting(platform, limit);
         StepBuilder(rs, platform, counting, Fidelity::Packet).build();
@@ -848,6 +851,11 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     double simulatedEnergy = 0.0;
     for (std::int64_t d : builder.computingDevices())
         simulatedEnergy += sg_host_get_consumed_energy(platform.device(d));
+    // A data stage slower than the step kept the clock running past it with the devices idle: that wait is
+    // models::finishResult's to count, once.
+    const double pastStep = sg4::Engine::get_clock() - (start + stepTime);
+    simulatedEnergy -=
+        static_cast<double>(builder.computingDevices().size()) * spec.idle_W * std::max(0.0, pastStep);
 
     models::StepMeasurement m;
     m.step_time_s = stepTime;
