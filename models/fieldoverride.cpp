@@ -107,11 +107,17 @@ bool applyFieldOverride(Json& document, const FieldOverride& field, std::string&
             }
             if (!step.kind.empty()) {
                 Json* entry = nullptr;
+                int matches = 0;
                 for (Json& candidate : *at)
-                    if (candidate.is_object() && candidate.value("kind", Json()) == step.kind)
+                    if (candidate.is_object() && candidate.value("kind", Json()) == step.kind) {
                         entry = &candidate;
-                if (!entry) {
-                    error = parent + " has no entry of kind \"" + step.kind + "\"";
+                        ++matches;
+                    }
+                if (matches != 1) {
+                    error =
+                        parent + (matches == 0 ? " has no entry of kind \"" + step.kind + "\""
+                                               : " has " + std::to_string(matches) + " entries of kind \"" +
+                                                     step.kind + "\"; name one by its index");
                     return false;
                 }
                 at = entry;

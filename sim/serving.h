@@ -19,14 +19,15 @@ namespace choreo::sim {
 models::ServingMeasurement simulateServing(const models::ResolvedScenario& scenario, Fidelity fidelity,
                                            const models::StreamOverride& override = {});
 
-// The serving result: the stream as the scenario gives it, then (when the stage sets SLOs) the highest
-// Poisson rate that meets them, searched as MLPerf's Server scenario does, and the devices a target rate
-// needs. Every simulation runs in a child process, `jobs` at a time; the caller's process creates no SimGrid
-// engine, so a training step may still be simulated after it.
-// The rate search alone (the stage must set an SLO), its probes in children as serveScenario's.
+// The rate search alone (the stage must set an SLO), its probes in children as serveScenario's; its curve
+// holds the search's own loads only (validation needs the rate).
 models::RateSearch searchServingRate(const models::ResolvedScenario& scenario,
                                      const SimulationOptions& options, int jobs = 1);
 
+// The serving result: the stream as the scenario gives it, then (when the stage sets SLOs) the highest
+// Poisson rate that meets them, searched as MLPerf's Server scenario does, with the latency curve filled in
+// below it, and the devices a target rate needs. Every simulation runs in a child process, `jobs` at a time;
+// the caller's process creates no SimGrid engine, so a training step may still be simulated after it.
 models::ServingResult serveScenario(const models::ResolvedScenario& scenario,
                                     const SimulationOptions& options, int jobs = 1);
 

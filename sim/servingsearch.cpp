@@ -119,8 +119,10 @@ void recordAt(models::RateSearch& search, double rate, const models::ServingMeas
 }
 
 // The highest Poisson rate meeting the SLOs: first the stream's capacity (all requests at once) and an idle
-// stream; then bisection between the idle rate and 1.2 x the capacity.
-models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, std::int64_t count) {
+// stream; then bisection between the idle rate and 1.2 x the capacity. With `fillCurve`, three more loads
+// below the highest rate fill in the latency curve (a result's; validation needs only the rate).
+models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, std::int64_t count,
+                              bool fillCurve) {
     models::RateSearch search;
     search.searched = true;
     const auto& slo = s.stage.slo;
@@ -171,7 +173,7 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
             hi = mid;
         }
     }
-    if (lo > idleRate) { // the curve below the highest rate, in one batch of children
+    if (fillCurve && lo > idleRate) { // the curve below the highest rate, in one batch of children
         std::vector<models::StreamOverride> fill;
         fill.reserve(kCurveFractions.size());
         for (double f : kCurveFractions)
@@ -211,7 +213,7 @@ models::RateSearch searchServingRate(const models::ResolvedScenario& rs, const S
     if (!rs.serving)
         throw SimulationError("the scenario has no serve stage");
     Prober prober(rs, options, std::max(1, jobs));
-    return searchRate(*rs.serving, prober, probeCount(*rs.serving));
+    return searchRate(*rs.serving, prober, probeCount(*rs.serving), false);
 }
 
 models::ServingResult serveScenario(const models::ResolvedScenario& rs, const SimulationOptions& options,
@@ -225,7 +227,7 @@ models::ServingResult serveScenario(const models::ResolvedScenario& rs, const Si
     const std::int64_t count = probeCount(s);
     double sustained = r.requests_per_s;
     if (s.stage.slo.ttft_p99_s || s.stage.slo.tpot_p99_s) {
-        r.search = searchRate(s, prober, count);
+        r.search = searchRate(s, prober, count, true);
         sustained = r.search.max_rate_rps.value_or(0.0);
     } else if (s.stage.target_rate_per_s) {
         const auto capacity = prober.one({std::nullopt, count, true});

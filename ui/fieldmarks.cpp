@@ -1,5 +1,7 @@
 #include "ui/fieldmarks.h"
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
@@ -19,6 +21,12 @@ bool names(const QString& diagnosticPath, const QString& fieldPath, bool exactOn
 
 void FieldMarks::add(const QString& path, QWidget* widget, bool exactOnly) {
     fields_.append({path, widget, exactOnly});
+}
+
+void FieldMarks::remove(QWidget* widget) {
+    fields_.erase(std::remove_if(fields_.begin(), fields_.end(),
+                                 [widget](const Field& f) { return f.widget == widget; }),
+                  fields_.end());
 }
 
 void FieldMarks::show(const models::Diagnostics& diagnostics) {

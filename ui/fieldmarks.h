@@ -17,6 +17,8 @@ public:
     // `widget` edits `path` ("workload.parallel.tp"): diagnostics at that path mark it, and, unless
     // `exactOnly`, diagnostics below it ("cluster.pools[1].device" below "cluster.pools").
     void add(const QString& path, QWidget* widget, bool exactOnly = false);
+    // Forgets every path `widget` edits (before it is tied to others: a stage that moved in the array).
+    void remove(QWidget* widget);
     // Clears every mark, then marks the widgets the diagnostics name.
     void show(const models::Diagnostics& diagnostics);
     // The widgets marked now (tests).

@@ -24,6 +24,11 @@ void ScenarioForm::mark(const QString& path, QWidget* widget, bool exactOnly) {
         marks_->add(path, widget, exactOnly);
 }
 
+void ScenarioForm::unmark(QWidget* widget) {
+    if (marks_)
+        marks_->remove(widget);
+}
+
 QWidget* ScenarioForm::bindField(const char* path) {
     const models::FieldSpec* field = models::findField(path);
     Q_ASSERT_X(field, "ScenarioForm::bindField", path);

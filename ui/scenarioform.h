@@ -35,6 +35,8 @@ protected:
     [[nodiscard]] Document* document() const { return document_; }
     // Registers `widget` as the editor of JSON path `path` (and below it, unless exactOnly) for diagnostics.
     void mark(const QString& path, QWidget* widget, bool exactOnly = false);
+    // Forgets the paths `widget` was marked for.
+    void unmark(QWidget* widget);
 
     // The editor of table field `path` (models/fieldtable.h), bound to the document: each commit is one
     // undoable edit, merged with the next edit of the same field. The field must be in the table.

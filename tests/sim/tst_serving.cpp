@@ -198,7 +198,7 @@ private slots:
     // below the highest rate within the SLOs meet them, those above miss one, and p99 TTFT never falls as
     // the load grows past the knee. It survives the worker's JSON.
     void rateSearchKeepsTheLatencyCurve() {
-        const auto search = sim::searchServingRate(resolve(shipped(222, 294)), {}, 2);
+        const auto search = sim::serveScenario(resolve(shipped(222, 294)), {}, 2).search;
         QVERIFY(search.max_rate_rps);
         QCOMPARE(search.ttft_slo_s, shipped().workload.serve->slo.ttft_p99_s);
         QVERIFY(search.curve.size() >= 10);

@@ -165,7 +165,8 @@ void TestWorkloadEditor::stagesEditorEditsTheDataStage() {
     storage->setText(u"tape"_s);
     emit storage->textEdited(storage->text());
     marks.show(choreo::models::withStageAliases(document.diagnostics(), document.scenario()));
-    QVERIFY2(marks.marked().contains(storage), choreo::models::joinDiagnostics(document.diagnostics()).c_str());
+    QVERIFY2(marks.marked().contains(storage),
+             choreo::models::joinDiagnostics(document.diagnostics()).c_str());
     QVERIFY(choreo::models::joinDiagnostics(document.diagnostics()).find("workload.stages[0].storage") !=
             std::string::npos);
     while (document.undoStack()->canUndo())

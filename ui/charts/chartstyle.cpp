@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QFont>
 #include <QLegend>
+#include <QLogValueAxis>
 #include <QValueAxis>
 
 #include <cmath>
@@ -51,6 +52,19 @@ QValueAxis* addStepTimeAxis(QChart& chart, double end_ms) {
     niceTicks(*x, end_ms);
     chart.addAxis(x, Qt::AlignBottom);
     return x;
+}
+
+QLogValueAxis* addLatencyAxis(QChart& chart, double min_ms, double max_ms) {
+    auto* y = new QLogValueAxis;
+    y->setBase(10.0);
+    y->setTitleText(QObject::tr("p99 latency (ms)"));
+    y->setLabelFormat(u"%g"_s);
+    y->setMinorTickCount(8);
+    const double low = std::pow(10.0, std::floor(std::log10(min_ms)));
+    const double high = std::pow(10.0, std::ceil(std::log10(max_ms)));
+    y->setRange(low, high > low ? high : low * 10.0); // one decade at least
+    chart.addAxis(y, Qt::AlignLeft);
+    return y;
 }
 
 } // namespace choreo::ui::chartstyle

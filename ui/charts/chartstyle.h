@@ -6,6 +6,7 @@
 
 QT_BEGIN_NAMESPACE
 class QChart;
+class QLogValueAxis;
 class QValueAxis;
 QT_END_NAMESPACE
 
@@ -44,5 +45,8 @@ void apply(QChart& chart);
 void niceTicks(QValueAxis& axis, double end);
 // Adds the bottom axis "Time in the step (ms)" over [0, end_ms] with niceTicks, and returns it.
 QValueAxis* addStepTimeAxis(QChart& chart, double end_ms);
+// Adds the left axis "p99 latency (ms)", log scale, over the powers of ten around [min_ms, max_ms] (both
+// positive), and returns it.
+QLogValueAxis* addLatencyAxis(QChart& chart, double min_ms, double max_ms);
 
 } // namespace choreo::ui::chartstyle

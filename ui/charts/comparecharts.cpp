@@ -327,13 +327,7 @@ QChart* createCompareServingChart(const CompareModel& model) {
         yMax = std::max(yMax, slo);
     }
     auto* x = addValueAxis(*chart, QObject::tr("Throughput (output tokens/s)"), xMax, Qt::AlignBottom);
-    auto* y = new QLogValueAxis;
-    y->setBase(10.0);
-    y->setTitleText(QObject::tr("p99 latency (ms)"));
-    y->setLabelFormat(u"%g"_s);
-    y->setMinorTickCount(8);
-    y->setRange(std::pow(10.0, std::floor(std::log10(yMin))), std::pow(10.0, std::ceil(std::log10(yMax))));
-    chart->addAxis(y, Qt::AlignLeft);
+    QLogValueAxis* y = chartstyle::addLatencyAxis(*chart, yMin, yMax);
     for (std::size_t c = 0; c < model.entries().size(); ++c) {
         const auto& e = model.entries()[c];
         if (!e.result || !e.result->serving || e.result->serving->search.curve.empty())

@@ -93,13 +93,11 @@ QChart* createServingCurveChart(const ServingCurveModel& model) {
     x->applyNiceNumbers();
     x->setLabelFormat(u"%.0f"_s);
     chart->addAxis(x, Qt::AlignBottom);
-    auto* y = new QLogValueAxis;
-    y->setBase(10.0);
-    y->setTitleText(QObject::tr("p99 latency (ms)"));
-    y->setLabelFormat(u"%g"_s);
-    y->setMinorTickCount(8);
-    y->setRange(std::pow(10.0, std::floor(std::log10(yMin))), std::pow(10.0, std::ceil(std::log10(yMax))));
-    chart->addAxis(y, Qt::AlignLeft);
+    if (yMax <= 0.0) {
+        chart->setTitle(QObject::tr("Latency against throughput: no load was long enough to measure"));
+        return chart;
+    }
+    QLogValueAxis* y = chartstyle::addLatencyAxis(*chart, yMin, yMax);
 
     const double xEnd = x->max();
     addLatency(*chart, model, ServingCurveModel::TtftP99Column, QObject::tr("TTFT p99"), kTtft, x, y);
@@ -118,17 +116,22 @@ QChart* createServingCurveChart(const ServingCurveModel& model) {
         limit->attachAxis(x);
         limit->attachAxis(y);
     }
-    // The loads that missed an SLO, crossed.
+    // The loads that missed an SLO, on the curve of the one they missed (TTFT's when both).
     auto* missed = new QScatterSeries;
     missed->setName(QObject::tr("Misses an SLO"));
     missed->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     missed->setMarkerSize(7.0);
     missed->setColor(chartstyle::kFailed);
     missed->setBorderColor(chartstyle::kFailed);
-    for (int row = 0; row < rows; ++row)
-        if (!model.index(row, ServingCurveModel::MeetsColumn).data(ValueRole).toBool())
-            missed->append(cell(model, row, ServingCurveModel::ThroughputColumn),
-                           cell(model, row, ServingCurveModel::TtftP99Column));
+    for (int row = 0; row < rows; ++row) {
+        if (model.index(row, ServingCurveModel::MeetsColumn).data(ValueRole).toBool())
+            continue;
+        const double ttft = cell(model, row, ServingCurveModel::TtftP99Column);
+        const bool ttftMissed = !model.tpotSlo_ms() || (model.ttftSlo_ms() && ttft > *model.ttftSlo_ms());
+        const double shown = ttftMissed ? ttft : cell(model, row, ServingCurveModel::TpotP99Column);
+        if (shown > 0.0)
+            missed->append(cell(model, row, ServingCurveModel::ThroughputColumn), shown);
+    }
     chart->addSeries(missed);
     missed->attachAxis(x);
     missed->attachAxis(y);

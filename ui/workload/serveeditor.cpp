@@ -263,8 +263,10 @@ void ServeEditor::markPaths(std::size_t index) {
                                                       {tpotSlo_, ".slo.tpot_p99_s"},
                                                       {targetRate_, ".target_rate_per_s"},
                                                       {horizon_, ".horizon_months"}};
-    for (const auto& [widget, key] : paths)
+    for (const auto& [widget, key] : paths) {
+        unmark(widget); // the stage's previous place
         mark(stage + QString::fromLatin1(key), widget);
+    }
 }
 
 void ServeEditor::refresh() {
@@ -295,11 +297,13 @@ void ServeEditor::refresh() {
     formfields::show(tpotSlo_, ms(serve->slo.tpot_p99_s));
     formfields::show(targetRate_, serve->target_rate_per_s);
     formfields::show(horizon_, serve->horizon_months);
-    // A trace sets its own arrivals and lengths: the stream's numbers do not apply.
+    // A trace sets its own arrivals and lengths: the stream's numbers do not apply; a uniform length is
+    // its min and max (the file's), not a mean.
     const bool trace = q.arrival == models::Arrival::Trace;
-    for (QWidget* w : {static_cast<QWidget*>(rate_), static_cast<QWidget*>(duration_),
-                       static_cast<QWidget*>(inputMean_), static_cast<QWidget*>(outputMean_)})
-        w->setEnabled(!trace);
+    rate_->setEnabled(!trace);
+    duration_->setEnabled(!trace);
+    inputMean_->setEnabled(!trace && q.input.shape != models::LengthShape::Uniform);
+    outputMean_->setEnabled(!trace && q.output.shape != models::LengthShape::Uniform);
 }
 
 } // namespace choreo::ui
