@@ -97,9 +97,8 @@ private:
             return v;
         else if constexpr (std::is_integral_v<T>)
             return static_cast<std::int64_t>(v);
-        else if constexpr (std::is_same_v<T, std::optional<double>>)
-            return v ? FieldValue{*v} : FieldValue{};
-        else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>)
+        else if constexpr (std::is_same_v<T, std::optional<double>> ||
+                           std::is_same_v<T, std::optional<std::int64_t>>)
             return v ? FieldValue{*v} : FieldValue{};
         else
             return toString(v); // an enum, by its name
