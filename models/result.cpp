@@ -107,7 +107,15 @@ std::vector<std::string> poolStages(const ResolvedScenario& rs, std::size_t i, b
             stages.push_back(toString(o.stage.target));
     if (rs.eval && rs.eval->pool.value_or(rs.training_pool) == i)
         stages.emplace_back("eval");
+    if (rs.serving &&
+        (rs.serving->serve.pool == i || (rs.serving->prefill && rs.serving->prefill->pool == i)))
+        stages.emplace_back("serve");
     return stages;
+}
+
+// Train here, serve there: a pool that only serves is billed over the serving horizon, not while training.
+bool servesOnly(const std::vector<std::string>& stages) {
+    return stages == std::vector<std::string>{"serve"};
 }
 
 // Each pool's stages, utilisation, energy and cost, and the run's totals from them.
@@ -121,6 +129,10 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
         const ResolvedPool& rp = rs.pools[i];
         PoolResult pool{
             rp.pool.name, rp.device->id, rp.pool.count, poolStages(rs, i, data != nullptr), 0.0, 0.0, 0.0};
+        if (servesOnly(pool.stages)) {
+            r.pools.push_back(std::move(pool));
+            continue;
+        }
         const double busy = i == rs.training_pool
                                 ? std::max(0.0, r.breakdown.compute_s + r.breakdown.eval_s -
                                                     trainingWaitSeconds(rs, train.compute_split))
@@ -397,8 +409,16 @@ Json resultToJson(const RunResult& r) {
         j["timeline"] = timelineToJson(r.timeline);
     if (!r.power.empty())
         j["power_trace"] = powerTraceToJson(r.power);
-    if (r.serving)
+    if (r.serving) {
         j["serving"] = servingToJson(*r.serving);
+        // Train here, serve there: both, the serving over its horizon (derived; not read back).
+        if (const auto& s = *r.serving; s.horizon_months > 0.0)
+            j["train_and_serve"] = Json{{"months_of_serving", s.horizon_months},
+                                        {"training_cost_usd", r.cost_usd},
+                                        {"serving_cost_usd", s.horizon_serving_usd},
+                                        {"cost_usd", r.cost_usd + s.horizon_serving_usd},
+                                        {"energy_MWh", r.energy_kWh / 1e3 + s.horizon_serving_MWh}};
+    }
     return j;
 }
 

@@ -175,6 +175,17 @@ void printServingDetail(const models::ServingResult& s) {
                   << fmt("$%.0f, ", s.horizon_serving_usd) << fmt("%.1f MWh", s.horizon_serving_MWh) << "\n";
 }
 
+// Train here, serve there: the training's cost and energy and the serving's over its horizon, together.
+void printTrainAndServe(const models::RunResult& r) {
+    const models::ServingResult& s = *r.serving;
+    if (s.horizon_months <= 0)
+        return;
+    std::cout << "train and serve     " << fmt("$%.0f", r.cost_usd + s.horizon_serving_usd)
+              << fmt(" (training $%.0f", r.cost_usd) << fmt(" + %.0f months of serving ", s.horizon_months)
+              << fmt("$%.0f)", s.horizon_serving_usd)
+              << fmt(", %.1f MWh", r.energy_kWh / 1e3 + s.horizon_serving_MWh) << "\n";
+}
+
 // "8 x h100-sxm + 8 x h200-sxm": every pool, as a serving result may use several.
 std::string poolDevices(const models::RunResult& r) {
     if (r.pools.empty())
@@ -318,6 +329,7 @@ int run(const Invocation& call) {
         if (result->serving) {
             std::cout << "-- serving beside the training --\n";
             printServingDetail(*result->serving);
+            printTrainAndServe(*result);
         }
     }
     return kExitOk;

@@ -3,6 +3,7 @@
 // replicas, and bad input. Each simulation runs in its own process (one SimGrid engine per process).
 #include "models/requeststream.h"
 #include "models/resolved.h"
+#include "models/result.h"
 #include "models/scenarioio.h"
 #include "models/serving.h"
 #include "models/servingresult.h"
@@ -221,6 +222,36 @@ private slots:
         QCOMPARE(back->search.curve.front().ttft_s.p99, search.curve.front().ttft_s.p99);
         QCOMPARE(back->search.max_rate_rps, search.max_rate_rps);
         QCOMPARE(back->search.tpot_slo_s, search.tpot_slo_s);
+    }
+
+    // Train here, serve there: the serving pool takes no part in the training run's cost or energy (it is
+    // billed over the serving horizon), the pools' costs still add up, and the result gives both together.
+    void trainHereServeThere() {
+        models::Diagnostics errors;
+        auto scenario = models::loadScenarioFile(kAssets / "scenarios" / "train-and-serve.json", errors);
+        QVERIFY2(scenario, models::joinDiagnostics(errors).c_str());
+        const auto rs = resolve(*scenario);
+        QVERIFY(rs.trains() && rs.serving);
+        models::StepMeasurement step;
+        step.step_time_s = 2.0;
+        step.breakdown.compute_s = 2.0;
+        step.it_energy_per_step_J = 700.0 * 64 * 2.0;
+        step.fidelity = "analytical";
+        auto result = models::finishResult(rs, step);
+        QCOMPARE(result.pools.size(), std::size_t(2));
+        QCOMPARE(result.pools[1].stages, std::vector<std::string>{"serve"});
+        QCOMPARE(result.pools[1].cost_usd, 0.0);
+        QCOMPARE(result.pools[1].energy_kWh, 0.0);
+        QVERIFY(std::fabs(result.pools[0].cost_usd - result.cost_usd) <= 1e-9 * result.cost_usd);
+        result.serving = sim::serveScenario(rs, {}, 2);
+        const auto& s = *result.serving;
+        QCOMPARE(s.horizon_months, 12.0);
+        // 12 months at the serving pool's hourly price (8 L40S, rented).
+        QVERIFY(std::fabs(s.horizon_serving_usd - s.usd_per_hour * 12 * 730.5) <
+                1e-6 * s.horizon_serving_usd);
+        const auto j = models::resultToJson(result);
+        QCOMPARE(j["train_and_serve"]["cost_usd"].get<double>(), result.cost_usd + s.horizon_serving_usd);
+        QCOMPARE(j["train_and_serve"]["training_cost_usd"].get<double>(), result.cost_usd);
     }
 
     // The same scenario gives the same numbers.

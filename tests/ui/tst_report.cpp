@@ -1,5 +1,6 @@
 // The PDF report and the sweep CSV from canned results: no worker needed.
 #include "models/sweep.h"
+#include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/resultsummarymodel.h"
 #include "ui/itemmodels/roles.h"
 #include "ui/itemmodels/sweepresultmodel.h"
@@ -147,6 +148,7 @@ private slots:
     void reportCommandUnknownSection();
     void summaryNamesAssumedEfficiencies();
     void servingReportShowsTheStream();
+    void trainAndServeReportShowsBothCosts();
 
 private:
     choreo::ui::ReportInput input() const;
@@ -654,6 +656,28 @@ void TestReport::servingReportShowsTheStream() {
     QVERIFY(html.contains(u"$4.43"_s));
     QVERIFY(!html.contains(u"Step-time breakdown and scaling"_s));
     QVERIFY(!html.contains(u"MFU"_s));
+}
+
+// Train here, serve there: a training result with serving beside it reports the serving and both costs.
+void TestReport::trainAndServeReportShowsBothCosts() {
+    auto in = input();
+    choreo::models::ServingResult s;
+    s.output_tokens_per_s = 2517;
+    s.stream.ttft_s = {0.024, 0.024, 0.030, 0.039};
+    s.usd_per_million_tokens = 0.874;
+    s.horizon_months = 12;
+    s.horizon_serving_usd = 69427;
+    s.horizon_serving_MWh = 15.4;
+    in.base.serving = s;
+    const double training = in.base.cost_usd;
+    const QString html = choreo::ui::reportHtml(in);
+    QVERIFY(html.contains(u"MFU"_s)); // still a training report
+    const int at = static_cast<int>(html.indexOf(u"Serving beside it"_s));
+    QVERIFY2(at >= 0, qPrintable(html.left(2000)));
+    QVERIFY(html.contains(u"2,517 output tokens/s, p99 TTFT 39.0 ms, $0.874 per million tokens"_s));
+    QVERIFY(html.contains(u"serving over 12 months"_s));
+    QVERIFY(html.contains(u"Training and serving"_s));
+    QVERIFY(html.contains(choreo::ui::formatUsd(training + 69427)));
 }
 
 #include "tst_report.moc"

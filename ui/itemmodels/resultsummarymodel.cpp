@@ -180,7 +180,35 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
                             formatSignificant(wait, 4) + u" s"_s + share(wait), wait});
     }
     addPipelineRows(r, rows, share);
+    addTrainAndServeRows(r, rows);
     return rows;
+}
+
+void ResultSummaryModel::addTrainAndServeRows(const models::RunResult& r, std::vector<Row>& rows) {
+    if (!r.serving)
+        return;
+    const models::ServingResult& s = *r.serving;
+    using G = Group;
+    rows.push_back(
+        {G::Results, u"serving"_s, tr("Serving beside it"),
+         tr("%1 output tokens/s, p99 TTFT %2 ms, $%3 per million tokens")
+             .arg(formatFixed(s.output_tokens_per_s, 0), formatSignificant(s.stream.ttft_s.p99 * 1e3, 3),
+                  formatSignificant(s.usd_per_million_tokens, 3)),
+         s.output_tokens_per_s});
+    if (s.search.searched)
+        rows.push_back({G::Results, u"serving_max_rate_rps"_s, tr("  highest rate within the SLOs"),
+                        QString::fromStdString(s.search.verdict), s.search.max_rate_rps.value_or(0.0)});
+    if (s.horizon_months <= 0.0)
+        return;
+    rows.push_back(
+        {G::Results, u"serving_horizon_usd"_s, tr("  serving over %1 months").arg(s.horizon_months),
+         tr("%1, %2 MWh").arg(formatUsd(s.horizon_serving_usd), formatSignificant(s.horizon_serving_MWh, 4)),
+         s.horizon_serving_usd});
+    rows.push_back({G::Results, u"train_and_serve_usd"_s, tr("Training and serving"),
+                    tr("%1, %2 MWh")
+                        .arg(formatUsd(r.cost_usd + s.horizon_serving_usd),
+                             formatSignificant(r.energy_kWh / 1e3 + s.horizon_serving_MWh, 4)),
+                    r.cost_usd + s.horizon_serving_usd});
 }
 
 // The data stage's wait, each pool's work and cost, the offload stages' traffic, and the bottleneck (results
