@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build/ci}
 mapfile -t sources < <(git ls-files 'models/*.cpp' 'models/*.h' 'sim/*.cpp' 'sim/*.h' 'ui/*.cpp' 'ui/*.h' \
                                     'app/*.cpp' 'app/*.h' 'tests/*.cpp' 'tests/*.h' 'calibrate/*.cpp' 'calibrate/*.h' \
-                                    'calibrate/*.cu')
+                                    'calibrate/*.cu' 'fuzz/*.cpp' 'fuzz/*.h')
 clang-format --dry-run --Werror "${sources[@]}"
 echo "clang-format: ${#sources[@]} files formatted"
 # clang-tidy on the layers without Qt (the Qt layers' moc output makes it slow and noisy on 2 cores). It
