@@ -4,11 +4,13 @@
 #include "models/jsonreader.h"
 #include "models/precision.h"
 #include "models/scenarioio.h"
+#include "models/servestageio.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 namespace choreo::models {
 
@@ -262,6 +264,9 @@ Json scenarioJson(CsvRow& row, const RowLayout& at, const RowWorkload& w, const 
             {"costs", kCosts}};
 }
 
+// The most accelerators a serving row may name: far above any published system, far below an overflow.
+constexpr std::int64_t kMaxServingRowDevices = 1'000'000;
+
 bool knownMetric(const std::string& metric) {
     std::istringstream known(kServingMetrics);
     std::string name;
@@ -275,6 +280,17 @@ bool knownMetric(const std::string& metric) {
 bool describeRow(CsvRow& row, const Catalog& catalog, ServingCase& c, Diagnostics& errors) {
     const std::size_t before = errors.size();
     RowLayout at{row.integer("n_accel", 1), row.integer("tp", 1), row.integer("pp", 1), row.integer("ep", 1)};
+    // Bounded before they multiply (a fuzzed row's 2.8e17 x 9216 overflowed here).
+    const std::tuple<const char*, std::int64_t, std::int64_t> bounds[] = {
+        {"n_accel", at.n, kMaxServingRowDevices},
+        {"tp", at.tp, kMaxServeParallel},
+        {"pp", at.pp, kMaxServeParallel},
+        {"ep", at.ep, kMaxServeParallel}};
+    for (const auto& [column, value, limit] : bounds)
+        if (value > limit)
+            row.error(column, "must be at most " + std::to_string(limit) + ", got " + std::to_string(value));
+    if (errors.size() != before)
+        return false;
     if (at.n < 1 || at.tp < 1 || at.pp < 1 || at.ep < 1 || at.n % (at.tp * at.pp) != 0)
         row.error("n_accel", "must be a positive multiple of tp x pp (" + std::to_string(at.tp * at.pp) +
                                  "), got " + std::to_string(at.n));
