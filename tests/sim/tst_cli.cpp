@@ -395,6 +395,30 @@ private slots:
                  bad.err.constData());
     }
 
+#ifdef CHOREO_HAVE_REPORT
+    // A read-only report target, or a missing folder, is refused before anything runs; the file is left as
+    // it was (root included: the permission bits decide).
+    void reportRefusesAReadOnlyTarget() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("kept.pdf"));
+        QFile kept(path);
+        QVERIFY(kept.open(QIODevice::WriteOnly));
+        kept.write("the colleague's report");
+        kept.close();
+        QVERIFY(
+            kept.setPermissions(QFileDevice::ReadOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther));
+        const Run r = choreoSim({QStringLiteral("report"), defaultScenario(), QStringLiteral("-o"), path});
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY2(r.err.contains("is read-only (nothing was run)"), r.err.constData());
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("the colleague's report"));
+        const Run nowhere = choreoSim({QStringLiteral("report"), defaultScenario(), QStringLiteral("-o"),
+                                       dir.filePath(QStringLiteral("missing/r.pdf"))});
+        QCOMPARE(nowhere.exitCode, 4);
+        QVERIFY2(nowhere.err.contains("does not exist"), nowhere.err.constData());
+    }
+#endif
+
     void helpIsWrittenFromTheCommandTable() {
         const Run all = choreoSim({QStringLiteral("--help")});
         QCOMPARE(all.exitCode, 0);
@@ -906,11 +930,16 @@ private slots:
         f.write("id,model,accelerator,n_accel,tp,pp,ep,precision,framework,scenario,input_len,output_len,"
                 "layers,hidden,heads,kv_heads,ffn_hidden,vocab,moe_experts,moe_topk,metric,value\n"
                 "r1,Llama,h100-sxm,1,1,1,1,fp8,vLLM,offline,128,128,32,4096,32,8,14336,128256,0,0,"
-                "output_tokens_per_s_total,fast\n");
+                "output_tokens_per_s_total,fast\n"
+                // Found by fuzz_validation_csv: a layout whose product overflowed (undefined behaviour).
+                "r2,Llama,h100-sxm,9216,277777777777777774,1,1,fp8,vLLM,offline,128,128,32,4096,32,8,14336,"
+                "128256,0,0,output_tokens_per_s_total,100\n");
         f.close();
         const Run r = choreoSim({QStringLiteral("validate"), csv});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("line 2.value"), r.err.constData());
+        QVERIFY2(r.err.contains("line 3.tp: must be at most 1024, got 277777777777777774"),
+                 r.err.constData());
         const Run vary =
             choreoSim({QStringLiteral("validate"), csv, QStringLiteral("--vary"), QStringLiteral("vp=1,2")});
         QVERIFY(vary.exitCode != 0);

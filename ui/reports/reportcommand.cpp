@@ -30,11 +30,40 @@ void printDiagnostics(const models::Diagnostics& diagnostics) {
         std::cerr << "  " << d.text() << '\n';
 }
 
+// Why the report cannot be written to `path`, known before any simulation runs: an existing file or folder
+// without write permission, or a folder that is missing. Judged by the permission bits, which root's own
+// access checks would ignore. Empty when it can be written.
+std::string unwritableTarget(const std::filesystem::path& path) {
+    namespace fs = std::filesystem;
+    const auto writable = [](fs::perms p) {
+        return (p & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) !=
+               fs::perms::none;
+    };
+    std::error_code ec;
+    const fs::path folder = fs::absolute(path, ec).parent_path();
+    if (const auto status = fs::status(path, ec); fs::exists(status)) {
+        if (fs::is_directory(status))
+            return path.string() + " is a folder";
+        if (!writable(status.permissions()))
+            return path.string() + " is read-only";
+    }
+    const auto folderStatus = fs::status(folder, ec);
+    if (!fs::is_directory(folderStatus))
+        return "the folder " + folder.string() + " does not exist";
+    if (!writable(folderStatus.permissions()))
+        return "the folder " + folder.string() + " is read-only";
+    return {};
+}
+
 } // namespace
 
 int runReportCommand(int argc, char** argv, const std::string& scenarioPath, const std::string& outputPdf,
                      const std::string& workerExe, const std::string& assetsDir,
                      const std::string& sections) {
+    if (const std::string why = unwritableTarget(outputPdf); !why.empty()) {
+        std::cerr << "choreo-sim report: cannot write the report: " << why << " (nothing was run)\n";
+        return kExitIo;
+    }
     ReportSections selected = ReportSections::all();
     if (!sections.empty()) {
         std::string sectionsError;
