@@ -12,8 +12,11 @@ echo "clang-format: ${#sources[@]} files formatted"
 # clang-tidy on the layers without Qt (the Qt layers' moc output makes it slow and noisy on 2 cores). It
 # reads GCC's compile commands, so GCC-only warning flags (-Wno-restrict, CMakeLists.txt) must not stop it.
 mapfile -t tidy < <(git ls-files 'models/*.cpp' 'sim/*.cpp' 'calibrate/cpu/*.cpp')
+# One clang-tidy per file, as many at once as there are cores (the files are independent).
 log=$(mktemp)
-if ! clang-tidy -p "$build" --quiet --warnings-as-errors='*' --extra-arg=-Wno-unknown-warning-option "${tidy[@]}" >"$log" 2>&1; then
+if ! printf '%s\0' "${tidy[@]}" |
+  xargs -0 -n 1 -P "$(nproc)" clang-tidy -p "$build" --quiet --warnings-as-errors='*' \
+    --extra-arg=-Wno-unknown-warning-option >"$log" 2>&1; then
   grep -v "warnings generated" "$log"
   exit 1
 fi

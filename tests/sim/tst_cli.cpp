@@ -15,6 +15,8 @@
 #include <map>
 #include <set>
 
+#include "tests/testshard.h"
+
 using choreo::models::Json;
 
 namespace {
@@ -1355,5 +1357,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCli)
+CHOREO_SHARDED_TEST_MAIN(TestCli)
 #include "tst_cli.moc"

@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/testshard.h"
+
 using namespace choreo;
 
 namespace {
@@ -265,5 +267,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestServing)
+CHOREO_SHARDED_TEST_MAIN(TestServing)
 #include "tst_serving.moc"
