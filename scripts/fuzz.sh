@@ -9,7 +9,7 @@ choreo_install_deps
 seconds=${1:-3600}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(scenario validation_csv profile catalog result)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(scenario validation_csv profile catalog result worker_request)
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
 for h in "${harnesses[@]}"; do

@@ -1,17 +1,17 @@
 #include "sim/worker.h"
 
-#include "models/calibration.h"
 #include "models/exitcodes.h"
 #include "models/jsonreader.h"
 #include "models/resolved.h"
 #include "models/result.h"
-#include "models/scenarioio.h"
+#include "models/workerrequest.h"
 #include "sim/simulator.h"
 
 #include <iostream>
 #include <iterator>
 #include <sstream>
 #include <unistd.h>
+#include <variant>
 
 namespace choreo::sim {
 
@@ -59,49 +59,22 @@ int serveRequest(std::istream& in, std::ostream& out, const models::Catalog* cat
     if (!catalog)
         return sendError(out, kExitIo, "the hardware catalog could not be loaded: " + catalogError);
 
-    models::Json request;
-    try {
-        request = models::Json::parse(text);
-    } catch (const models::Json::exception& e) { // parse_error, or out_of_range for a number too large
-        return sendError(out, kExitProtocol, "the request is not valid JSON: " + models::jsonErrorText(e));
-    }
-    models::Diagnostics problems;
-    models::JsonReader reader(problems);
-    if (!reader.expectObject(request, "request"))
-        return sendError(out, kExitProtocol, "the request must be a JSON object", problems);
-    reader.rejectUnknownKeys(request, "request", {"type", "scenario", "fidelity", "scenario_dir"});
-    const auto scenarioDir = reader.text(request, "request", "scenario_dir", false);
-    const auto type = reader.text(request, "request", "type");
-    auto fidelityText = reader.text(request, "request", "fidelity", false);
-    if (!problems.empty() || !type || *type != "run" || !request.contains("scenario"))
-        return sendError(out, kExitProtocol, "expected {\"type\":\"run\",\"scenario\":{...}}", problems);
+    auto read = models::readWorkerRequest(text, *catalog, profileFolders);
+    if (auto* refused = std::get_if<models::WorkerRequestError>(&read))
+        return sendError(out, refused->exit_code, refused->message, refused->diagnostics);
+    auto& request = std::get<models::WorkerRequest>(read);
     SimulationOptions options;
-    if (fidelityText && fidelityFromString(*fidelityText))
-        options.fidelity = *fidelityFromString(*fidelityText);
-    else if (fidelityText)
+    if (request.fidelity && fidelityFromString(*request.fidelity))
+        options.fidelity = *fidelityFromString(*request.fidelity);
+    else if (request.fidelity)
         return sendError(out, kExitInvalidInput,
-                         "request.fidelity: unknown fidelity \"" + *fidelityText +
+                         "request.fidelity: unknown fidelity \"" + *request.fidelity +
                              "\" (known: analytical, flow, packet)");
-
-    models::Diagnostics errors;
-    auto scenario = models::readScenarioDocument(request["scenario"], errors);
-    if (!scenario)
-        return sendError(out, kExitInvalidInput, "the scenario is invalid", errors);
-    auto resolved = models::resolveScenario(*scenario, *catalog, errors);
-    std::vector<std::filesystem::path> folders;
-    if (scenarioDir)
-        folders.emplace_back(*scenarioDir);
-    folders.insert(folders.end(), profileFolders.begin(), profileFolders.end());
-    if (resolved && !models::applyScenarioCalibration(*resolved, folders, errors))
-        resolved.reset();
-    if (!resolved)
-        return sendError(out, kExitInvalidInput,
-                         errors.empty() ? "the scenario is invalid" : errors.front().text(), errors);
     options.progress = [&out](double fraction, const std::string& stage) {
         send(out, models::Json{{"type", "progress"}, {"fraction", fraction}, {"stage", stage}});
     };
     try {
-        const auto result = runScenario(*resolved, options);
+        const auto result = runScenario(request.resolved, options);
         if (const std::string unphysical = models::unphysicalQuantity(result); !unphysical.empty())
             return sendError(out, kExitSimulationFailed, "the result is not physical: " + unphysical);
         send(out, models::Json{{"type", "result"}, {"result", models::resultToJson(result)}});
