@@ -601,7 +601,10 @@ bool writeTextFileAtomically(const std::filesystem::path& path, const std::strin
         out << text;
         out.flush();
         if (!out) {
-            error = "writing " + tmp.string() + " failed (disk full?)";
+            const int cause = errno; // ENOSPC or EDQUOT on a full disk or quota, EFBIG past a size limit
+            error = "cannot save " + path.string() + ": " + std::generic_category().message(cause) +
+                    " (is the disk full?); the file was not changed";
+            out.close();
             std::error_code ignored;
             std::filesystem::remove(tmp, ignored);
             return false;

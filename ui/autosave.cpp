@@ -7,7 +7,6 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QTimer>
 
 using namespace Qt::StringLiterals;
@@ -19,13 +18,15 @@ namespace {
 const QString kScenarioFile = u"autosave.json"_s;
 const QString kMetaFile = u"autosave-meta.json"_s; // {"original": path}: the scenario format has no room
 
+// Temporary file and rename (models::writeTextFileAtomically): a crash mid-write leaves the previous copy.
+// Not QSaveFile: Qt 6.4's commit() reports success when its final flush wrote only part of the file (a full
+// disk), leaving a truncated copy (tst_autosave fullDiskKeepsTheLastCopyAndTheEdits).
 bool writeAtomically(const QString& path, const QByteArray& bytes, QString& error) {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-        error = QObject::tr("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    std::string message;
+    if (models::writeTextFileAtomically(path.toStdString(), bytes.toStdString(), message))
+        return true;
+    error = QString::fromStdString(message);
+    return false;
 }
 
 } // namespace

@@ -15,9 +15,10 @@ namespace choreo::ui {
 
 class Document;
 
-// Writes the document to `directory` every interval while it has unsaved changes (QSaveFile, so a crash
-// mid-write leaves the previous copy), and removes the copy once the document is saved, reset or closed
-// normally. A copy found at startup therefore means the program did not end normally.
+// Writes the document to `directory` every interval while it has unsaved changes (a temporary file renamed
+// into place, so a crash or a full disk mid-write leaves the previous copy), and removes the copy once the
+// document is saved, reset or closed normally. A copy found at startup therefore means the program did not
+// end normally.
 class Autosave : public QObject {
     Q_OBJECT
 

@@ -10,6 +10,8 @@
 #include <functional>
 #include <vector>
 
+#include "tests/fulldisk.h"
+
 using namespace choreo::models;
 
 namespace {
@@ -598,6 +600,33 @@ private slots:
         // A save into a folder that does not exist fails with a message and touches nothing.
         QVERIFY(!saveScenarioFile(dir / "missing" / "s.json", *scenario, error));
         QVERIFY(error.find("cannot write") != std::string::npos);
+        std::filesystem::remove_all(dir);
+    }
+
+    // The disk fills while a scenario is saved over the file it came from: the save fails, says so and
+    // names the file, and the file on disk is still the one saved before, with no temporary left beside it.
+    void saveOnAFullDiskKeepsTheFile() {
+        Diagnostics errors;
+        auto scenario = parseScenario(defaultText(), errors);
+        QVERIFY(scenario);
+        const auto dir = std::filesystem::temp_directory_path() / "choreo-tst-scenario-full";
+        std::filesystem::create_directories(dir);
+        const auto file = dir / "s.json";
+        std::string error;
+        QVERIFY2(saveScenarioFile(file, *scenario, error), error.c_str());
+        auto edited = *scenario;
+        edited.name = "edited while the disk filled";
+        {
+            choreo::testing::FullDisk full(64); // a few lines fit, the scenario does not
+            if (!full.active())
+                QSKIP("cannot limit the file size here");
+            QVERIFY(!saveScenarioFile(file, edited, error));
+        }
+        QVERIFY2(error.find("cannot save " + file.string()) != std::string::npos, error.c_str());
+        QVERIFY2(error.find("was not changed") != std::string::npos, error.c_str());
+        auto kept = loadScenarioFile(file, errors);
+        QVERIFY(kept && *kept == *scenario);
+        QVERIFY(!std::filesystem::exists(file.string() + ".tmp-choreo"));
         std::filesystem::remove_all(dir);
     }
 };

@@ -1,6 +1,7 @@
 // Autosave: nothing is written for a clean document; unsaved changes are written atomically and read
 // back as they were, with the file they came from; saving (or undoing back to the saved state) removes
 // the copy; a damaged copy is reported, not loaded.
+#include "models/scenarioio.h"
 #include "ui/autosave.h"
 #include "ui/document.h"
 #include "ui/editids.h"
@@ -10,6 +11,7 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include "tests/fulldisk.h"
 #include "tests/ui/testsupport.h"
 
 using namespace Qt::StringLiterals;
@@ -25,6 +27,7 @@ private slots:
     void timerWrites();
     void editsBeforeEnablingAreWritten();
     void damagedCopyIsReported();
+    void fullDiskKeepsTheLastCopyAndTheEdits();
 
 private:
     std::optional<choreo::models::Catalog> catalog_;
@@ -111,6 +114,50 @@ void TestAutosave::damagedCopyIsReported() {
     QString error;
     QVERIFY(!Autosave::pending(dir.path(), error).has_value());
     QVERIFY2(error.contains(u"name"_s), qPrintable(error));
+}
+
+void TestAutosave::fullDiskKeepsTheLastCopyAndTheEdits() {
+    // The disk fills mid-session: the next autosave and the user's save both fail with the file named, the
+    // last good copy stays recoverable, the scenario file keeps what was saved, and the document keeps its
+    // unsaved edits (still marked modified, so closing still asks).
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(u"plan.json"_s);
+    choreo::ui::Document document(*catalog_, original_);
+    QString error;
+    QVERIFY2(document.save(saved, error), qPrintable(error));
+    Autosave autosave(&document, dir.filePath(u"autosave"_s), 3600 * 1000);
+    auto first = original_;
+    first.workload.model.layers = 40;
+    document.edit(first, choreo::ui::NoMerge, u"edit"_s);
+    QVERIFY2(autosave.writeNow(error), qPrintable(error));
+    auto second = first;
+    second.workload.model.layers = 48;
+    document.edit(second, choreo::ui::NoMerge, u"edit"_s);
+    bool autosaved = true;
+    bool savedAgain = true;
+    QString saveError;
+    {
+        choreo::testing::FullDisk full(64);
+        if (!full.active())
+            QSKIP("cannot limit the file size here");
+        autosaved = autosave.writeNow(error);
+        savedAgain = document.save(saved, saveError);
+    }
+    QVERIFY(!autosaved);
+    QVERIFY2(error.contains(u"autosave"_s), qPrintable(error));
+    QVERIFY(!savedAgain);
+    QVERIFY2(saveError.contains(saved), qPrintable(saveError));
+    QVERIFY(document.isModified());
+    QVERIFY(document.scenario() == second);
+    const auto recovery = Autosave::pending(dir.filePath(u"autosave"_s), error);
+    QVERIFY2(recovery.has_value(), qPrintable(error));
+    QVERIFY(recovery->scenario == first);
+    choreo::models::Diagnostics errors;
+    const auto onDisk = choreo::models::loadScenarioFile(saved.toStdString(), errors);
+    QVERIFY(onDisk && *onDisk == original_);
+    // With room again, the next autosave writes the latest edits.
+    QVERIFY2(autosave.writeNow(error), qPrintable(error));
+    QVERIFY(Autosave::pending(dir.filePath(u"autosave"_s), error)->scenario == second);
 }
 
 QTEST_MAIN(TestAutosave)

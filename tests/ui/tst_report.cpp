@@ -11,11 +11,13 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/fulldisk.h"
 #include "tests/ui/cannedstep.h"
 #include "tests/ui/testsupport.h"
 
@@ -149,6 +151,7 @@ private slots:
     void summaryNamesAssumedEfficiencies();
     void servingReportShowsTheStream();
     void trainAndServeReportShowsBothCosts();
+    void fullDiskKeepsTheEarlierReport();
 
 private:
     choreo::ui::ReportInput input() const;
@@ -169,6 +172,39 @@ void TestReport::initTestCase() {
 choreo::ui::ReportInput TestReport::input() const {
     return {*scenario_, cannedResult(128, 560.0), cannedSweep(), &*catalog_,
             QDateTime(QDate(2026, 11, 30), QTime(12, 0))};
+}
+
+void TestReport::fullDiskKeepsTheEarlierReport() {
+    // The disk fills while a report is written over an earlier one: the writer fails and names the file,
+    // and the earlier report is still whole (QSaveFile writes beside it and renames only on success).
+    for (const bool pdf : {true, false}) {
+        const QString path = dir_.filePath(pdf ? u"full.pdf"_s : u"full.html"_s);
+        QString error;
+        const auto write = [&] {
+            return pdf ? choreo::ui::writeReportPdf(input(), path, error) > 0
+                       : choreo::ui::writeReportHtml(input(), path, error);
+        };
+        QVERIFY2(write(), qPrintable(error));
+        QFile before(path);
+        QVERIFY(before.open(QIODevice::ReadOnly));
+        const QByteArray earlier = before.readAll();
+        before.close();
+        bool written = true;
+        {
+            choreo::testing::FullDisk full(4096); // the report is tens of kilobytes
+            if (!full.active())
+                QSKIP("cannot limit the file size here");
+            written = write();
+        }
+        QVERIFY(!written);
+        QVERIFY2(error.contains(path), qPrintable(error));
+        QFile after(path);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QCOMPARE(after.readAll(), earlier);
+        const QString name = QFileInfo(path).fileName();
+        QCOMPARE(QDir(dir_.path()).entryList({name + u"*"_s}, QDir::Files),
+                 QStringList{name}); // no temporary
+    }
 }
 
 void TestReport::pdfHasPagesAndVectorCharts() {

@@ -1,12 +1,12 @@
 #include "ui/calibration/calibrationrunner.h"
 
 #include "models/jsonreader.h"
+#include "models/scenarioio.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcessEnvironment>
-#include <QSaveFile>
 #include <QTemporaryDir>
 
 #ifdef Q_OS_UNIX
@@ -163,9 +163,10 @@ void CalibrationRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
         return;
     }
     QDir().mkpath(QFileInfo(destination_).absolutePath());
-    QSaveFile out(destination_);
-    if (!out.open(QIODevice::WriteOnly) || out.write(measured.readAll()) < 0 || !out.commit()) {
-        finishWithFailure(tr("cannot write %1: %2").arg(destination_, out.errorString()));
+    std::string error;
+    if (!models::writeTextFileAtomically(destination_.toStdString(), measured.readAll().toStdString(),
+                                         error)) {
+        finishWithFailure(QString::fromStdString(error));
         return;
     }
     outcome_.file = destination_;

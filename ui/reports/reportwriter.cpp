@@ -168,8 +168,11 @@ int writeReportPdf(const ReportInput& in, const QString& path, QString& error) {
         pages = page.pageCount();
         painter.end();
     }
-    if (!file.commit()) {
+    // flush() first: Qt 6.4's commit() reports success when its own final flush wrote only part of the
+    // file (a full disk), and would put a truncated report in place of the earlier one.
+    if (!file.flush() || !file.commit()) {
         error = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+        file.cancelWriting();
         return 0;
     }
     return pages;
