@@ -15,8 +15,11 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDeadlineTimer>
+#include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
@@ -32,6 +35,7 @@
 #include <QTimer>
 #include <QUndoStack>
 
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -76,6 +80,8 @@ private slots:
     void editorFitsItsColumnAt1280x800();
     void recoveryOffersNothingWhenQuiet();
     void recoveryRestoresUnsavedChanges();
+    void killedWithUnsavedEditsLosesNothing();
+    void childEditsUntilKilled();
 
 private:
     std::unique_ptr<MainWindow> makeWindow(const QString& workerMode);
@@ -482,6 +488,65 @@ void TestMainWindow::recoveryRestoresUnsavedChanges() {
     second->document()->undoStack()->undo(); // back to the file as saved
     QVERIFY(second->document()->scenario() == original_);
     second->document()->undoStack()->setClean();
+}
+
+// The desktop is killed (SIGKILL: no closeEvent, no chance to save) while a document has unsaved edits, and
+// started again: it offers the edits back, and undo leads to the file as saved. The killed program is this
+// test's own executable running childEditsUntilKilled, with its autosave timer at 50 ms.
+void TestMainWindow::killedWithUnsavedEditsLosesNothing() {
+    const QString autosaveDir = dir_.filePath(u"killed"_s);
+    QProcess program;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"CHOREO_TEST_KILL_AUTOSAVE_DIR"_s, autosaveDir);
+    program.setProcessEnvironment(env);
+    program.start(QCoreApplication::applicationFilePath(), {u"childEditsUntilKilled"_s});
+    QVERIFY2(program.waitForStarted(kTimeoutMs), qPrintable(program.errorString()));
+    QByteArray said;
+    const QDeadlineTimer deadline(kTimeoutMs);
+    while (!said.contains("autosaved\n") && !deadline.hasExpired() && program.state() == QProcess::Running) {
+        program.waitForReadyRead(200);
+        said += program.readAllStandardOutput();
+    }
+    QVERIFY2(said.contains("autosaved\n"), said.constData());
+    program.kill();
+    QVERIFY(program.waitForFinished(kTimeoutMs));
+    QCOMPARE(program.exitStatus(), QProcess::CrashExit);
+    // The killed program's own temporary folder is left behind by the kill: remove it.
+    const qsizetype at = said.indexOf("child folder ");
+    if (at >= 0)
+        QDir(QString::fromLocal8Bit(said.mid(at + 13, said.indexOf('\n', at) - at - 13))).removeRecursively();
+
+    testers_.clear();
+    auto restarted = makeWindow(u"scenario"_s);
+    restarted->setQuiet(false);
+    restarted->enableAutosave(autosaveDir, 3600 * 1000);
+    QTimer::singleShot(0, this, [] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        QVERIFY(box->text().contains(u"default.json"_s));
+        box->button(QMessageBox::Yes)->click();
+    });
+    QVERIFY(restarted->offerRecovery());
+    QCOMPARE(restarted->document()->scenario().workload.model.layers, std::int64_t(40));
+    QVERIFY(restarted->document()->isModified());
+    restarted->document()->undoStack()->undo();
+    QVERIFY(restarted->document()->scenario() == original_);
+    restarted->document()->undoStack()->setClean();
+}
+
+// Runs only as the program killedWithUnsavedEditsLosesNothing kills: edits the layers, waits for the
+// autosave timer's copy, says so, and waits to be killed.
+void TestMainWindow::childEditsUntilKilled() {
+    const QString autosaveDir = qEnvironmentVariable("CHOREO_TEST_KILL_AUTOSAVE_DIR");
+    if (autosaveDir.isEmpty())
+        QSKIP("runs as the program killedWithUnsavedEditsLosesNothing kills");
+    window_->enableAutosave(autosaveDir, 50);
+    child<QSpinBox>(*window_, u"workload.model.layers"_s)->setValue(40);
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(QDir(autosaveDir).filePath(u"autosave.json"_s)), kTimeoutMs);
+    std::printf("child folder %s\nautosaved\n", qPrintable(dir_.path()));
+    std::fflush(stdout);
+    QTest::qWait(kTimeoutMs); // killed long before this ends
+    QFAIL("was not killed");
 }
 
 QTEST_MAIN(TestMainWindow)
