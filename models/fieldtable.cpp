@@ -1,5 +1,8 @@
 #include "models/fieldtable.h"
 
+#include "models/resolved.h"
+#include "models/topology.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -98,7 +101,8 @@ private:
         else if constexpr (std::is_integral_v<T>)
             return static_cast<std::int64_t>(v);
         else if constexpr (std::is_same_v<T, std::optional<double>> ||
-                           std::is_same_v<T, std::optional<std::int64_t>>)
+                           std::is_same_v<T, std::optional<std::int64_t>> ||
+                           std::is_same_v<T, std::optional<std::string>>)
             return v ? FieldValue{*v} : FieldValue{};
         else
             return toString(v); // an enum, by its name
@@ -117,6 +121,10 @@ private:
         else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>)
             target = std::holds_alternative<std::int64_t>(v)
                          ? std::optional<std::int64_t>(std::get<std::int64_t>(v))
+                         : std::nullopt;
+        else if constexpr (std::is_same_v<T, std::optional<std::string>>)
+            target = std::holds_alternative<std::string>(v)
+                         ? std::optional<std::string>(std::get<std::string>(v))
                          : std::nullopt;
         else // an enum: the choice whose name toString gives
             target = enumNamed<T>(std::get<std::string>(v));
@@ -447,6 +455,109 @@ void addOverlapFields(std::vector<FieldSpec>& t) {
                     .take());
 }
 
+constexpr double kMaxLinkGbps = 100'000; // a device's NIC or a network link, one direction (100 Tb/s)
+constexpr double kMaxLatencyUs = 100'000;
+constexpr double kMaxSwitches = 1'000'000; // nodes under a leaf, ports, groups, routers, links
+
+// The network between and inside nodes (cluster.network). Unset figures come from the training device's
+// catalog entry or the topology's defaults (models/topology.h, docs/topology.md); the 3D torus's dims (an
+// array) are read by hand. The desktop's network box and the report's cluster rows show them with the
+// catalog's figures beside.
+void addNetworkFields(std::vector<FieldSpec>& t) {
+    const std::string g = "Network";
+    const std::string p = "cluster.network.";
+    const auto optionalNumber = [&](const std::string& path, std::string label) {
+        return Field(p + path, FieldKind::OptionalNumber, g, std::move(label)).optional({}).unset("default");
+    };
+    const auto optionalCount = [&](const std::string& path, std::string label) {
+        return count(p + path, g, std::move(label), kMaxSwitches).optional({}).unset("default");
+    };
+    t.push_back(Field(p + "scale_up.fabric", FieldKind::Text, g, "Scale-up fabric")
+                    .optional({})
+                    .unset("catalog")
+                    .tip("The fabric inside a node (NVLink, Infinity Fabric, PCIe); unset: the training "
+                         "device's")
+                    .access([](auto& s) -> auto& { return s.cluster.network.scale_up.fabric; })
+                    .take());
+    t.push_back(optionalNumber("scale_up.bandwidth_GBps", "Scale-up bandwidth")
+                    .above(0, kMaxLinkGbps)
+                    .unit(" GB/s")
+                    .unset("catalog")
+                    .tip("Per device, one direction; unset: the training device's")
+                    .access([](auto& s) -> auto& { return s.cluster.network.scale_up.bandwidth_GBps; })
+                    .take());
+    t.push_back(optionalNumber("scale_up.latency_us", "Scale-up latency")
+                    .range(0, kMaxLatencyUs)
+                    .unit(" µs")
+                    .unset("catalog")
+                    .access([](auto& s) -> auto& { return s.cluster.network.scale_up.latency_us; })
+                    .take());
+    t.push_back(optionalNumber("nic_Gbps", "NIC")
+                    .above(0, kMaxLinkGbps)
+                    .unit(" Gb/s")
+                    .unset("catalog")
+                    .tip("Scale-out bandwidth per device, one direction; unset: the training device's")
+                    .access([](auto& s) -> auto& { return s.cluster.network.nic_Gbps; })
+                    .take());
+    t.push_back(choice(p + "topology.kind", g, "Topology",
+                       named({TopologyKind::FatTree, TopologyKind::RailFatTree, TopologyKind::SingleSwitch,
+                              TopologyKind::Dragonfly, TopologyKind::Torus3d}))
+                    .tip("How nodes are wired (docs/topology.md)")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.kind; })
+                    .take());
+    t.push_back(number(p + "topology.oversubscription", g, "Oversubscription")
+                    .range(1, 1'000)
+                    .optional(1.0)
+                    .tip("Leaf downlink to uplink bandwidth; 1 is non-blocking")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.oversubscription; })
+                    .take());
+    t.push_back(optionalCount("topology.nodes_per_leaf", "Nodes per leaf")
+                    .unset(std::to_string(kDefaultNodesPerLeaf) + ", fewer where the radix needs")
+                    .tip("Servers under one leaf switch (fat trees)")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.nodes_per_leaf; })
+                    .take());
+    t.push_back(optionalNumber("topology.latency_us", "Switch latency")
+                    .range(0, kMaxLatencyUs)
+                    .unit(" µs")
+                    .unset(formatNumber(kDefaultSwitchLatencyUs) + " µs")
+                    .tip("One switch hop")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.latency_us; })
+                    .take());
+    t.push_back(optionalCount("topology.tiers", "Tiers")
+                    .range(2, 3)
+                    .unset("2, or 3 where the leaves outnumber a switch's ports")
+                    .tip("Switch tiers of a rail-optimised fat tree: 2 or 3")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.tiers; })
+                    .take());
+    t.push_back(optionalCount("topology.radix", "Radix")
+                    .unset(std::to_string(kDefaultSwitchRadix))
+                    .tip("Ports per switch")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.radix; })
+                    .take());
+    t.push_back(optionalCount("topology.groups", "Groups")
+                    .unset("none (a dragonfly needs it)")
+                    .tip("Dragonfly groups")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.groups; })
+                    .take());
+    t.push_back(optionalCount("topology.routers_per_group", "Routers per group")
+                    .unset("none (a dragonfly needs it)")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.routers_per_group; })
+                    .take());
+    t.push_back(
+        optionalCount("topology.global_links_per_router", "Global links per router")
+            .unset("a router's terminals, or what joins every group")
+            .tip("Dragonfly links between groups")
+            .access([](auto& s) -> auto& { return s.cluster.network.topology.global_links_per_router; })
+            .take());
+    t.push_back(optionalNumber("topology.link_Gbps", "Link")
+                    .above(0, kMaxLinkGbps)
+                    .unit(" Gb/s")
+                    .unset("the NIC's")
+                    .tip("Dragonfly and torus links, one direction; unset: the NIC's")
+                    .access([](auto& s) -> auto& { return s.cluster.network.topology.link_Gbps; })
+                    .take());
+}
+
 void addCostFields(std::vector<FieldSpec>& t) {
     const std::string g = "Costs";
     t.push_back(
@@ -640,6 +751,7 @@ std::vector<FieldSpec> buildTable() {
     addOverlapFields(t);
     addDataStageFields(t);
     addEvalStageFields(t);
+    addNetworkFields(t);
     addCostFields(t);
     markTrainingOnly(t);
     guardOptionalObjects(t);

@@ -138,97 +138,6 @@ Pool readPool(JsonReader& r, const Json& j, const std::string& path) {
     return p;
 }
 
-Cluster readCluster(JsonReader& r, const Json& j, const std::string& path) {
-    Cluster c;
-    if (!r.expectObject(j, path))
-        return c;
-    r.rejectUnknownKeys(j, path, {"pools", "network"});
-    const std::string poolsPath = JsonReader::join(path, "pools");
-    if (auto it = j.find("pools"); it == j.end()) {
-        r.error(poolsPath, "missing required field");
-    } else if (!it->is_array()) {
-        r.error(poolsPath, "expected an array, got " + JsonReader::typeName(*it));
-    } else if (it->empty()) {
-        r.error(poolsPath, "at least one pool is needed");
-    } else {
-        for (std::size_t i = 0; i < it->size(); ++i)
-            c.pools.push_back(readPool(r, (*it)[i], JsonReader::index(poolsPath, i)));
-    }
-    const std::string netPath = JsonReader::join(path, "network");
-    auto net = j.find("network");
-    if (net == j.end()) {
-        r.error(netPath, "missing required field");
-        return c;
-    }
-    if (!r.expectObject(*net, netPath))
-        return c;
-    r.rejectUnknownKeys(*net, netPath, {"scale_up", "nic_Gbps", "topology"});
-    c.network.nic_Gbps = r.number(*net, netPath, "nic_Gbps", true, false);
-    if (auto su = net->find("scale_up"); su != net->end()) {
-        const std::string p = JsonReader::join(netPath, "scale_up");
-        if (r.expectObject(*su, p)) {
-            r.rejectUnknownKeys(*su, p, {"fabric", "bandwidth_GBps", "latency_us"});
-            c.network.scale_up.fabric = r.text(*su, p, "fabric", false);
-            c.network.scale_up.bandwidth_GBps = r.number(*su, p, "bandwidth_GBps", true, false);
-            c.network.scale_up.latency_us = r.number(*su, p, "latency_us", false, false);
-        }
-    }
-    const std::string topoPath = JsonReader::join(netPath, "topology");
-    auto topo = net->find("topology");
-    if (topo == net->end()) {
-        r.error(topoPath, "missing required field");
-        return c;
-    }
-    if (!r.expectObject(*topo, topoPath))
-        return c;
-    r.rejectUnknownKeys(*topo, topoPath,
-                        {"kind", "oversubscription", "nodes_per_leaf", "latency_us", "tiers", "radix",
-                         "groups", "routers_per_group", "global_links_per_router", "dims", "link_Gbps"});
-    if (auto kind = r.text(*topo, topoPath, "kind")) {
-        if (auto k = topologyKindFromString(*kind))
-            c.network.topology.kind = *k;
-        else
-            r.error(JsonReader::join(topoPath, "kind"),
-                    "unknown topology \"" + *kind +
-                        "\" (known: fat-tree, rail-fat-tree, single-switch, dragonfly, torus-3d)");
-    }
-    if (auto o = r.number(*topo, topoPath, "oversubscription", true, false)) {
-        if (*o < 1.0)
-            r.error(JsonReader::join(topoPath, "oversubscription"),
-                    "must be at least 1 (1 = non-blocking), got " + formatNumber(*o));
-        else
-            c.network.topology.oversubscription = *o;
-    }
-    c.network.topology.nodes_per_leaf = r.integer(*topo, topoPath, "nodes_per_leaf", 1, false);
-    c.network.topology.latency_us = r.number(*topo, topoPath, "latency_us", false, false);
-    auto& t = c.network.topology;
-    if ((t.tiers = r.integer(*topo, topoPath, "tiers", 1, false)) && *t.tiers != 2 && *t.tiers != 3)
-        r.error(JsonReader::join(topoPath, "tiers"), "must be 2 or 3, got " + std::to_string(*t.tiers));
-    t.radix = r.integer(*topo, topoPath, "radix", 1, false);
-    t.groups = r.integer(*topo, topoPath, "groups", 1, false);
-    t.routers_per_group = r.integer(*topo, topoPath, "routers_per_group", 1, false);
-    t.global_links_per_router = r.integer(*topo, topoPath, "global_links_per_router", 1, false);
-    t.link_Gbps = r.number(*topo, topoPath, "link_Gbps", true, false);
-    if (auto it = topo->find("dims"); it != topo->end()) {
-        const std::string dimsPath = JsonReader::join(topoPath, "dims");
-        if (!it->is_array() || it->size() != 3) {
-            r.error(dimsPath, "expected an array of 3 positive integers (x, y, z)");
-        } else {
-            std::vector<std::int64_t> dims;
-            for (std::size_t i = 0; i < 3; ++i) {
-                const auto& d = (*it)[i];
-                if (d.is_number_integer() && d.get<std::int64_t>() >= 1)
-                    dims.push_back(d.get<std::int64_t>());
-                else
-                    r.error(JsonReader::index(dimsPath, i), "expected a positive integer, got " + d.dump());
-            }
-            if (dims.size() == 3)
-                t.dims = dims;
-        }
-    }
-    return c;
-}
-
 // The keys the field table describes in `objectPath`, and `extra` ones read by hand.
 std::vector<std::string> allowedKeys(std::string_view objectPath, std::initializer_list<const char*> extra) {
     std::vector<std::string> keys = fieldKeysOf(objectPath);
@@ -251,6 +160,72 @@ void readTableObject(JsonReader& r, const Json& parent, const std::string& paren
         return;
     r.rejectUnknownKeys(*it, path, allowedKeys(path, {}));
     readFields(r, *it, path, s);
+}
+
+// The 3D torus's dims: three positive integers (x, y, z).
+void readTorusDims(JsonReader& r, const Json& topology, const std::string& topoPath, Topology& t) {
+    auto it = topology.find("dims");
+    if (it == topology.end())
+        return;
+    const std::string dimsPath = JsonReader::join(topoPath, "dims");
+    if (!it->is_array() || it->size() != 3) {
+        r.error(dimsPath, "expected an array of 3 positive integers (x, y, z)");
+        return;
+    }
+    std::vector<std::int64_t> dims;
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto& d = (*it)[i];
+        if (d.is_number_integer() && d.get<std::int64_t>() >= 1)
+            dims.push_back(d.get<std::int64_t>());
+        else
+            r.error(JsonReader::index(dimsPath, i), "expected a positive integer, got " + d.dump());
+    }
+    if (dims.size() == 3)
+        t.dims = dims;
+}
+
+// The network's fields come from the field table (cluster.network...); the torus's dims are read by hand.
+void readNetwork(JsonReader& r, const Json& cluster, const std::string& path, Scenario& s) {
+    const std::string netPath = JsonReader::join(path, "network");
+    auto net = cluster.find("network");
+    if (net == cluster.end()) {
+        r.error(netPath, "missing required field");
+        return;
+    }
+    if (!r.expectObject(*net, netPath))
+        return;
+    r.rejectUnknownKeys(*net, netPath, allowedKeys(netPath, {}));
+    readFields(r, *net, netPath, s);
+    readTableObject(r, *net, netPath, "scale_up", false, s);
+    const std::string topoPath = JsonReader::join(netPath, "topology");
+    auto topo = net->find("topology");
+    if (topo == net->end()) {
+        r.error(topoPath, "missing required field");
+        return;
+    }
+    if (!r.expectObject(*topo, topoPath))
+        return;
+    r.rejectUnknownKeys(*topo, topoPath, allowedKeys(topoPath, {"dims"}));
+    readFields(r, *topo, topoPath, s);
+    readTorusDims(r, *topo, topoPath, s.cluster.network.topology);
+}
+
+void readCluster(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
+    if (!r.expectObject(j, path))
+        return;
+    r.rejectUnknownKeys(j, path, {"pools", "network"});
+    const std::string poolsPath = JsonReader::join(path, "pools");
+    if (auto it = j.find("pools"); it == j.end()) {
+        r.error(poolsPath, "missing required field");
+    } else if (!it->is_array()) {
+        r.error(poolsPath, "expected an array, got " + JsonReader::typeName(*it));
+    } else if (it->empty()) {
+        r.error(poolsPath, "at least one pool is needed");
+    } else {
+        for (std::size_t i = 0; i < it->size(); ++i)
+            s.cluster.pools.push_back(readPool(r, (*it)[i], JsonReader::index(poolsPath, i)));
+    }
+    readNetwork(r, j, path, s);
 }
 
 void readModel(JsonReader& r, const Json& j, const std::string& path, Scenario& s) {
@@ -487,7 +462,7 @@ std::optional<Scenario> readScenarioDocument(const Json& doc, Diagnostics& error
     s.name = r.text(doc, "", "name").value_or("");
     s.description = r.text(doc, "", "description", false);
     if (auto it = doc.find("cluster"); it != doc.end())
-        s.cluster = readCluster(r, *it, "cluster");
+        readCluster(r, *it, "cluster", s);
     else
         r.error("cluster", "missing required field");
     if (auto it = doc.find("workload"); it != doc.end())
@@ -521,27 +496,9 @@ std::string serializeScenario(const Scenario& s) {
         putOptional(pool, "buy_usd_per_device", p.buy_usd_per_device);
         pools.push_back(pool);
     }
-    Json scaleUp = Json::object();
-    putOptional(scaleUp, "fabric", s.cluster.network.scale_up.fabric);
-    putOptional(scaleUp, "bandwidth_GBps", s.cluster.network.scale_up.bandwidth_GBps);
-    putOptional(scaleUp, "latency_us", s.cluster.network.scale_up.latency_us);
-    Json topology;
-    topology["kind"] = toString(s.cluster.network.topology.kind);
-    topology["oversubscription"] = s.cluster.network.topology.oversubscription;
-    putOptional(topology, "nodes_per_leaf", s.cluster.network.topology.nodes_per_leaf);
-    putOptional(topology, "latency_us", s.cluster.network.topology.latency_us);
-    putOptional(topology, "tiers", s.cluster.network.topology.tiers);
-    putOptional(topology, "radix", s.cluster.network.topology.radix);
-    putOptional(topology, "groups", s.cluster.network.topology.groups);
-    putOptional(topology, "routers_per_group", s.cluster.network.topology.routers_per_group);
-    putOptional(topology, "global_links_per_router", s.cluster.network.topology.global_links_per_router);
-    putOptional(topology, "dims", s.cluster.network.topology.dims);
-    putOptional(topology, "link_Gbps", s.cluster.network.topology.link_Gbps);
-    Json network;
-    if (!scaleUp.empty())
-        network["scale_up"] = scaleUp;
-    putOptional(network, "nic_Gbps", s.cluster.network.nic_Gbps);
-    network["topology"] = topology;
+    Json network = Json::object();
+    writeFields(network, "cluster.network", s);
+    putOptional(network["topology"], "dims", s.cluster.network.topology.dims);
     doc["cluster"] = Json{{"pools", pools}, {"network", network}};
 
     const auto& w = s.workload;

@@ -249,7 +249,7 @@ private slots:
         row("dragonfly without groups", cluster(64, Json{{"kind", "dragonfly"}, {"routers_per_group", 2}}),
             "cluster.network.topology.groups: required for dragonfly");
         row("tiers", cluster(64, Json{{"kind", "rail-fat-tree"}, {"tiers", 4}}),
-            "cluster.network.topology.tiers: must be 2 or 3, got 4");
+            "cluster.network.topology.tiers: must be at most 3, got 4");
         row("torus dims not three", cluster(64, Json{{"kind", "torus-3d"}, {"dims", {8, 8}}}),
             "cluster.network.topology.dims: expected an array of 3 positive integers");
     }

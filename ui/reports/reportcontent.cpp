@@ -123,13 +123,13 @@ QString fieldPhrase(const models::FieldSpec& field, const models::Scenario& s) {
 }
 
 // One row per group of the field table (models/fieldtable.cpp): what is trained, how it is laid out, and
-// how the cost is reckoned.
+// how the cost is reckoned. The cluster's fields are addClusterRows', beside the catalog's figures.
 void addFieldRows(KeyValueRows& rows, const models::Scenario& s) {
     for (const auto& group : models::fieldGroups()) {
         QStringList phrases;
         bool applies = false;
         for (const auto& field : models::scenarioFields()) {
-            if (field.group != group)
+            if (field.group != group || field.path.rfind("cluster.", 0) == 0)
                 continue;
             applies = applies || field.appliesTo(s);
             if (QString phrase = fieldPhrase(field, s); !phrase.isEmpty())
