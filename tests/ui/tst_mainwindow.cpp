@@ -56,6 +56,16 @@ T* child(const QObject& parent, const QString& name) {
     return found;
 }
 
+// Answers the recovery question as a user would, once it is asked: Yes, after checking it names the file.
+void acceptRecoveryWhenAsked(QObject* context) {
+    QTimer::singleShot(0, context, [] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        QVERIFY(box->text().contains(u"default.json"_s));
+        box->button(QMessageBox::Yes)->click();
+    });
+}
+
 } // namespace
 
 class TestMainWindow : public QObject {
@@ -474,13 +484,7 @@ void TestMainWindow::recoveryRestoresUnsavedChanges() {
     auto second = makeWindow(u"scenario"_s);
     second->setQuiet(false);
     second->enableAutosave(autosaveDir, 3600 * 1000);
-    // Answer the question as a user would.
-    QTimer::singleShot(0, this, [] {
-        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-        QVERIFY(box);
-        QVERIFY(box->text().contains(u"default.json"_s));
-        box->button(QMessageBox::Yes)->click();
-    });
+    acceptRecoveryWhenAsked(this);
     QVERIFY(second->offerRecovery());
     QVERIFY(second->document()->scenario() == edited);
     QVERIFY(second->document()->isModified());
@@ -520,12 +524,7 @@ void TestMainWindow::killedWithUnsavedEditsLosesNothing() {
     auto restarted = makeWindow(u"scenario"_s);
     restarted->setQuiet(false);
     restarted->enableAutosave(autosaveDir, 3600 * 1000);
-    QTimer::singleShot(0, this, [] {
-        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-        QVERIFY(box);
-        QVERIFY(box->text().contains(u"default.json"_s));
-        box->button(QMessageBox::Yes)->click();
-    });
+    acceptRecoveryWhenAsked(this);
     QVERIFY(restarted->offerRecovery());
     QCOMPARE(restarted->document()->scenario().workload.model.layers, std::int64_t(40));
     QVERIFY(restarted->document()->isModified());
