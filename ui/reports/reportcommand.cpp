@@ -55,11 +55,139 @@ std::string unwritableTarget(const std::filesystem::path& path) {
     return {};
 }
 
+// What a report is drawn from, read and checked before anything runs.
+struct ReportSources {
+    std::optional<models::Catalog> catalog;
+    std::optional<models::Scenario> scenario;
+    std::optional<models::Profile> profile;
+};
+
+// The scenario's calibration profile, looked up as `choreo-sim run` does: next to the scenario, then in the
+// assets. The worker gets it by absolute path, since it knows neither folder. kExitOk, or the exit code after
+// printing why it cannot be used.
+int attachProfile(ReportSources& in, const std::string& scenarioPath, const std::filesystem::path& assets) {
+    models::Scenario& scenario = *in.scenario;
+    const std::vector<std::filesystem::path> folders{std::filesystem::absolute(scenarioPath).parent_path(),
+                                                     assets / "calibration"};
+    const auto file = models::findProfile(scenario.calibration->profile, folders);
+    models::Diagnostics errors;
+    models::Diagnostics unreadable;
+    if (file)
+        in.profile = models::loadProfileFile(*file, unreadable);
+    // The profile is read once; one that cannot be found or read gets choreo-sim run's messages.
+    if (auto resolved = models::resolveScenario(scenario, *in.catalog, errors); resolved && in.profile)
+        models::applyCalibrationProfile(*resolved, *in.profile, scenario.calibration->device, errors);
+    else if (resolved)
+        models::applyScenarioCalibration(*resolved, folders, errors);
+    else
+        for (const auto& d : unreadable)
+            errors.push_back({"calibration.profile", file->string() + ": " + d.text()});
+    if (!errors.empty() || !in.profile) {
+        std::cerr << "choreo-sim report: " << scenarioPath << ": the calibration profile cannot be used:\n";
+        printDiagnostics(errors);
+        return kExitInvalidInput;
+    }
+    scenario.calibration->profile = std::filesystem::absolute(*file).lexically_normal().string();
+    return kExitOk;
+}
+
+// Reads the catalog, the scenario and its profile into `in`; kExitOk, or the exit code after printing why.
+int loadReportSources(ReportSources& in, const std::string& scenarioPath, const std::string& assetsDir) {
+    models::Diagnostics errors;
+    const std::filesystem::path assets(assetsDir);
+    in.catalog = models::Catalog::load(assets / "catalog", errors);
+    if (!in.catalog) {
+        std::cerr << "choreo-sim report: cannot load the catalog from " << (assets / "catalog").string()
+                  << ":\n";
+        printDiagnostics(errors);
+        return kExitIo;
+    }
+    std::string text, ioError;
+    if (!models::readTextFile(scenarioPath, text, ioError)) {
+        std::cerr << "choreo-sim report: " << ioError << '\n';
+        return kExitIo;
+    }
+    in.scenario = models::parseScenario(text, errors);
+    if (in.scenario)
+        models::resolveScenario(*in.scenario, *in.catalog, errors);
+    if (!errors.empty()) {
+        std::cerr << "choreo-sim report: " << scenarioPath << " is not a valid scenario:\n";
+        printDiagnostics(errors);
+        return kExitInvalidInput;
+    }
+    return in.scenario->calibration ? attachProfile(in, scenarioPath, assets) : kExitOk;
+}
+
+// Says on standard error how the base run and each sweep point end.
+void reportProgress(AnalysisJob& job) {
+    QObject::connect(&job, &AnalysisJob::baseFinished, [](const models::RunResult& r) {
+        if (r.serving && r.kind == "serve")
+            std::cerr << "choreo-sim report: base run done (" << r.serving->output_tokens_per_s
+                      << " output tokens/s)\n";
+        else
+            std::cerr << "choreo-sim report: base run done (" << r.step_time_s << " s per step)\n";
+    });
+    QObject::connect(&job, &AnalysisJob::sweepStarted, [](int points) {
+        std::cerr << "choreo-sim report: sweep of " << points << " points\n";
+    });
+    QObject::connect(&job, &AnalysisJob::sweepPointFinished, [&job](int index) {
+        const auto& o = job.sweepOutcomes()[static_cast<std::size_t>(index)];
+        std::cerr << "choreo-sim report:   " << o.label.toStdString() << ": "
+                  << (o.result    ? "ok"
+                      : o.failure ? o.failure->message.toStdString()
+                                  : "failed")
+                  << '\n';
+    });
+}
+
+// Runs the scenario and its sweep in worker processes until both end; kExitOk, or kExitSimulationFailed
+// after printing why the base run failed.
+int runAnalysis(AnalysisJob& job, const models::Scenario& scenario) {
+    std::optional<WorkerFailure> baseFailure;
+    QEventLoop loop;
+    QObject::connect(&job, &AnalysisJob::baseFailed, [&](const WorkerFailure& f) { baseFailure = f; });
+    QObject::connect(&job, &AnalysisJob::finished, &loop, &QEventLoop::quit);
+    reportProgress(job);
+    std::cerr << "choreo-sim report: running " << scenario.name << '\n';
+    job.start(scenario);
+    loop.exec();
+    if (!baseFailure && job.baseResult())
+        return kExitOk;
+    std::cerr << "choreo-sim report: the run failed: "
+              << (baseFailure ? baseFailure->message.toStdString() : std::string("no result")) << '\n';
+    if (baseFailure)
+        printDiagnostics(baseFailure->diagnostics);
+    return kExitSimulationFailed;
+}
+
+// Writes the report (HTML for a .html or .htm name, PDF otherwise) and the sweep's CSV beside it.
+int writeReportFiles(const ReportInput& input, const std::string& outputPath) {
+    const QString path = QString::fromStdString(outputPath);
+    QString error;
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const bool html = suffix == QStringLiteral("html") || suffix == QStringLiteral("htm");
+    if (html ? !writeReportHtml(input, path, error) : writeReportPdf(input, path, error) == 0) {
+        std::cerr << "choreo-sim report: " << error.toStdString() << '\n';
+        return kExitIo;
+    }
+    SweepResultModel sweep;
+    sweep.setOutcomes(input.sweep, input.base.devices);
+    const QString csv = csvPathForReport(path);
+    if (!writeSweepCsv(sweep, csv, error)) {
+        std::cerr << "choreo-sim report: " << error.toStdString() << '\n';
+        return kExitIo;
+    }
+    std::cerr << "choreo-sim report: sweep table in " << csv.toStdString() << '\n';
+    std::cout << outputPath << std::endl;
+    return kExitOk;
+}
+
 } // namespace
 
 int runReportCommand(int argc, char** argv, const std::string& scenarioPath, const std::string& outputPdf,
                      const std::string& workerExe, const std::string& assetsDir,
                      const std::string& sections) {
+    // Fail before minutes of simulation, not after, when the report cannot be written.
     if (const std::string why = unwritableTarget(outputPdf); !why.empty()) {
         std::cerr << "choreo-sim report: cannot write the report: " << why << " (nothing was run)\n";
         return kExitIo;
@@ -83,122 +211,17 @@ int runReportCommand(int argc, char** argv, const std::string& scenarioPath, con
         std::cerr << "choreo-sim report: charts need a QApplication, not a QCoreApplication\n";
         return kExitInternal;
     }
-
-    models::Diagnostics errors;
-    const std::filesystem::path assets(assetsDir);
-    const auto catalog = models::Catalog::load(assets / "catalog", errors);
-    if (!catalog) {
-        std::cerr << "choreo-sim report: cannot load the catalog from " << (assets / "catalog").string()
-                  << ":\n";
-        printDiagnostics(errors);
-        return kExitIo;
-    }
-    std::string text, ioError;
-    if (!models::readTextFile(scenarioPath, text, ioError)) {
-        std::cerr << "choreo-sim report: " << ioError << '\n';
-        return kExitIo;
-    }
-    auto scenario = models::parseScenario(text, errors);
-    if (scenario)
-        models::resolveScenario(*scenario, *catalog, errors);
-    if (!errors.empty()) {
-        std::cerr << "choreo-sim report: " << scenarioPath << " is not a valid scenario:\n";
-        printDiagnostics(errors);
-        return kExitInvalidInput;
-    }
-
-    // The profile is looked up as `choreo-sim run` does: next to the scenario, then in the assets. The worker
-    // gets it by absolute path, since it knows neither folder.
-    std::optional<models::Profile> profile;
-    if (scenario->calibration) {
-        const std::vector<std::filesystem::path> folders{
-            std::filesystem::absolute(scenarioPath).parent_path(), assets / "calibration"};
-        const auto file = models::findProfile(scenario->calibration->profile, folders);
-        models::Diagnostics unreadable;
-        if (file)
-            profile = models::loadProfileFile(*file, unreadable);
-        // The profile is read once; one that cannot be found or read gets choreo-sim run's messages.
-        if (auto resolved = models::resolveScenario(*scenario, *catalog, errors); resolved && profile)
-            models::applyCalibrationProfile(*resolved, *profile, scenario->calibration->device, errors);
-        else if (resolved)
-            models::applyScenarioCalibration(*resolved, folders, errors);
-        else
-            for (const auto& d : unreadable)
-                errors.push_back({"calibration.profile", file->string() + ": " + d.text()});
-        if (!errors.empty() || !profile) {
-            std::cerr << "choreo-sim report: " << scenarioPath
-                      << ": the calibration profile cannot be used:\n";
-            printDiagnostics(errors);
-            return kExitInvalidInput;
-        }
-        scenario->calibration->profile = std::filesystem::absolute(*file).lexically_normal().string();
-    }
-
-    // Fail before minutes of simulation, not after, when the report cannot be written.
-    const std::filesystem::path outputDir = std::filesystem::absolute(outputPdf).parent_path();
-    if (!std::filesystem::is_directory(outputDir)) {
-        std::cerr << "choreo-sim report: the folder " << outputDir.string() << " does not exist\n";
-        return kExitIo;
-    }
-
+    ReportSources in;
+    if (const int code = loadReportSources(in, scenarioPath, assetsDir); code != kExitOk)
+        return code;
     AnalysisJob job(WorkerCommand{QString::fromStdString(workerExe),
                                   {u"worker"_s, u"--assets"_s, QString::fromStdString(assetsDir)}});
-    std::optional<WorkerFailure> baseFailure;
-    QEventLoop loop;
-    QObject::connect(&job, &AnalysisJob::baseFailed, [&](const WorkerFailure& f) { baseFailure = f; });
-    QObject::connect(&job, &AnalysisJob::baseFinished, [](const models::RunResult& r) {
-        if (r.serving && r.kind == "serve")
-            std::cerr << "choreo-sim report: base run done (" << r.serving->output_tokens_per_s
-                      << " output tokens/s)\n";
-        else
-            std::cerr << "choreo-sim report: base run done (" << r.step_time_s << " s per step)\n";
-    });
-    QObject::connect(&job, &AnalysisJob::sweepStarted, [](int points) {
-        std::cerr << "choreo-sim report: sweep of " << points << " points\n";
-    });
-    QObject::connect(&job, &AnalysisJob::sweepPointFinished, [&job](int index) {
-        const auto& o = job.sweepOutcomes()[static_cast<std::size_t>(index)];
-        std::cerr << "choreo-sim report:   " << o.label.toStdString() << ": "
-                  << (o.result    ? "ok"
-                      : o.failure ? o.failure->message.toStdString()
-                                  : "failed")
-                  << '\n';
-    });
-    QObject::connect(&job, &AnalysisJob::finished, &loop, &QEventLoop::quit);
-    std::cerr << "choreo-sim report: running " << scenario->name << '\n';
-    job.start(*scenario);
-    loop.exec();
-
-    if (baseFailure || !job.baseResult()) {
-        std::cerr << "choreo-sim report: the run failed: "
-                  << (baseFailure ? baseFailure->message.toStdString() : std::string("no result")) << '\n';
-        if (baseFailure)
-            printDiagnostics(baseFailure->diagnostics);
-        return kExitSimulationFailed;
-    }
-
-    ReportInput input{
-        *scenario, *job.baseResult(), job.sweepOutcomes(), &*catalog, QDateTime::currentDateTime(),
-        profile,   selected};
-    const QString pdf = QString::fromStdString(outputPdf);
-    QString error;
-    // The report's format follows the file name: .html (or .htm) gives HTML, anything else PDF.
-    const QString suffix = QFileInfo(pdf).suffix().toLower();
-    const bool html = suffix == QStringLiteral("html") || suffix == QStringLiteral("htm");
-    if (html ? !writeReportHtml(input, pdf, error) : writeReportPdf(input, pdf, error) == 0) {
-        std::cerr << "choreo-sim report: " << error.toStdString() << '\n';
-        return kExitIo;
-    }
-    SweepResultModel sweep;
-    sweep.setOutcomes(input.sweep, input.base.devices);
-    const QString csv = csvPathForReport(pdf);
-    if (!writeSweepCsv(sweep, csv, error)) {
-        std::cerr << "choreo-sim report: " << error.toStdString() << '\n';
-        return kExitIo;
-    }
-    std::cerr << "choreo-sim report: sweep table in " << csv.toStdString() << '\n';
-    std::cout << outputPdf << std::endl;
-    return 0;
+    if (const int code = runAnalysis(job, *in.scenario); code != kExitOk)
+        return code;
+    const ReportInput input{
+        *in.scenario, *job.baseResult(), job.sweepOutcomes(), &*in.catalog, QDateTime::currentDateTime(),
+        in.profile,   selected};
+    return writeReportFiles(input, outputPdf);
 }
 
 } // namespace choreo::ui
