@@ -38,6 +38,24 @@ double routedExpertParameters(const Workload& w) {
     return static_cast<double>(w.model.moeLayers()) * countParameters(w.model).experts_per_layer;
 }
 
+// Adam over `params` parameters on `cpus` CPUs: their memory traffic at the achieved bandwidth, or the
+// arithmetic if that is slower.
+double adamSecondsOnCpus(const Device& cpu, double cpus, double params, const Workload& w) {
+    const double memoryBps = cpu.memory_bandwidth_TBps.value * 1e12 * cpu.efficiency.memory.value * cpus;
+    const double flops = cpu.peakFlops(Precision::Fp32).value_or(0.0) * cpu.efficiency.gemm.value * cpus;
+    return std::max(params * adamTrafficBytes(w) / memoryBps,
+                    flops > 0.0 ? params * kAdamFlopsPerParameter / flops : 0.0);
+}
+
+// The devices of the first pipeline stage: the ones that look tokens up in the embedding table.
+double firstStageDevices(const Workload& w) {
+    return static_cast<double>(w.parallel.tp * w.parallel.dp * w.parallel.cp);
+}
+
+double embeddingParameters(const Workload& w) {
+    return countParameters(w.model).embedding;
+}
+
 // The parameters the optimizer updates on one device of pipeline stage `stage`: its shard under ZeRO.
 double updatedParameters(const Workload& w, std::int64_t stage) {
     const double params = parametersPerDevice(w, stage);
@@ -45,15 +63,17 @@ double updatedParameters(const Workload& w, std::int64_t stage) {
 }
 
 // The link from a training device to another pool over the network: its share of the narrower side.
+// `talking` is how many training devices share the other pool's NICs (all of them unless given).
 void overNetwork(const Scenario& s, const std::vector<ResolvedPool>& pools, std::size_t trainingPool,
-                 ResolvedOffload& out) {
+                 ResolvedOffload& out, double talking = 0.0) {
     const ResolvedPool& training = pools[trainingPool];
     const ResolvedPool& other = pools[*out.pool];
     const LinkRates rates = linkRates(s.cluster.network, *training.device);
     const double trainingBps = rates.nic_Bps * training.device->efficiency.nicFraction();
     out.pool_nic_Bps = static_cast<double>(other.pool.count) * other.device->nic_Gbps.value * 1e9 / 8.0 *
                        other.device->efficiency.nicFraction();
-    out.link_Bps = std::min(trainingBps, out.pool_nic_Bps / trainingDevices(pools, trainingPool));
+    out.link_Bps = std::min(
+        trainingBps, out.pool_nic_Bps / (talking > 0.0 ? talking : trainingDevices(pools, trainingPool)));
     out.link_latency_s = kInterPoolHops * rates.switch_latency_s;
     out.link = "scale-out network";
 }
@@ -135,6 +155,41 @@ bool placeOptimizer(const Scenario& s, const std::vector<ResolvedPool>& pools, s
     return out.device != nullptr;
 }
 
+bool placeEmbeddings(const Scenario& s, const std::vector<ResolvedPool>& pools, std::size_t trainingPool,
+                     ResolvedOffload& out, Diagnostics& errors) {
+    const Workload& w = s.workload;
+    const std::string path = offloadStagePath(out.stage);
+    if (w.model.tied_embeddings) {
+        errors.push_back({path + ".target", "workload.model.tied_embeddings is on: the output layer uses the "
+                                            "embedding table on the training devices; untie them to offload "
+                                            "the table"});
+        return false;
+    }
+    if (!out.stage.pool) {
+        errors.push_back({path + ".pool", "missing: name the pool of CPUs that holds the embedding table"});
+        return false;
+    }
+    out.pool = findStagePool(pools, *out.stage.pool, trainingPool, true, path + ".pool",
+                             "embedding tables are held by a pool of CPUs", errors);
+    if (!out.pool)
+        return false;
+    const ResolvedPool& rp = pools[*out.pool];
+    out.device = rp.device;
+    out.devices = static_cast<double>(rp.pool.count);
+    overNetwork(s, pools, trainingPool, out, firstStageDevices(w));
+    // The table with its gradients and Adam states, once over the pool.
+    const auto bytes = trainingStateBytes(w);
+    const double perCpuGB =
+        embeddingParameters(w) * (bytes.weights + bytes.gradients + bytes.optimizer) / out.devices / 1e9;
+    if (perCpuGB <= rp.device->memory_GB.value)
+        return true;
+    errors.push_back(
+        {path + ".pool", "the embedding table and its optimizer states need " + formatNumber(perCpuGB) +
+                             " GB on each " + rp.device->id + " of \"" + rp.pool.name + "\", which has " +
+                             formatNumber(rp.device->memory_GB.value) + " GB; add CPUs to the pool"});
+    return false;
+}
+
 // The optimizer's states and fp32 gradients of the most loaded training device, in the CPUs' memory.
 bool optimizerFits(const Workload& w, const ResolvedOffload& out, double training, Diagnostics& errors) {
     const auto bytes = trainingStateBytes(w);
@@ -189,12 +244,29 @@ OptimizerOffloadTimes optimizerOffloadTimes(const ResolvedOffload& optimizer, co
     t.weights_s = updatedParams * activationBytes(w.sixteenBitPrecision()) / optimizer.link_Bps +
                   optimizer.link_latency_s;
     // The CPUs serving one training device: devices / training devices of them (half a Grace per B200).
-    const Device& cpu = *optimizer.device;
     const double cpus = optimizer.devices / std::max(1.0, optimizer.training_devices);
-    const double memoryBps = cpu.memory_bandwidth_TBps.value * 1e12 * cpu.efficiency.memory.value * cpus;
-    const double flops = cpu.peakFlops(Precision::Fp32).value_or(0.0) * cpu.efficiency.gemm.value * cpus;
-    t.update_s = std::max(updatedParams * adamTrafficBytes(w) / memoryBps,
-                          flops > 0.0 ? updatedParams * kAdamFlopsPerParameter / flops : 0.0);
+    t.update_s = adamSecondsOnCpus(*optimizer.device, cpus, updatedParams, w);
+    return t;
+}
+
+EmbeddingTraffic embeddingTraffic(const ResolvedOffload& embeddings, const Workload& w) {
+    EmbeddingTraffic t;
+    if (embeddings.devices <= 0.0 || embeddings.link_Bps <= 0.0)
+        return t;
+    const double act = activationBytes(w.sixteenBitPrecision());
+    const double hidden = static_cast<double>(w.model.hidden);
+    const double rows = static_cast<double>(w.micro_batch) * static_cast<double>(w.model.seq_len) /
+                        static_cast<double>(w.parallel.cp * w.parallel.tp);
+    t.first_stage_devices = firstStageDevices(w);
+    t.rows_bytes = rows * hidden * act;
+    t.transfer_s = t.rows_bytes / embeddings.link_Bps + embeddings.link_latency_s;
+    // Per row the pool reads the table's and writes the send buffer's (2 x 2 B), then reads the gradient
+    // (2 B) and adds it into the fp32 gradient (4 B read, 4 B written).
+    const Device& cpu = *embeddings.device;
+    const double poolBps =
+        cpu.memory_bandwidth_TBps.value * 1e12 * cpu.efficiency.memory.value * embeddings.devices;
+    t.pool_work_s = t.first_stage_devices * rows * hidden * (3.0 * act + 8.0) / poolBps;
+    t.update_s = adamSecondsOnCpus(cpu, embeddings.devices, embeddingParameters(w), w);
     return t;
 }
 
@@ -227,6 +299,14 @@ OffloadLoad offloadLoad(const ResolvedOffload& offload, const Workload& w) {
         load.busy_s = (full ? 4.0 : 3.0) * wave.compute_s * waves + expertPoolOptimizerSeconds(offload, w);
         return load;
     }
+    if (offload.stage.target == OffloadTarget::Embeddings) {
+        // Every token's row comes in and its gradient goes back: global tokens x hidden x 2 B each way.
+        const EmbeddingTraffic t = embeddingTraffic(offload, w);
+        const double microBatches = static_cast<double>(w.microBatchesPerStep());
+        load.bytes_per_step = 2.0 * t.rows_bytes * t.first_stage_devices * microBatches;
+        load.busy_s = microBatches * t.pool_work_s + t.update_s;
+        return load;
+    }
     // Every training device sends its parameters' gradients and gets their 16-bit weights back.
     const double perParameter = gradientReduceBytes(w) + activationBytes(w.sixteenBitPrecision());
     const double stageDevices = static_cast<double>(p.tp * p.dp * p.cp);
@@ -247,10 +327,14 @@ std::vector<ResolvedOffload> resolveOffloads(const Scenario& s, const std::vecto
         ResolvedOffload out;
         out.stage = stage;
         out.training_devices = trainingDevices(pools, trainingPool);
-        const bool placed = stage.target == OffloadTarget::Experts
-                                ? placeExperts(s, pools, trainingPool, out, errors)
-                                : placeOptimizer(s, pools, trainingPool, catalog, out, errors) &&
-                                      optimizerFits(s.workload, out, out.training_devices, errors);
+        bool placed = false;
+        if (stage.target == OffloadTarget::Experts)
+            placed = placeExperts(s, pools, trainingPool, out, errors);
+        else if (stage.target == OffloadTarget::Embeddings)
+            placed = placeEmbeddings(s, pools, trainingPool, out, errors);
+        else
+            placed = placeOptimizer(s, pools, trainingPool, catalog, out, errors) &&
+                     optimizerFits(s.workload, out, out.training_devices, errors);
         ok = ok && placed;
         if (out.pool)
             out.pool_name = pools[*out.pool].pool.name;

@@ -56,6 +56,24 @@ struct OptimizerOffloadTimes {
 OptimizerOffloadTimes optimizerOffloadTimes(const ResolvedOffload& optimizer, const Workload& workload,
                                             double updatedParams);
 
+// Embedding tables in CPU memory (a parameter server): the input embedding's table, its gradients and Adam
+// states live once on a CPU pool, sharded over its CPUs. Per micro-batch each device of the first pipeline
+// stage fetches its tokens' rows (its sequence-parallel share: tokens / tp) and later sends their gradients
+// back; the pool gathers the rows, sums every replica's gradients into the table's and, once a step, runs
+// Adam over the whole table.
+struct EmbeddingTraffic {
+    double rows_bytes = 0;  // one way, per first-stage device and micro-batch: tokens / tp x hidden x 2 B
+    double transfer_s = 0;  // those rows (or their gradients) over the link
+    double pool_work_s = 0; // the pool's CPUs gathering and summing one micro-batch of every device
+    double update_s = 0;    // Adam over the table on the pool's CPUs, once a step
+    double first_stage_devices = 0;
+    // One micro-batch's rows reach a device when the link has carried them and the pool has gathered them.
+    [[nodiscard]] double fetch_s() const { return transfer_s > pool_work_s ? transfer_s : pool_work_s; }
+    // After the step's last backward: its gradients cross, then the table is updated.
+    [[nodiscard]] double tail_s() const { return transfer_s + update_s; }
+};
+EmbeddingTraffic embeddingTraffic(const ResolvedOffload& embeddings, const Workload& workload);
+
 // The expert pool's own optimizer step over the routed experts it holds (on its memory, as the training
 // devices' optimizer runs), seconds.
 double expertPoolOptimizerSeconds(const ResolvedOffload& experts, const Workload& workload);

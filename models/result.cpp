@@ -1,6 +1,7 @@
 #include "models/result.h"
 
 #include "models/jsonreader.h"
+#include "models/stepcost.h"
 #include "models/transformer.h"
 
 #include <algorithm>
@@ -45,7 +46,9 @@ ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs
         if (expertTransfersAsFlows && c.offload_link_Bps > 0.0) // on the links, not in the computation
             s.offload_wait_s -= microBatches * (c.offload_transfers_forward + c.offload_transfers_backward) *
                                 c.offload_send_bytes / c.offload_link_Bps;
-        s.optimizer_s += c.optimizer_s;
+        // The step's wait for the embedding table's update is a wait, not the device's optimizer.
+        s.optimizer_s += c.optimizer_s - c.embedding_tail_s;
+        s.offload_wait_s += c.embedding_tail_s;
     }
     return *std::max_element(stages.begin(), stages.end(), [](const ComputeSplit& a, const ComputeSplit& b) {
         return a.total() < b.total();
@@ -171,6 +174,18 @@ Bottleneck findBottleneck(const ResolvedScenario& rs, double trainStep, const Da
         if (wait > trainStep - wait)
             return {"experts", experts->pool_name,
                     2.0 * wave.transfer_s > wave.compute_s ? "the link between the pools" : "expert compute",
+                    std::max(trainStep - wait, data ? data->stage_s() : 0.0)};
+    }
+    if (const ResolvedOffload* embeddings = rs.offloaded(OffloadTarget::Embeddings)) {
+        const StageCost first = stageCost(rs, 0);
+        const double wait =
+            static_cast<double>(rs.workload().microBatchesPerStep()) * first.embedding_wait_s +
+            first.embedding_tail_s;
+        const EmbeddingTraffic traffic = embeddingTraffic(*embeddings, rs.workload());
+        if (wait > trainStep - wait)
+            return {"embeddings", embeddings->pool_name,
+                    traffic.transfer_s >= traffic.pool_work_s ? "the link between the pools"
+                                                              : "the pool's memory bandwidth",
                     std::max(trainStep - wait, data ? data->stage_s() : 0.0)};
     }
     return {"train", training, "", data ? data->stage_s() : 0.0};

@@ -38,7 +38,6 @@ struct ScaleUpNetwork {
 // all-to-all inside a group and between groups; torus-3d: devices wired directly, 6 links each.
 enum class TopologyKind { FatTree, SingleSwitch, RailFatTree, Dragonfly, Torus3d };
 std::string toString(TopologyKind kind);
-std::optional<TopologyKind> topologyKindFromString(const std::string& text);
 
 // The network between nodes (scale-out). Unset numbers get defaults (models/topology.h).
 struct Topology {
@@ -279,13 +278,16 @@ struct DataStage {
 // layers' routed experts run on another accelerator pool, which holds their weights, gradients and optimizer
 // states; every MoE layer's tokens go there and back over the links joining the pools. Optimizer: the
 // optimizer step and its states on CPUs (ZeRO-Offload): gradients to the CPUs, Adam there, the 16-bit
-// weights back (models/offload.h).
-enum class OffloadTarget { Experts, Optimizer };
+// weights back. Embeddings: the input embedding's table and its optimizer states held in a CPU pool's
+// memory, as a parameter server: each micro-batch's rows come from there and their gradients go back, and
+// the pool updates the table once a step (models/offload.h).
+enum class OffloadTarget { Experts, Optimizer, Embeddings };
 std::string toString(OffloadTarget target);
 
 struct OffloadStage {
     OffloadTarget target = OffloadTarget::Experts;
     // Experts: an accelerator pool (required). Optimizer: a CPU pool; absent: the training nodes' host CPUs.
+    // Embeddings: a CPU pool (required).
     std::optional<std::string> pool;
     std::size_t stage_index = 0; // its place in workload.stages, for messages
     bool operator==(const OffloadStage&) const = default;

@@ -31,14 +31,6 @@ std::string toString(TopologyKind kind) {
     return "fat-tree";
 }
 
-std::optional<TopologyKind> topologyKindFromString(const std::string& text) {
-    for (auto k : {TopologyKind::FatTree, TopologyKind::SingleSwitch, TopologyKind::RailFatTree,
-                   TopologyKind::Dragonfly, TopologyKind::Torus3d})
-        if (toString(k) == text)
-            return k;
-    return std::nullopt;
-}
-
 std::string toString(AttentionKernel kernel) {
     switch (kernel) {
     case AttentionKernel::Unfused:
@@ -96,7 +88,15 @@ std::string toString(Modality modality) {
 }
 
 std::string toString(OffloadTarget target) {
-    return target == OffloadTarget::Optimizer ? "optimizer" : "experts";
+    switch (target) {
+    case OffloadTarget::Optimizer:
+        return "optimizer";
+    case OffloadTarget::Embeddings:
+        return "embeddings";
+    case OffloadTarget::Experts:
+        break;
+    }
+    return "experts";
 }
 
 std::string toString(CostMode mode) {
@@ -252,13 +252,9 @@ OffloadStage readOffloadStage(JsonReader& r, const Json& j, const std::string& p
     OffloadStage o;
     r.rejectUnknownKeys(j, path, {"kind", "target", "pool"});
     o.pool = r.text(j, path, "pool", false);
-    if (r.text(j, path, "target", false) == "embeddings")
-        r.error(JsonReader::join(path, "target"),
-                "embedding tables in CPU memory are not modelled yet (this version offloads: experts, "
-                "optimizer)");
-    else
-        readChoice(r, j, path, "target", true, {OffloadTarget::Experts, OffloadTarget::Optimizer},
-                   "offload target", o.target);
+    readChoice(r, j, path, "target", true,
+               {OffloadTarget::Experts, OffloadTarget::Optimizer, OffloadTarget::Embeddings},
+               "offload target", o.target);
     return o;
 }
 

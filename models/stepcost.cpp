@@ -121,6 +121,7 @@ struct ChunkShape {
     // Offload stages: the routed experts on another pool, the optimizer on CPUs (nullptr: on the device).
     const ResolvedOffload* experts_offload = nullptr;
     const ResolvedOffload* optimizer_offload = nullptr;
+    const ResolvedOffload* embeddings_offload = nullptr; // the embedding table on a CPU pool
 };
 
 ChunkShape chunkShape(const ResolvedScenario& rs, std::int64_t chunk) {
@@ -145,6 +146,7 @@ ChunkShape chunkShape(const ResolvedScenario& rs, std::int64_t chunk) {
     shape.memory_kernel = rooflineFor(shape.device, shape.attention_precision, 1.0);
     shape.experts_offload = rs.offloaded(OffloadTarget::Experts);
     shape.optimizer_offload = rs.offloaded(OffloadTarget::Optimizer);
+    shape.embeddings_offload = rs.offloaded(OffloadTarget::Embeddings);
     return shape;
 }
 
@@ -418,7 +420,7 @@ void addActivationOffload(StageCost& cost, const ChunkShape& shape, const LayerC
 void addEmbeddingAndOutput(StageCost& cost, const ChunkShape& shape) {
     const double tp = shape.tp, tokens = shape.tokens, hidden = shape.hidden, act = shape.act_bytes;
     const Roofline& mem = shape.memory_kernel;
-    if (shape.first) { // embedding gather
+    if (shape.first && !shape.embeddings_offload) { // embedding gather (offloaded: the pool gathers)
         const double bytes = 2.0 * tokens * hidden * act;
         cost.forward_s += mem.time(0.0, bytes);
         cost.backward_s += mem.time(0.0, 2.0 * bytes);
@@ -439,6 +441,22 @@ void addEmbeddingAndOutput(StageCost& cost, const ChunkShape& shape) {
         cost.gemm_s += 3.0 * logits;
         cost.memory_bound_s += xentFwd + xentBwd;
     }
+}
+
+// The first chunk's rows from an embedding table on a CPU pool: a micro-batch's rows are fetched while the
+// micro-batch before it computes, and its gradients sent while the next one does; the chunk waits where
+// either outlasts a micro-batch's forward and backward (the link carries each direction on its own).
+void addEmbeddingFetch(StageCost& cost, const ChunkShape& shape) {
+    if (!shape.first || !shape.embeddings_offload)
+        return;
+    const EmbeddingTraffic traffic = embeddingTraffic(*shape.embeddings_offload, shape.workload);
+    const double window = cost.forward_s + cost.backward_s;
+    const double fetchWait = std::max(0.0, traffic.fetch_s() - window);
+    const double sendWait = std::max(0.0, traffic.transfer_s - window);
+    cost.forward_s += fetchWait;
+    cost.backward_s += sendWait;
+    cost.embedding_wait_s = fetchWait + sendWait;
+    cost.offload_wait_s += cost.embedding_wait_s;
 }
 
 // The optimizer, and gradient accumulation where it runs in kernels of its own.
@@ -462,6 +480,12 @@ void addOptimizerAndAccumulation(StageCost& cost, const ChunkShape& shape, doubl
     if (shape.experts_offload && shape.index < workload.parallel.pp)
         cost.optimizer_s =
             std::max(cost.optimizer_s, expertPoolOptimizerSeconds(*shape.experts_offload, workload));
+    // The embedding table's pool gets the last gradients and updates the table meanwhile too.
+    if (shape.first && shape.embeddings_offload) {
+        const double tail = embeddingTraffic(*shape.embeddings_offload, workload).tail_s();
+        cost.embedding_tail_s = std::max(0.0, tail - cost.optimizer_s);
+        cost.optimizer_s += cost.embedding_tail_s;
+    }
 
     // Gradient accumulation in kernels of its own: every backward's weight-gradient GEMMs write their output
     // in the training precision, then one add per parameter tensor (six a layer: QKV, projection, the
@@ -597,6 +621,7 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     addLayerCompute(cost, shape, layer);
     addActivationOffload(cost, shape, layer);
     addEmbeddingAndOutput(cost, shape);
+    addEmbeddingFetch(cost, shape);
     const double params = parametersPerChunk(shape.workload, chunk);
     const double expertParams = expertParametersPerChunk(shape.workload, chunk);
     addOptimizerAndAccumulation(cost, shape, params, expertParams);

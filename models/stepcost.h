@@ -105,6 +105,11 @@ struct StageCost {
     // backward_s; the flow and packet levels move its bandwidth part onto the platform's links.
     double offload_send_bytes = 0;
     double offload_link_Bps = 0;
+    // Embedding tables on a CPU pool (the first chunk): the wait for a micro-batch's rows and for sending
+    // their gradients, beyond the chunk's own computation (in offload_wait_s), and the step's end waiting for
+    // the table's update past the device's own optimizer (in optimizer_s).
+    double embedding_wait_s = 0;
+    double embedding_tail_s = 0;
     double offload_transfers_forward = 0;
     double offload_transfers_backward = 0;
 };

@@ -96,7 +96,7 @@ double parametersPerChunk(const Workload& w, std::int64_t chunk) {
     double params = layers * (p.attention_per_layer / tp + p.norms_per_layer) +
                     (layers - moe) * p.ffn_per_layer / tp +
                     moe * (p.shared_per_layer / tp + p.router_per_layer) + expertParametersPerChunk(w, chunk);
-    if (chunk == 0)
+    if (chunk == 0 && !w.offloaded(OffloadTarget::Embeddings)) // else a CPU pool holds the table
         params += p.embedding / tp;
     if (chunk == chunks - 1)
         params += p.output_embedding / tp + p.final_norm;

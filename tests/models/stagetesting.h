@@ -27,10 +27,10 @@ inline const models::Catalog& catalog() {
     return c;
 }
 
-// `file` with `assignments` (PATH=VALUE) applied, resolved; nullopt with the errors in `errors`.
-inline std::optional<models::ResolvedScenario> resolveWith(const std::filesystem::path& file,
-                                                           const std::vector<std::string>& assignments,
-                                                           models::Diagnostics& errors) {
+// `file` with `assignments` (PATH=VALUE) applied, unresolved; nullopt with the errors in `errors`.
+inline std::optional<models::Scenario> loadWith(const std::filesystem::path& file,
+                                                const std::vector<std::string>& assignments,
+                                                models::Diagnostics& errors) {
     std::vector<models::FieldOverride> overrides;
     for (const auto& a : assignments) {
         std::string error;
@@ -39,7 +39,14 @@ inline std::optional<models::ResolvedScenario> resolveWith(const std::filesystem
             qFatal("%s: %s", a.c_str(), error.c_str());
         overrides.push_back(*o);
     }
-    auto scenario = models::loadScenarioFile(file, errors, overrides);
+    return models::loadScenarioFile(file, errors, overrides);
+}
+
+// The same, resolved.
+inline std::optional<models::ResolvedScenario> resolveWith(const std::filesystem::path& file,
+                                                           const std::vector<std::string>& assignments,
+                                                           models::Diagnostics& errors) {
+    auto scenario = loadWith(file, assignments, errors);
     return scenario ? models::resolveScenario(*scenario, catalog(), errors) : std::nullopt;
 }
 

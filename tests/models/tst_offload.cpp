@@ -1,6 +1,6 @@
-// Offload stages (workload.stages, kind "offload"): routed experts on another accelerator pool and the
-// optimizer on CPUs. Their traffic and times by hand, how they change the step cost and memory, per-pool
-// results, and the errors of bad stages.
+// Offload stages (workload.stages, kind "offload"): routed experts on another accelerator pool, the
+// optimizer on CPUs and the embedding table in a CPU pool's memory. Their traffic and times by hand, how they
+// change the step cost and memory, per-pool results, and the errors of bad stages.
 #include "models/fieldoverride.h"
 #include "models/offload.h"
 #include "models/resolved.h"
@@ -25,6 +25,8 @@ using choreo::test::catalog;
 using choreo::test::kAssets;
 const std::filesystem::path kMoe = kAssets / "scenarios" / "hybrid-moe-offload.json";
 const std::filesystem::path kOptimizer = kAssets / "scenarios" / "hybrid-cpu-optimizer.json";
+// Llama-3 8B on 64 H100 (tp 2, dp 32) with 4 EPYC 9654 sockets in pool 1 ("preprocess").
+const std::filesystem::path kMultimodal = kAssets / "scenarios" / "hybrid-multimodal.json";
 
 std::optional<ResolvedScenario> load(const std::filesystem::path& file,
                                      const std::vector<std::string>& assignments, Diagnostics& errors) {
@@ -34,6 +36,28 @@ std::optional<ResolvedScenario> load(const std::filesystem::path& file,
 ResolvedScenario loadOrFail(const std::filesystem::path& file,
                             const std::vector<std::string>& assignments = {}) {
     return choreo::test::resolveOrFail(file, assignments);
+}
+
+// The multimodal scenario with `assignments` applied and the embedding table on `pool` (stage 1, after the
+// data stage; no pool when empty); nullopt with the errors in `errors`.
+std::optional<ResolvedScenario> withTable(const std::string& pool,
+                                          const std::vector<std::string>& assignments, Diagnostics& errors) {
+    auto s = choreo::test::loadWith(kMultimodal, assignments, errors);
+    if (!s)
+        return std::nullopt;
+    OffloadStage table{OffloadTarget::Embeddings, std::nullopt, 1};
+    if (!pool.empty())
+        table.pool = pool;
+    s->workload.offload.push_back(table);
+    return resolveScenario(*s, catalog(), errors);
+}
+
+ResolvedScenario withTableOrFail(const std::vector<std::string>& assignments = {}) {
+    Diagnostics errors;
+    auto rs = withTable("preprocess", assignments, errors);
+    if (!rs)
+        qFatal("%s", joinDiagnostics(errors).c_str());
+    return std::move(*rs);
 }
 
 // A training step as a simulator would report it from the step model: every chunk's compute, no waiting
@@ -204,7 +228,118 @@ private slots:
         QVERIFY(stageCost(rs, 0).optimizer_s > stageCost(loadOrFail(kOptimizer), 0).optimizer_s);
     }
 
+    // The table's rows and gradients by hand: 64 first-stage devices share the pool's four 100 Gb/s NICs.
+    void embeddingTrafficByHand() {
+        const ResolvedScenario rs = withTableOrFail();
+        const ResolvedOffload* table = rs.offloaded(OffloadTarget::Embeddings);
+        QVERIFY(table && table->pool == std::size_t(1));
+        QCOMPARE(table->link, std::string("scale-out network"));
+        const Device& epyc = *table->device;
+        QCOMPARE(epyc.id, std::string("epyc-9654"));
+        const double poolNicBps = 4.0 * 100.0 * 1e9 / 8.0 * epyc.efficiency.nicFraction();
+        QVERIFY(relative(table->link_Bps, poolNicBps / 64.0) < 1e-12);
+        const Workload& w = rs.workload();
+        const EmbeddingTraffic t = embeddingTraffic(*table, w);
+        // micro-batch 2 x 2048 tokens, split over tp 2: 2,048 rows of 4,096 bf16 values.
+        QCOMPARE(t.rows_bytes, 2048.0 * 4096.0 * 2.0);
+        QVERIFY(relative(t.transfer_s, t.rows_bytes / table->link_Bps + table->link_latency_s) < 1e-12);
+        const double poolBps = 4.0 * 0.4608e12 * epyc.efficiency.memory.value;
+        QVERIFY(relative(t.pool_work_s, 64.0 * 2048.0 * 4096.0 * (3.0 * 2.0 + 8.0) / poolBps) < 1e-12);
+        // Adam over 128,256 x 4,096: fp32 master, m, v (24 B read and written), the fp32 gradient, the
+        // bf16 weights.
+        QVERIFY(relative(t.update_s, 128256.0 * 4096.0 * 30.0 / poolBps) < 1e-12);
+        // Every token's row in and its gradient out.
+        QCOMPARE(offloadLoad(*table, w).bytes_per_step, 2.0 * 512.0 * 2048.0 * 4096.0 * 2.0);
+        // The first chunk waits only where a transfer outlasts a micro-batch's computation, and the step's
+        // end for the table's last gradients and update.
+        const StageCost first = stageCost(rs, 0);
+        QVERIFY(first.embedding_wait_s >= 0.0);
+        QCOMPARE(first.offload_wait_s, first.embedding_wait_s);
+        QVERIFY(first.optimizer_s >= t.tail_s() - 1e-15);
+    }
+
+    // The training devices no longer hold the table: a vocab x hidden / tp fewer parameters on the first
+    // stage, its weights, gradients and optimizer share gone from their memory.
+    void embeddingsLeaveTheTrainingDevices() {
+        const ResolvedScenario with = withTableOrFail();
+        const ResolvedScenario without = loadOrFail(kMultimodal);
+        const double table = 128256.0 * 4096.0 / 2.0;
+        QVERIFY(relative(parametersPerDevice(without.workload(), 0) - parametersPerDevice(with.workload(), 0),
+                         table) < 1e-9);
+        QVERIFY(relative(without.memory.weights_GB - with.memory.weights_GB, table * 2.0 / 1e9) < 1e-9);
+        QVERIFY(with.memory.total() < without.memory.total());
+        // A tied output layer reads the table on the devices: refused.
+        Diagnostics errors;
+        QVERIFY(!withTable("preprocess", {"workload.model.tied_embeddings=true"}, errors));
+        QVERIFY2(choreo::test::hasError(errors, "workload.stages[1].target", "untie them"),
+                 joinDiagnostics(errors).c_str());
+    }
+
+    // Fewer CPUs holding the table never make a step faster.
+    void smallerTablePoolsAreNeverFaster() {
+        double previous = 0.0;
+        for (const char* count : {"32", "8", "4", "2"}) {
+            const ResolvedScenario rs = withTableOrFail({std::string("cluster.pools[1].count=") + count});
+            const double step = finishResult(rs, stepFromCosts(rs)).step_time_s;
+            QVERIFY2(step >= previous, count);
+            previous = step;
+        }
+    }
+
+    // The table's pool does the data stage and holds the table; costs add up; when 2,048 first-stage devices
+    // share two sockets' NICs the table is the bottleneck.
+    void embeddingsResults() {
+        const ResolvedScenario rs = withTableOrFail();
+        const RunResult r = finishResult(rs, stepFromCosts(rs));
+        QCOMPARE(r.pools[1].stages, (std::vector<std::string>{"data", "embeddings"}));
+        QCOMPARE(r.offload.size(), std::size_t(1));
+        QCOMPARE(r.offload[0].target, std::string("embeddings"));
+        QVERIFY(r.offload[0].busy_s > 0.0);
+        double pools = 0.0;
+        for (const auto& pool : r.pools)
+            pools += pool.cost_usd;
+        QVERIFY(relative(pools, r.cost_usd) < 1e-9);
+        QCOMPARE(r.bottleneck.stage, std::string("train"));
+
+        const ResolvedScenario starved =
+            withTableOrFail({"cluster.pools[0].count=4096", "cluster.pools[1].count=2",
+                             "workload.parallel.dp=2048", "workload.global_batch=8192"});
+        const RunResult s = finishResult(starved, stepFromCosts(starved));
+        QCOMPARE(s.bottleneck.stage, std::string("embeddings"));
+        QCOMPARE(s.bottleneck.pool, std::string("preprocess"));
+        QCOMPARE(s.bottleneck.detail, std::string("the link between the pools"));
+        QVERIFY(s.bottleneck.step_time_without_s < s.step_time_s);
+    }
+
+    void badTableStages() {
+        Diagnostics errors;
+        QVERIFY(!withTable("", {}, errors));
+        QVERIFY2(choreo::test::hasError(errors, "workload.stages[1].pool", "name the pool of CPUs"),
+                 joinDiagnostics(errors).c_str());
+        errors.clear();
+        QVERIFY(!withTable("gpus", {}, errors));
+        QVERIFY2(choreo::test::hasError(errors, "workload.stages[1].pool", "that trains"),
+                 joinDiagnostics(errors).c_str());
+        errors.clear();
+        QVERIFY(!withTable("disks", {}, errors));
+        QVERIFY2(choreo::test::hasError(errors, "workload.stages[1].pool", "no pool named"),
+                 joinDiagnostics(errors).c_str());
+        // A table of 50 M rows needs 922 GB on each of the four sockets, which have 768 GB.
+        errors.clear();
+        QVERIFY(!withTable("preprocess", {"workload.model.vocab=50000000"}, errors));
+        QVERIFY2(choreo::test::hasError(errors, "workload.stages[1].pool", "GB on each epyc-9654"),
+                 joinDiagnostics(errors).c_str());
+    }
+
     void scenarioRoundTrips() {
+        {
+            Diagnostics errors;
+            const Scenario s = withTableOrFail().scenario;
+            auto again = parseScenario(serializeScenario(s), errors);
+            QVERIFY2(again, joinDiagnostics(errors).c_str());
+            QCOMPARE(again->workload.offload, s.workload.offload);
+            QVERIFY(again->workload.offload.at(0).target == OffloadTarget::Embeddings);
+        }
         for (const auto& file : {kMoe, kOptimizer}) {
             Diagnostics errors;
             auto s = loadScenarioFile(file, errors);
@@ -237,8 +372,8 @@ private slots:
                             << u"must be 1"_s;
         QTest::newRow("too small cards") << moe << u"cluster.pools[1].device=\"rtx-4090\""_s
                                          << u"workload.stages[1].pool"_s << u"GB on each rtx-4090"_s;
-        QTest::newRow("embeddings") << moe << u"workload.stages[1].target=\"embeddings\""_s
-                                    << u"workload.stages[1].target"_s << u"not modelled yet"_s;
+        QTest::newRow("embeddings on accelerators") << moe << u"workload.stages[1].target=\"embeddings\""_s
+                                                    << u"workload.stages[1].pool"_s << u"a pool of CPUs"_s;
         QTest::newRow("unknown target") << moe << u"workload.stages[1].target=\"kv-cache\""_s
                                         << u"workload.stages[1].target"_s << u"unknown offload target"_s;
         QTest::newRow("two expert stages")

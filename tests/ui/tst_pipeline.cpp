@@ -137,6 +137,41 @@ private slots:
         QCOMPARE(doc.scenario(), original);
     }
 
+    // The embedding table joins the data stage's CPU pool; a GPU dropped on it is refused, a CPU makes it
+    // a pool of its own.
+    void embeddingsOnTheDataStagesCpus() {
+        const models::Scenario original = shipped("hybrid-multimodal.json");
+        ui::Document doc(*catalog_, original);
+        ui::PipelineView view(&doc);
+        QString error;
+        QVERIFY2(view.addStage(StageKind::Embeddings, error), qPrintable(error));
+        QCOMPARE(doc.undoStack()->count(), 1);
+        const auto* table = doc.scenario().workload.offloaded(models::OffloadTarget::Embeddings);
+        QVERIFY(table && table->pool);
+        QCOMPARE(*table->pool, std::string("preprocess"));
+        QVERIFY(doc.isValid());
+        const auto d = ui::pipelineDiagram(doc.scenario(), nullptr);
+        QCOMPARE(d.pools[1].stages.size(), std::size_t(2));
+        QCOMPARE(d.pools[1].stages[1].kind, StageKind::Embeddings);
+        // Each arrow beside its own stage, so that two between the same pools do not overlap.
+        QCOMPARE(d.arrows.size(), std::size_t(2));
+        QCOMPARE(d.arrows[0].row, 0);
+        QCOMPARE(d.arrows[1].row, 1);
+        QCOMPARE(d.arrows[1].from, 0); // from the training pool to the table's
+        QVERIFY(!view.addStage(StageKind::Embeddings, error));
+        QVERIFY(error.contains(u"already"_s));
+        QVERIFY(!ui::placeStageOnNewPool(doc.scenario(), StageKind::Embeddings, *catalog_->find("h100-sxm"),
+                                         error));
+        QVERIFY(error.contains(u"CPUs"_s));
+        auto moved = ui::placeStageOnNewPool(doc.scenario(), StageKind::Embeddings,
+                                             *catalog_->find("epyc-9654"), error);
+        QVERIFY2(moved, qPrintable(error));
+        QCOMPARE(*moved->workload.offloaded(models::OffloadTarget::Embeddings)->pool,
+                 moved->cluster.pools.back().name);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.scenario(), original);
+    }
+
     void evalOnItsOwnPool() {
         QString error;
         auto s = ui::addStage(shipped("hybrid-multimodal.json"), StageKind::Eval, error);

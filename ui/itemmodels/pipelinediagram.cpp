@@ -30,7 +30,26 @@ std::optional<std::size_t> trainingIndex(const models::Scenario& s) {
 }
 
 models::OffloadTarget targetOf(StageKind kind) {
-    return kind == StageKind::Optimizer ? models::OffloadTarget::Optimizer : models::OffloadTarget::Experts;
+    if (kind == StageKind::Optimizer)
+        return models::OffloadTarget::Optimizer;
+    return kind == StageKind::Embeddings ? models::OffloadTarget::Embeddings : models::OffloadTarget::Experts;
+}
+
+StageKind kindOf(models::OffloadTarget target) {
+    switch (target) {
+    case models::OffloadTarget::Optimizer:
+        return StageKind::Optimizer;
+    case models::OffloadTarget::Embeddings:
+        return StageKind::Embeddings;
+    case models::OffloadTarget::Experts:
+        break;
+    }
+    return StageKind::Experts;
+}
+
+// The stages that run on CPUs; the others need accelerators.
+bool onCpus(StageKind kind) {
+    return kind == StageKind::Data || kind == StageKind::Optimizer || kind == StageKind::Embeddings;
 }
 
 // The pool a stage names, or the training pool's hosts (nullopt pool name).
@@ -79,7 +98,7 @@ QString arrowLabel(StageKind kind, const models::RunResult* r) {
         return formatSignificant(data.samples / r->step_time_s, 3) + tr(" samples/s, ") +
                rate(data.delivered_bytes / r->step_time_s);
     }
-    const std::string target = kind == StageKind::Experts ? "experts" : "optimizer";
+    const std::string target = stageName(kind).toStdString();
     for (const auto& o : r->offload)
         if (o.target == target)
             return rate(o.bytes_per_step / 2.0 / r->step_time_s) + tr(" each way");
@@ -99,7 +118,7 @@ std::size_t nextStageIndex(const models::Workload& w) {
 
 bool runs(StageKind kind, const models::Device& device) {
     const bool cpu = device.kind == models::DeviceKind::Cpu;
-    return kind == StageKind::Data || kind == StageKind::Optimizer ? cpu : !cpu;
+    return onCpus(kind) ? cpu : !cpu;
 }
 
 } // namespace
@@ -112,6 +131,8 @@ QString stageName(StageKind kind) {
         return u"experts"_s;
     case StageKind::Optimizer:
         return u"optimizer"_s;
+    case StageKind::Embeddings:
+        return u"embeddings"_s;
     case StageKind::Eval:
         return u"eval"_s;
     case StageKind::Train:
@@ -133,8 +154,8 @@ PipelineDiagram pipelineDiagram(const models::Scenario& s, const models::RunResu
     auto arrow = [&](const Placement& at, StageKind kind, bool toTraining) {
         if (at.pool && !at.host && *at.pool != *training)
             d.arrows.push_back({static_cast<int>(toTraining ? *at.pool : *training),
-                                static_cast<int>(toTraining ? *training : *at.pool),
-                                arrowLabel(kind, result)});
+                                static_cast<int>(toTraining ? *training : *at.pool), arrowLabel(kind, result),
+                                static_cast<int>(d.pools[*at.pool].stages.size()) - 1});
     };
     if (w.data) {
         const Placement at = place(s, w.data->pool, *training);
@@ -142,8 +163,7 @@ PipelineDiagram pipelineDiagram(const models::Scenario& s, const models::RunResu
         arrow(at, StageKind::Data, true);
     }
     for (const auto& o : w.offload) {
-        const StageKind kind =
-            o.target == models::OffloadTarget::Optimizer ? StageKind::Optimizer : StageKind::Experts;
+        const StageKind kind = kindOf(o.target);
         const Placement at = place(s, o.pool, *training);
         addStage(d, at, kind);
         arrow(at, kind, false);
@@ -167,8 +187,7 @@ std::optional<models::Scenario> placeStageOnNewPool(const models::Scenario& scen
         error = tr("%1 is a %2; the %3 stage runs on %4")
                     .arg(QString::fromStdString(device.name),
                          QString::fromStdString(models::toString(device.kind)), stageName(kind),
-                         kind == StageKind::Data || kind == StageKind::Optimizer ? tr("CPUs")
-                                                                                 : tr("accelerators"));
+                         onCpus(kind) ? tr("CPUs") : tr("accelerators"));
         return std::nullopt;
     }
     models::Scenario s = scenario;
@@ -198,7 +217,8 @@ std::optional<models::Scenario> placeStageOnNewPool(const models::Scenario& scen
         w.data->pool = pool.name;
         break;
     case StageKind::Experts:
-    case StageKind::Optimizer: {
+    case StageKind::Optimizer:
+    case StageKind::Embeddings: {
         const auto stage =
             std::find_if(w.offload.begin(), w.offload.end(),
                          [&](const models::OffloadStage& o) { return o.target == targetOf(kind); });
@@ -252,6 +272,8 @@ std::optional<models::Scenario> addStage(const models::Scenario& scenario, Stage
             if (training && pool.name != training->name && !stage.pool)
                 stage.pool = pool.name;
     }
+    if (kind == StageKind::Embeddings && w.data) // the data stage's CPUs, if it has a pool of its own
+        stage.pool = w.data->pool;
     w.offload.push_back(stage);
     return s;
 }

@@ -14,7 +14,7 @@ namespace choreo::ui {
 // A workload's stages as the pipeline view draws them: one box per pool with the stages it runs, and
 // arrows for what crosses between pools. Built from the scenario (what runs where) and, when it belongs to
 // the same scenario, the latest result (busy fractions, rates, the bottleneck).
-enum class StageKind { Data, Train, Experts, Optimizer, Eval };
+enum class StageKind { Data, Train, Experts, Optimizer, Embeddings, Eval };
 QString stageName(StageKind kind);
 
 struct PipelineStage {
@@ -35,6 +35,7 @@ struct PipelineArrow {
     int from = 0; // pool indices
     int to = 0;
     QString label; // bytes/s and items/s, from the result; "" without one
+    int row = 0;   // the row of its stage in the other pool's box, where it is drawn
 };
 
 struct PipelineDiagram {

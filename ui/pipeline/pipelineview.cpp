@@ -42,6 +42,8 @@ QColor stageColour(StageKind kind) {
         return QColor(0x7b, 0x52, 0xab);
     case StageKind::Optimizer:
         return QColor(0xe7, 0x6f, 0x16);
+    case StageKind::Embeddings:
+        return QColor(0xb5, 0x3f, 0x6b);
     case StageKind::Eval:
         return QColor(0x55, 0x6b, 0x2f);
     case StageKind::Train:
@@ -160,7 +162,7 @@ void PipelineCanvas::paintArrow(QPainter& p, const PipelineArrow& arrow,
     const QRect& from = rects[static_cast<std::size_t>(arrow.from)];
     const QRect& to = rects[static_cast<std::size_t>(arrow.to)];
     const bool rightward = from.center().x() < to.center().x();
-    const int y = std::min(from.top(), to.top()) + kHeader + kChip / 2;
+    const int y = std::min(from.top(), to.top()) + kHeader + arrow.row * (kChip + kChipGap) + kChip / 2;
     const QPoint start(rightward ? from.right() : from.left(), y);
     const QPoint end(rightward ? to.left() : to.right(), y);
     p.setPen(QPen(palette().color(QPalette::Text), 2));
@@ -265,7 +267,8 @@ PipelineView::PipelineView(Document* document, QWidget* parent)
     stagesButton_->setText(tr("Stages"));
     stagesButton_->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(stagesButton_);
-    for (StageKind kind : {StageKind::Data, StageKind::Experts, StageKind::Optimizer, StageKind::Eval}) {
+    for (StageKind kind : {StageKind::Data, StageKind::Experts, StageKind::Optimizer, StageKind::Embeddings,
+                           StageKind::Eval}) {
         const QString name = stageName(kind);
         menu->addAction(tr("Add %1 stage").arg(name), this, [this, kind] {
             QString error;
