@@ -41,7 +41,7 @@ void printPools(const models::RunResult& r) {
     for (const auto& o : r.offload)
         std::cout << "offload " << o.target
                   << std::string(o.target.size() < 12 ? 12 - o.target.size() : 1, ' ') << "on " << o.pool
-                  << " over the " << o.link << fmt(" (%.1f GB/s per device)", o.link_GBps)
+                  << " over the " << o.link << fmt(" (%.3g GB/s per device)", o.link_GBps)
                   << fmt(": %.4g GB a step", o.bytes_per_step / 1e9) << fmt(", busy %.3f s; ", o.busy_s)
                   << (o.simulated ? "flows beside the step's traffic\n" : "closed form\n");
     if (r.eval)
@@ -107,7 +107,10 @@ void printText(const models::RunResult& r) {
               << fmt("%.0f TFLOP/s per device", r.achieved_tflops_per_device) << ")\n"
               << "time to train       " << fmt("%.1f days", r.time_to_train_s / 86400.0) << "  ("
               << fmt("%.0f steps", r.steps) << ")\n"
-              << "energy              " << fmt("%.0f MWh", r.energy_kWh / 1000.0) << " at the facility\n"
+              << "energy              "
+              << (r.energy_kWh < 10'000.0 ? fmt("%.2f MWh", r.energy_kWh / 1000.0)
+                                          : fmt("%.0f MWh", r.energy_kWh / 1000.0))
+              << " at the facility\n"
               << "average power       " << fmt("%.0f kW", r.average_power_kW) << " (IT "
               << fmt("%.0f kW", r.it_power_kW) << ")\n"
               << "cost                " << fmt("$%.0f", r.cost_usd) << " (" << r.cost_mode << ")\n"
