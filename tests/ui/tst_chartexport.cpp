@@ -1,13 +1,15 @@
-// Charts: every chart view exports PNG and SVG; the Pareto chart names the options on the front; the
-// memory chart draws the capacity line.
+// Charts: every chart view exports PNG and SVG, whole or not at all; the Pareto chart names the options on
+// the front; the memory chart draws the capacity line.
 #include "ui/charts/chartexport.h"
 #include "ui/charts/memorychart.h"
 #include "ui/charts/modelchartview.h"
 #include "ui/charts/paretochart.h"
 #include "ui/itemmodels/hardwareoptionmodel.h"
 #include "ui/itemmodels/roles.h"
+#include "ui/reports/validationchartfile.h"
 
 #include <QChart>
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QLineSeries>
@@ -17,6 +19,8 @@
 #include <QTest>
 
 #include <memory>
+
+#include "tests/fulldisk.h"
 
 using namespace Qt::StringLiterals;
 using choreo::ui::HardwareOptionModel;
@@ -49,6 +53,7 @@ private slots:
     void paretoChartMarksTheFront();
     void exportsPngAndSvg();
     void unshownChartIsAnError();
+    void fullDiskKeepsTheEarlierChart();
     void memoryChartHasCapacityLine();
 };
 
@@ -124,6 +129,64 @@ void TestChartExport::unshownChartIsAnError() {
     QTemporaryDir dir;
     QVERIFY(!choreo::ui::exportChartSvg(chart, dir.filePath(u"x.svg"_s), error));
     QVERIFY(error.contains(u"not shown"_s));
+}
+
+namespace {
+
+QByteArray contentsOf(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+void TestChartExport::fullDiskKeepsTheEarlierChart() {
+    // The disk fills while a chart is written over an earlier one: the export fails, names the file, and
+    // leaves the earlier chart whole and no temporary beside it. The view's PNG and SVG, and validate
+    // --chart's SVG, PNG and PDF.
+    HardwareOptionModel model;
+    model.setOutcomes({option(u"Fast"_s, 10, 9e6), option(u"Cheap"_s, 40, 3e6)}, {u"a"_s, u"b"_s});
+    choreo::ui::ModelChartView view(&model, [](const QAbstractItemModel& m) {
+        return choreo::ui::createParetoChart(m,
+                                             {HardwareOptionModel::DeviceColumn,
+                                              HardwareOptionModel::TimeToTrainColumn,
+                                              HardwareOptionModel::CostColumn},
+                                             u"t"_s);
+    });
+    view.resize(640, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTemporaryDir dir;
+    const std::vector<choreo::ui::ValidationChartRow> rows{{"run a", "H100", 10.0, 9.0, 0, 0},
+                                                           {"run b", "H200", 8.0, 8.5, 0, 0}};
+    for (const QString& name :
+         {u"view.png"_s, u"view.svg"_s, u"valid.svg"_s, u"valid.png"_s, u"valid.pdf"_s}) {
+        const QString path = dir.filePath(name);
+        QString error;
+        const auto write = [&] {
+            if (name.startsWith(u"valid"_s)) {
+                int argc = 0;
+                error = QString::fromStdString(
+                    choreo::ui::writeValidationChart(argc, nullptr, rows, "t", path.toStdString()));
+                return error.isEmpty();
+            }
+            return name.endsWith(u".png"_s) ? view.exportPng(path, error) : view.exportSvg(path, error);
+        };
+        QVERIFY2(write(), qPrintable(error));
+        const QByteArray earlier = contentsOf(path);
+        QVERIFY(earlier.size() > 1024);
+        bool written = true;
+        {
+            choreo::testing::FullDisk full(1024);
+            if (!full.active())
+                QSKIP("cannot limit the file size here");
+            written = write();
+        }
+        QVERIFY2(!written, qPrintable(name));
+        QVERIFY2(error.contains(path), qPrintable(error));
+        QCOMPARE(contentsOf(path), earlier);
+        QCOMPARE(QDir(dir.path()).entryList({name + u"*"_s}, QDir::Files), QStringList{name});
+    }
 }
 
 void TestChartExport::memoryChartHasCapacityLine() {

@@ -1,5 +1,8 @@
 #include "ui/charts/chartexport.h"
 
+#include "models/scenarioio.h"
+
+#include <QBuffer>
 #include <QChart>
 #include <QGraphicsScene>
 #include <QImage>
@@ -23,6 +26,20 @@ void paint(QChart& chart, QPainter& painter, const QRectF& target) {
     chart.scene()->render(&painter, target, chart.sceneBoundingRect(), Qt::KeepAspectRatio);
 }
 
+// Writes the drawn file whole or not at all: a full disk or a missing folder leaves any earlier file as it
+// was, with `error` naming the path and the cause.
+bool saveWhole(const QString& path, const QByteArray& bytes, QString& error) {
+    std::string cause;
+    if (bytes.isEmpty()) {
+        error = QObject::tr("%1 cannot be written: the drawing came out empty").arg(path);
+        return false;
+    }
+    if (models::writeTextFileAtomically(path.toStdString(), bytes.toStdString(), cause))
+        return true;
+    error = QObject::tr("%1 cannot be written: %2").arg(path, QString::fromStdString(cause));
+    return false;
+}
+
 } // namespace
 
 bool exportChartPng(QChart& chart, const QString& path, QString& error, QSize size) {
@@ -36,19 +53,25 @@ bool exportChartPng(QChart& chart, const QString& path, QString& error, QSize si
         QPainter painter(&image);
         paint(chart, painter, QRectF(QPointF(0, 0), QSizeF(size)));
     }
-    if (!image.save(path, "PNG")) {
-        error = QObject::tr("%1 cannot be written").arg(path);
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG")) {
+        error = QObject::tr("%1 cannot be written: the PNG encoder failed").arg(path);
         return false;
     }
-    return true;
+    return saveWhole(path, bytes, error);
 }
 
 bool exportChartSvg(QChart& chart, const QString& path, QString& error) {
     if (!inScene(chart, error))
         return false;
     const QSize size = chart.size().toSize();
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     QSvgGenerator svg;
-    svg.setFileName(path);
+    svg.setOutputDevice(&buffer);
     svg.setSize(size);
     svg.setViewBox(QRect(QPoint(0, 0), size));
     svg.setTitle(chart.title());
@@ -60,7 +83,7 @@ bool exportChartSvg(QChart& chart, const QString& path, QString& error) {
     }
     paint(chart, painter, QRectF(QPointF(0, 0), QSizeF(size)));
     painter.end();
-    return true;
+    return saveWhole(path, bytes, error);
 }
 
 } // namespace choreo::ui

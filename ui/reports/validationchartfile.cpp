@@ -1,9 +1,11 @@
 #include "ui/reports/validationchartfile.h"
 
+#include "models/scenarioio.h"
 #include "ui/charts/chartrender.h"
 #include "ui/charts/validationchart.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QChart>
 #include <QFileInfo>
 #include <QImage>
@@ -39,15 +41,19 @@ std::string writeValidationChart(int argc, char** argv, const std::vector<Valida
         return std::unique_ptr<QChart>(
             createValidationChart(points, QString::fromStdString(title), QString::fromStdString(rangeName)));
     };
+    // Drawn in memory, then written whole: a full disk leaves any earlier chart as it was.
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     if (suffix == u"svg"_s) {
         QSvgGenerator svg;
-        svg.setFileName(file);
+        svg.setOutputDevice(&buffer);
         svg.setSize(layout.toSize());
         svg.setViewBox(QRectF(QPointF(0, 0), layout));
         svg.setTitle(QString::fromStdString(title));
         QPainter painter;
         if (!painter.begin(&svg))
-            return "cannot write " + path;
+            return "cannot draw the SVG for " + path;
         renderChart(chart(), painter, QRectF(QPointF(0, 0), layout), layout);
         painter.end();
     } else if (suffix == u"png"_s) {
@@ -56,24 +62,27 @@ std::string writeValidationChart(int argc, char** argv, const std::vector<Valida
         QPainter painter(&image);
         renderChart(chart(), painter, QRectF(QPointF(0, 0), layout * 2), layout);
         painter.end();
-        if (!image.save(file, "PNG"))
-            return "cannot write " + path;
+        if (!image.save(&buffer, "PNG"))
+            return "cannot encode the PNG for " + path;
     } else if (suffix == u"pdf"_s) {
-        QPdfWriter pdf(file);
+        QPdfWriter pdf(&buffer);
         pdf.setPageSize(QPageSize(QPageSize::A4));
         pdf.setPageOrientation(QPageLayout::Landscape);
         pdf.setTitle(QString::fromStdString(title));
         QPainter painter;
         if (!painter.begin(&pdf))
-            return "cannot write " + path;
+            return "cannot draw the PDF for " + path;
         const QRect page = painter.viewport();
         renderChart(chart(), painter, QRectF(page), layout);
         painter.end();
     } else {
         return "unknown chart format \"." + suffix.toStdString() + "\" (known: .svg, .png, .pdf)";
     }
-    if (!QFileInfo::exists(file))
-        return "cannot write " + path;
+    std::string error;
+    if (bytes.isEmpty())
+        return "cannot write " + path + ": the drawing came out empty";
+    if (!models::writeTextFileAtomically(path, bytes.toStdString(), error))
+        return error;
     return {};
 }
 
