@@ -489,10 +489,11 @@ void addNetworkFields(std::vector<FieldSpec>& t) {
     t.push_back(optionalNumber("scale_up.latency_us", "Scale-up latency")
                     .range(0, kMaxLatencyUs)
                     .unit(" µs")
+                    .shown(1, 2)
                     .unset("catalog")
                     .access([](auto& s) -> auto& { return s.cluster.network.scale_up.latency_us; })
                     .take());
-    t.push_back(optionalNumber("nic_Gbps", "NIC")
+    t.push_back(optionalNumber("nic_Gbps", "NIC per device")
                     .above(0, kMaxLinkGbps)
                     .unit(" Gb/s")
                     .unset("catalog")
@@ -508,29 +509,33 @@ void addNetworkFields(std::vector<FieldSpec>& t) {
     t.push_back(number(p + "topology.oversubscription", g, "Oversubscription")
                     .range(1, 1'000)
                     .optional(1.0)
+                    .unit(" : 1")
+                    .shown(1, 2)
                     .tip("Leaf downlink to uplink bandwidth; 1 is non-blocking")
                     .access([](auto& s) -> auto& { return s.cluster.network.topology.oversubscription; })
                     .take());
     t.push_back(optionalCount("topology.nodes_per_leaf", "Nodes per leaf")
-                    .unset(std::to_string(kDefaultNodesPerLeaf) + ", fewer where the radix needs")
-                    .tip("Servers under one leaf switch (fat trees)")
+                    .unset("default (" + std::to_string(kDefaultNodesPerLeaf) + ")")
+                    .tip("Servers under one leaf switch (fat trees); unset: " +
+                         std::to_string(kDefaultNodesPerLeaf) + ", fewer where the radix needs")
                     .access([](auto& s) -> auto& { return s.cluster.network.topology.nodes_per_leaf; })
                     .take());
-    t.push_back(optionalNumber("topology.latency_us", "Switch latency")
+    t.push_back(optionalNumber("topology.latency_us", "Switch hop latency")
                     .range(0, kMaxLatencyUs)
                     .unit(" µs")
-                    .unset(formatNumber(kDefaultSwitchLatencyUs) + " µs")
+                    .shown(1, 2)
+                    .unset("default (" + formatNumber(kDefaultSwitchLatencyUs) + " µs)")
                     .tip("One switch hop")
                     .access([](auto& s) -> auto& { return s.cluster.network.topology.latency_us; })
                     .take());
-    t.push_back(optionalCount("topology.tiers", "Tiers")
+    t.push_back(optionalCount("topology.tiers", "Switch tiers")
                     .range(2, 3)
                     .unset("2, or 3 where the leaves outnumber a switch's ports")
                     .tip("Switch tiers of a rail-optimised fat tree: 2 or 3")
                     .access([](auto& s) -> auto& { return s.cluster.network.topology.tiers; })
                     .take());
-    t.push_back(optionalCount("topology.radix", "Radix")
-                    .unset(std::to_string(kDefaultSwitchRadix))
+    t.push_back(optionalCount("topology.radix", "Switch radix")
+                    .unset("default (" + std::to_string(kDefaultSwitchRadix) + ")")
                     .tip("Ports per switch")
                     .access([](auto& s) -> auto& { return s.cluster.network.topology.radix; })
                     .take());
@@ -549,7 +554,7 @@ void addNetworkFields(std::vector<FieldSpec>& t) {
             .tip("Dragonfly links between groups")
             .access([](auto& s) -> auto& { return s.cluster.network.topology.global_links_per_router; })
             .take());
-    t.push_back(optionalNumber("topology.link_Gbps", "Link")
+    t.push_back(optionalNumber("topology.link_Gbps", "Link bandwidth")
                     .above(0, kMaxLinkGbps)
                     .unit(" Gb/s")
                     .unset("the NIC's")
@@ -811,7 +816,9 @@ std::string FieldSpec::describe(const Scenario& s) const {
     if (std::holds_alternative<std::monostate>(v))
         return unset_text;
     if (const auto* n = std::get_if<std::int64_t>(&v)) {
-        if (*n == static_cast<std::int64_t>(minimum) && !unset_text.empty() && !required)
+        // A count whose default is a value of its range (0: none) reads as the unset text there.
+        if (*n == static_cast<std::int64_t>(minimum) && !unset_text.empty() && !required &&
+            !std::holds_alternative<std::monostate>(fallback))
             return unset_text;
         return std::to_string(*n) + unit;
     }

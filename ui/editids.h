@@ -7,18 +7,9 @@ namespace choreo::ui {
 enum EditId : int {
     NoMerge = -1,
     EditScenarioName = 1,
-    EditNicGbps,
-    EditOversubscription,
-    EditNodesPerLeaf,
-    EditSwitchRadix,
-    EditSwitchLatency,
-    EditDragonflyGroups,
-    EditRoutersPerGroup,
-    EditGlobalLinksPerRouter,
     EditTorusX,
     EditTorusY,
     EditTorusZ,
-    EditTopologyLinkGbps,
     // The serve stage (ServeEditor).
     EditServeTp,
     EditServePp,

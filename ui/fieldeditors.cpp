@@ -32,11 +32,12 @@ QString q(const std::string& text) {
 
 QWidget* countEditor(const FieldSpec& field, Edited edited) {
     QSpinBox* box = formfields::countSpin(static_cast<int>(field.maximum));
-    box->setMinimum(static_cast<int>(field.minimum));
+    // A count that may be absent (a default applies) is absent one below its smallest value, so that every
+    // value in its range can still be chosen.
+    const bool absentAtMinimum = !field.required && std::holds_alternative<std::monostate>(field.fallback);
+    box->setMinimum(static_cast<int>(field.minimum) - (absentAtMinimum ? 1 : 0));
     if (!field.unset_text.empty())
         box->setSpecialValueText(q(field.unset_text));
-    // A count that may be absent (the stage's default applies) is absent at its minimum.
-    const bool absentAtMinimum = !field.required && std::holds_alternative<std::monostate>(field.fallback);
     QObject::connect(box, &QSpinBox::valueChanged, box, [edited, absentAtMinimum, box](int value) {
         if (absentAtMinimum && value == box->minimum())
             edited(FieldValue{});

@@ -46,6 +46,9 @@ std::string fallbackText(const models::FieldSpec& field) {
         return "required";
     const bool meansUnset = !field.unset_text.empty() &&
                             field.fallback == models::FieldValue{static_cast<std::int64_t>(field.minimum)};
+    // Absent by default, with what then applies in words: "unset: catalog", "unset: default (64)".
+    if (std::holds_alternative<std::monostate>(field.fallback))
+        return "unset: " + (field.unset_text.empty() ? std::string("no value") : field.unset_text);
     return "default " +
            std::visit(
                [&](const auto& v) -> std::string {

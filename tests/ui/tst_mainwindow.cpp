@@ -179,9 +179,11 @@ void TestMainWindow::fieldsShowTheScenario() {
              wl.parallel.sequence_parallel);
     QCOMPARE(child<QComboBox>(w, u"workload.parallel.zero"_s)->currentData().toInt(), wl.parallel.zero);
     const auto& net = original_.cluster.network;
-    QCOMPARE(child<QDoubleSpinBox>(w, u"nicSpin"_s)->value(), net.nic_Gbps.value_or(0.0));
-    QCOMPARE(child<QComboBox>(w, u"topologyCombo"_s)->currentData().toInt(), int(net.topology.kind));
-    QCOMPARE(child<QDoubleSpinBox>(w, u"oversubscriptionSpin"_s)->value(), net.topology.oversubscription);
+    QCOMPARE(child<QDoubleSpinBox>(w, u"cluster.network.nic_Gbps"_s)->value(), net.nic_Gbps.value_or(0.0));
+    QCOMPARE(child<QComboBox>(w, u"cluster.network.topology.kind"_s)->currentData().toInt(),
+             int(net.topology.kind));
+    QCOMPARE(child<QDoubleSpinBox>(w, u"cluster.network.topology.oversubscription"_s)->value(),
+             net.topology.oversubscription);
     const auto& c = original_.costs;
     QCOMPARE(child<QComboBox>(w, u"costs.mode"_s)->currentData().toString().toStdString(), toString(c.mode));
     QCOMPARE(child<QDoubleSpinBox>(w, u"costs.pue"_s)->value(), c.pue);
@@ -274,7 +276,7 @@ void TestMainWindow::invalidEditDisablesRun() {
     QVERIFY(pools->property("invalid").toBool());
     QVERIFY(pools->toolTip().contains(u"tp*pp*dp"_s));
     QVERIFY(!tp->property("invalid").toBool());
-    QVERIFY(!child<QDoubleSpinBox>(*window_, u"nicSpin"_s)->property("invalid").toBool());
+    QVERIFY(!child<QDoubleSpinBox>(*window_, u"cluster.network.nic_Gbps"_s)->property("invalid").toBool());
     action(u"undoAction"_s)->trigger();
     QVERIFY(!pools->property("invalid").toBool());
     QVERIFY(window_->document()->scenario() == original_);

@@ -55,12 +55,15 @@ void TestNetworkEditor::everyKindIsOfferedAndValid_data() {
     QTest::addColumn<int>("kind");
     QTest::addColumn<QString>("shownField");
     QTest::addColumn<QString>("hiddenField");
-    QTest::newRow("rail-fat-tree") << int(TopologyKind::RailFatTree) << u"tiersCombo"_s << u"groupsSpin"_s;
-    QTest::newRow("single-switch") << int(TopologyKind::SingleSwitch) << u"radixSpin"_s
-                                   << u"nodesPerLeafSpin"_s;
-    QTest::newRow("dragonfly") << int(TopologyKind::Dragonfly) << u"routersPerGroupSpin"_s
-                               << u"oversubscriptionSpin"_s;
-    QTest::newRow("torus-3d") << int(TopologyKind::Torus3d) << u"torusXSpin"_s << u"radixSpin"_s;
+    QTest::newRow("rail-fat-tree") << int(TopologyKind::RailFatTree) << u"cluster.network.topology.tiers"_s
+                                   << u"cluster.network.topology.groups"_s;
+    QTest::newRow("single-switch") << int(TopologyKind::SingleSwitch) << u"cluster.network.topology.radix"_s
+                                   << u"cluster.network.topology.nodes_per_leaf"_s;
+    QTest::newRow("dragonfly") << int(TopologyKind::Dragonfly)
+                               << u"cluster.network.topology.routers_per_group"_s
+                               << u"cluster.network.topology.oversubscription"_s;
+    QTest::newRow("torus-3d") << int(TopologyKind::Torus3d) << u"torusXSpin"_s
+                              << u"cluster.network.topology.radix"_s;
 }
 
 void TestNetworkEditor::everyKindIsOfferedAndValid() {
@@ -71,7 +74,7 @@ void TestNetworkEditor::everyKindIsOfferedAndValid() {
     choreo::ui::FieldMarks marks;
     choreo::ui::ClusterEditor editor(&document, &marks);
     editor.show();
-    auto* combo = editor.findChild<QComboBox*>(u"topologyCombo"_s);
+    auto* combo = editor.findChild<QComboBox*>(u"cluster.network.topology.kind"_s);
     QCOMPARE(combo->count(), 5);
     const std::string before = json(document);
     pickKind(combo, static_cast<TopologyKind>(kind));
@@ -93,13 +96,13 @@ void TestNetworkEditor::parameterEditsUndoAndRedo() {
     choreo::ui::Document document(*catalog_, original_);
     choreo::ui::FieldMarks marks;
     choreo::ui::ClusterEditor editor(&document, &marks);
-    auto* combo = editor.findChild<QComboBox*>(u"topologyCombo"_s);
+    auto* combo = editor.findChild<QComboBox*>(u"cluster.network.topology.kind"_s);
     pickKind(combo, TopologyKind::Dragonfly);
     std::vector<std::string> states{json(document)};
     // Each field: one step; spinning the same field twice merges into that step.
-    auto* groups = editor.findChild<QSpinBox*>(u"groupsSpin"_s);
-    auto* routers = editor.findChild<QSpinBox*>(u"routersPerGroupSpin"_s);
-    auto* radix = editor.findChild<QSpinBox*>(u"radixSpin"_s);
+    auto* groups = editor.findChild<QSpinBox*>(u"cluster.network.topology.groups"_s);
+    auto* routers = editor.findChild<QSpinBox*>(u"cluster.network.topology.routers_per_group"_s);
+    auto* radix = editor.findChild<QSpinBox*>(u"cluster.network.topology.radix"_s);
     groups->setValue(8);
     routers->setValue(2);
     states.push_back(json(document));
@@ -108,7 +111,7 @@ void TestNetworkEditor::parameterEditsUndoAndRedo() {
     states.push_back(json(document));
     QCOMPARE(document.scenario().cluster.network.topology.radix, std::optional<std::int64_t>(128));
     QCOMPARE(document.scenario().cluster.network.topology.groups, std::optional<std::int64_t>(8));
-    editor.findChild<QSpinBox*>(u"globalLinksSpin"_s)->setValue(12);
+    editor.findChild<QSpinBox*>(u"cluster.network.topology.global_links_per_router"_s)->setValue(12);
     states.push_back(json(document));
     radix->setValue(0); // back to the default: the field leaves the file
     QVERIFY(!document.scenario().cluster.network.topology.radix);
@@ -138,7 +141,7 @@ void TestNetworkEditor::wrongDimsAreMarked() {
     choreo::ui::Document document(*catalog_, original_);
     choreo::ui::FieldMarks marks;
     choreo::ui::ClusterEditor editor(&document, &marks);
-    pickKind(editor.findChild<QComboBox*>(u"topologyCombo"_s), TopologyKind::Torus3d);
+    pickKind(editor.findChild<QComboBox*>(u"cluster.network.topology.kind"_s), TopologyKind::Torus3d);
     auto* x = editor.findChild<QSpinBox*>(u"torusXSpin"_s);
     x->setValue(x->value() + 1); // the product is no longer the device count
     QVERIFY(!document.isValid());

@@ -160,7 +160,10 @@ void TestWorkloadEditor::stagesEditorEditsTheDataStage() {
     side->setValue(448);
     QCOMPARE(document.scenario().workload.data->image_px, 448);
     QCOMPARE(document.undoStack()->count(), 1);
-    tokens->setValue(0); // the minimum: unset, the default (none for images) applies
+    tokens->setValue(0); // no text: a value of its own
+    QCOMPARE(document.scenario().workload.data->text_tokens_per_sample, std::optional<std::int64_t>(0));
+    tokens->setValue(tokens->minimum()); // one below: unset, the default (none for images) applies
+    QCOMPARE(tokens->minimum(), -1);
     QVERIFY(!document.scenario().workload.data->text_tokens_per_sample);
     storage->setText(u"tape"_s);
     emit storage->textEdited(storage->text());

@@ -8,7 +8,6 @@
 #include "ui/reports/tablecsv.h"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -28,22 +27,10 @@ namespace choreo::ui {
 
 namespace {
 
-// A count the scenario may leave unset: 0 shows `unsetText` and means "not set".
-QSpinBox* optionalCount(int maximum, const QString& unsetText) {
-    QSpinBox* box = formfields::countSpin(maximum);
-    box->setMinimum(0);
-    box->setSpecialValueText(unsetText);
-    return box;
-}
-
-std::optional<std::int64_t> optionalCountValue(const QSpinBox* box) {
-    if (box->value() <= 0)
-        return std::nullopt;
-    return box->value();
-}
-
-void showOptional(QSpinBox* box, const std::optional<std::int64_t>& value) {
-    formfields::show(box, value.value_or(0));
+// A table field's row: its label from the table.
+QString labelOf(const char* path) {
+    const models::FieldSpec* field = models::findField(path);
+    return field ? QString::fromStdString(field->label) : QString();
 }
 
 } // namespace
@@ -53,20 +40,11 @@ ClusterEditor::ClusterEditor(Document* document, FieldMarks* marks, QWidget* par
     , pools_(new PoolTableModel(document, this))
     , poolView_(new QTableView)
     , removeButton_(new QPushButton(tr("Remove")))
-    , nic_(formfields::optionalSpin(100000, 0, u" Gb/s"_s, tr("catalog")))
     , topology_(new QComboBox)
-    , oversubscription_(formfields::numberSpin(1.0, 64.0, 2, u" : 1"_s))
-    , nodesPerLeaf_(optionalCount(4096, tr("default")))
     , tiers_(new QComboBox)
-    , radix_(optionalCount(4096, tr("default (64)")))
-    , groups_(formfields::countSpin(1 << 20))
-    , routersPerGroup_(formfields::countSpin(4096))
-    , globalLinks_(optionalCount(4096, tr("default")))
     , torusX_(formfields::countSpin(1 << 20))
     , torusY_(formfields::countSpin(1 << 20))
-    , torusZ_(formfields::countSpin(1 << 20))
-    , linkGbps_(formfields::optionalSpin(100000, 0, u" Gb/s"_s, tr("NIC's")))
-    , switchLatency_(formfields::optionalSpin(1000, 2, u" µs"_s, tr("default (1 µs)"))) {
+    , torusZ_(formfields::countSpin(1 << 20)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(createPoolsBox());
@@ -129,11 +107,18 @@ QGroupBox* ClusterEditor::createPoolsBox() {
     return poolsBox;
 }
 
-// Names, tooltips and diagnostic marks of the network's fields.
+// The table's network fields, and the names, tooltips and diagnostic marks of those bound by hand.
 void ClusterEditor::describeNetworkFields() {
-    nic_->setObjectName(u"nicSpin"_s);
-    nic_->setToolTip(tr("Scale-out bandwidth per device, one direction; \"catalog\" uses the device's NIC"));
-    topology_->setObjectName(u"topologyCombo"_s);
+    nic_ = bindField("cluster.network.nic_Gbps");
+    oversubscription_ = bindField("cluster.network.topology.oversubscription");
+    nodesPerLeaf_ = bindField("cluster.network.topology.nodes_per_leaf");
+    radix_ = bindField("cluster.network.topology.radix");
+    groups_ = bindField("cluster.network.topology.groups");
+    routersPerGroup_ = bindField("cluster.network.topology.routers_per_group");
+    globalLinks_ = bindField("cluster.network.topology.global_links_per_router");
+    linkGbps_ = bindField("cluster.network.topology.link_Gbps");
+    switchLatency_ = bindField("cluster.network.topology.latency_us");
+    topology_->setObjectName(u"cluster.network.topology.kind"_s);
     topology_->addItem(tr("Fat tree"), static_cast<int>(models::TopologyKind::FatTree));
     topology_->addItem(tr("Rail-optimised fat tree"), static_cast<int>(models::TopologyKind::RailFatTree));
     topology_->addItem(tr("Single switch"), static_cast<int>(models::TopologyKind::SingleSwitch));
@@ -141,39 +126,16 @@ void ClusterEditor::describeNetworkFields() {
     topology_->addItem(tr("3D torus"), static_cast<int>(models::TopologyKind::Torus3d));
     topology_->setToolTip(tr("How nodes are wired (docs/topology.md); another kind keeps the shared fields "
                              "and fills the ones it needs"));
-    oversubscription_->setObjectName(u"oversubscriptionSpin"_s);
-    oversubscription_->setToolTip(tr("Leaf downlink : uplink bandwidth; 1 is non-blocking"));
-    nodesPerLeaf_->setObjectName(u"nodesPerLeafSpin"_s);
-    nodesPerLeaf_->setToolTip(tr("Nodes under one leaf switch (rail: whose rail-k NIC one leaf takes)"));
-    tiers_->setObjectName(u"tiersCombo"_s);
+    tiers_->setObjectName(u"cluster.network.topology.tiers"_s);
     tiers_->addItem(tr("as the radix needs"), 0);
     tiers_->addItem(tr("2 (leaf, spine)"), 2);
     tiers_->addItem(tr("3 (leaf, aggregation, core)"), 3);
-    radix_->setObjectName(u"radixSpin"_s);
-    radix_->setToolTip(tr("Ports per switch; the default is a 64-port NVIDIA Quantum-2 QM9700"));
-    groups_->setObjectName(u"groupsSpin"_s);
-    routersPerGroup_->setObjectName(u"routersPerGroupSpin"_s);
-    globalLinks_->setObjectName(u"globalLinksSpin"_s);
-    globalLinks_->setToolTip(tr("Links from one router to other groups"));
     torusX_->setObjectName(u"torusXSpin"_s);
     torusY_->setObjectName(u"torusYSpin"_s);
     torusZ_->setObjectName(u"torusZSpin"_s);
-    linkGbps_->setObjectName(u"linkGbpsSpin"_s);
-    linkGbps_->setToolTip(tr("One router-router or torus link, one direction"));
-    switchLatency_->setObjectName(u"switchLatencySpin"_s);
-    switchLatency_->setToolTip(tr("One switch hop (torus: one link)"));
-    mark(u"cluster.network.nic_Gbps"_s, nic_);
     mark(u"cluster.network.topology.kind"_s, topology_);
-    mark(u"cluster.network.topology.oversubscription"_s, oversubscription_);
-    mark(u"cluster.network.topology.nodes_per_leaf"_s, nodesPerLeaf_);
     mark(u"cluster.network.topology.tiers"_s, tiers_);
-    mark(u"cluster.network.topology.radix"_s, radix_);
-    mark(u"cluster.network.topology.groups"_s, groups_);
-    mark(u"cluster.network.topology.routers_per_group"_s, routersPerGroup_);
-    mark(u"cluster.network.topology.global_links_per_router"_s, globalLinks_);
     mark(u"cluster.network.topology.dims"_s, torusX_);
-    mark(u"cluster.network.topology.link_Gbps"_s, linkGbps_);
-    mark(u"cluster.network.topology.latency_us"_s, switchLatency_);
 }
 
 QGroupBox* ClusterEditor::createNetworkBox() {
@@ -181,15 +143,15 @@ QGroupBox* ClusterEditor::createNetworkBox() {
     auto* networkBox = new QGroupBox(tr("Network"));
     auto* form = new QFormLayout(networkBox);
     networkForm_ = form;
-    form->addRow(tr("NIC per device"), nic_);
-    form->addRow(tr("Topology"), topology_);
-    form->addRow(tr("Oversubscription"), oversubscription_);
-    form->addRow(tr("Nodes per leaf"), nodesPerLeaf_);
-    form->addRow(tr("Switch tiers"), tiers_);
-    form->addRow(tr("Switch radix"), radix_);
-    form->addRow(tr("Groups"), groups_);
-    form->addRow(tr("Routers per group"), routersPerGroup_);
-    form->addRow(tr("Global links per router"), globalLinks_);
+    form->addRow(labelOf("cluster.network.nic_Gbps"), nic_);
+    form->addRow(labelOf("cluster.network.topology.kind"), topology_);
+    form->addRow(labelOf("cluster.network.topology.oversubscription"), oversubscription_);
+    form->addRow(labelOf("cluster.network.topology.nodes_per_leaf"), nodesPerLeaf_);
+    form->addRow(labelOf("cluster.network.topology.tiers"), tiers_);
+    form->addRow(labelOf("cluster.network.topology.radix"), radix_);
+    form->addRow(labelOf("cluster.network.topology.groups"), groups_);
+    form->addRow(labelOf("cluster.network.topology.routers_per_group"), routersPerGroup_);
+    form->addRow(labelOf("cluster.network.topology.global_links_per_router"), globalLinks_);
     torusDims_ = new QWidget;
     auto* dims = new QHBoxLayout(torusDims_);
     dims->setContentsMargins(0, 0, 0, 0);
@@ -199,18 +161,13 @@ QGroupBox* ClusterEditor::createNetworkBox() {
     dims->addWidget(new QLabel(u"×"_s));
     dims->addWidget(torusZ_);
     form->addRow(tr("Torus x × y × z"), torusDims_);
-    form->addRow(tr("Link bandwidth"), linkGbps_);
-    form->addRow(tr("Switch hop latency"), switchLatency_);
+    form->addRow(labelOf("cluster.network.topology.link_Gbps"), linkGbps_);
+    form->addRow(labelOf("cluster.network.topology.latency_us"), switchLatency_);
     return networkBox;
 }
 
-// One undo step per field; spinning a value merges into one step.
+// The fields bound by hand; one undo step per field, spinning a torus axis merges into one step.
 void ClusterEditor::connectNetworkFields() {
-    connect(nic_, &QDoubleSpinBox::valueChanged, this, [this] {
-        change(
-            EditNicGbps, tr("Change NIC bandwidth"),
-            [v = formfields::optionalValue(nic_)](models::Scenario& s) { s.cluster.network.nic_Gbps = v; });
-    });
     connect(topology_, &QComboBox::activated, this, [this] {
         change(NoMerge, tr("Change topology"), [v = topology_->currentData().toInt()](models::Scenario& s) {
             auto& t = s.cluster.network.topology;
@@ -221,25 +178,6 @@ void ClusterEditor::connectNetworkFields() {
             t = models::topologyForKind(kind, pool ? *pool : models::Pool{}, t);
         });
     });
-    connect(oversubscription_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-        change(EditOversubscription, tr("Change oversubscription"),
-               [v](models::Scenario& s) { s.cluster.network.topology.oversubscription = v; });
-    });
-    auto countField = [this](QSpinBox* box, int id, const QString& what,
-                             std::optional<std::int64_t> models::Topology::*field) {
-        connect(box, &QSpinBox::valueChanged, this, [this, box, id, what, field] {
-            change(id, tr("Change %1").arg(what), [v = optionalCountValue(box), field](models::Scenario& s) {
-                s.cluster.network.topology.*field = v;
-            });
-        });
-    };
-    countField(nodesPerLeaf_, EditNodesPerLeaf, tr("nodes per leaf"), &models::Topology::nodes_per_leaf);
-    countField(radix_, EditSwitchRadix, tr("switch radix"), &models::Topology::radix);
-    countField(groups_, EditDragonflyGroups, tr("dragonfly groups"), &models::Topology::groups);
-    countField(routersPerGroup_, EditRoutersPerGroup, tr("routers per group"),
-               &models::Topology::routers_per_group);
-    countField(globalLinks_, EditGlobalLinksPerRouter, tr("global links per router"),
-               &models::Topology::global_links_per_router);
     connect(tiers_, &QComboBox::activated, this, [this] {
         change(NoMerge, tr("Change switch tiers"), [v = tiers_->currentData().toInt()](models::Scenario& s) {
             s.cluster.network.topology.tiers = v > 0 ? std::optional<std::int64_t>(v) : std::nullopt;
@@ -256,37 +194,17 @@ void ClusterEditor::connectNetworkFields() {
                 s.cluster.network.topology.dims = xyz;
             });
         });
-    connect(linkGbps_, &QDoubleSpinBox::valueChanged, this, [this] {
-        change(EditTopologyLinkGbps, tr("Change link bandwidth"),
-               [v = formfields::optionalValue(linkGbps_)](models::Scenario& s) {
-                   s.cluster.network.topology.link_Gbps = v;
-               });
-    });
-    connect(switchLatency_, &QDoubleSpinBox::valueChanged, this, [this] {
-        change(EditSwitchLatency, tr("Change switch latency"),
-               [v = formfields::optionalValue(switchLatency_)](models::Scenario& s) {
-                   s.cluster.network.topology.latency_us = v;
-               });
-    });
 }
 
 void ClusterEditor::refresh() {
     const auto& s = document()->scenario();
-    formfields::show(nic_, s.cluster.network.nic_Gbps);
+    showFields(s);
     formfields::show(topology_, static_cast<int>(s.cluster.network.topology.kind));
     const auto& t = s.cluster.network.topology;
-    formfields::show(oversubscription_, t.oversubscription);
-    showOptional(nodesPerLeaf_, t.nodes_per_leaf);
     formfields::show(tiers_, static_cast<int>(t.tiers.value_or(0)));
-    showOptional(radix_, t.radix);
-    formfields::show(groups_, t.groups.value_or(1));
-    formfields::show(routersPerGroup_, t.routers_per_group.value_or(1));
-    showOptional(globalLinks_, t.global_links_per_router);
     const std::array<QSpinBox*, 3> axes{torusX_, torusY_, torusZ_};
     for (std::size_t k = 0; k < 3; ++k)
         formfields::show(axes[k], t.dims && t.dims->size() > k ? (*t.dims)[k] : 1);
-    formfields::show(linkGbps_, t.link_Gbps);
-    formfields::show(switchLatency_, t.latency_us);
     // Only the fields of the chosen kind (the others would be errors).
     const bool fatTree =
         t.kind == models::TopologyKind::FatTree || t.kind == models::TopologyKind::RailFatTree;

@@ -4,7 +4,6 @@
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
-class QDoubleSpinBox;
 class QFormLayout;
 class QGroupBox;
 class QPushButton;
@@ -43,23 +42,26 @@ private:
     PoolTableModel* pools_;
     QTableView* poolView_;
     QPushButton* removeButton_;
-    QDoubleSpinBox* nic_;
+    // The network's fields from the field table (models/fieldtable.h), bound by ScenarioForm; the
+    // topology's kind, its tiers and the torus's dimensions by hand (a kind change reshapes the topology,
+    // tiers read as a list, dims is an array).
+    QWidget* nic_ = nullptr;
     QComboBox* topology_;
-    QDoubleSpinBox* oversubscription_;
+    QWidget* oversubscription_ = nullptr;
     // Topology parameters; only the rows of the chosen kind are shown.
     QFormLayout* networkForm_ = nullptr;
-    QSpinBox* nodesPerLeaf_;
+    QWidget* nodesPerLeaf_ = nullptr;
     QComboBox* tiers_;
-    QSpinBox* radix_;
-    QSpinBox* groups_;
-    QSpinBox* routersPerGroup_;
-    QSpinBox* globalLinks_;
+    QWidget* radix_ = nullptr;
+    QWidget* groups_ = nullptr;
+    QWidget* routersPerGroup_ = nullptr;
+    QWidget* globalLinks_ = nullptr;
     QSpinBox* torusX_;
     QSpinBox* torusY_;
     QSpinBox* torusZ_;
     QWidget* torusDims_ = nullptr;
-    QDoubleSpinBox* linkGbps_;
-    QDoubleSpinBox* switchLatency_;
+    QWidget* linkGbps_ = nullptr;
+    QWidget* switchLatency_ = nullptr;
 };
 
 } // namespace choreo::ui
