@@ -88,7 +88,7 @@ struct OffloadLoad {
     double link_GBps = 0; // per training device, each direction
     double busy_s = 0;    // per offload device
     // Whether its transfers were flows on the step's platform, sharing links with the step's traffic (flow
-    // and packet fidelity, experts over a fat tree), or closed forms.
+    // and packet fidelity, experts or the optimizer on a pool over a fat tree), or closed forms.
     bool simulated = false;
 };
 OffloadLoad offloadLoad(const ResolvedOffload& offload, const Workload& workload);

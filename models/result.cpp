@@ -30,8 +30,8 @@ std::string withAssumedEfficiencies(const ResolvedScenario& rs, std::string cali
 
 } // namespace
 
-ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs,
-                          bool expertTransfersAsFlows) {
+ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs, bool expertTransfersAsFlows,
+                          bool optimizerTransfersAsFlows) {
     const std::int64_t pp = std::max<std::int64_t>(1, w.parallel.pp);
     const auto microBatches = static_cast<double>(w.microBatchesPerStep());
     std::vector<ComputeSplit> stages(static_cast<std::size_t>(pp));
@@ -48,6 +48,8 @@ ComputeSplit computeSplit(const Workload& w, const std::vector<StageCost>& costs
                                 c.offload_send_bytes / c.offload_link_Bps;
         // The step's wait for the embedding table's update is a wait, not the device's optimizer.
         s.optimizer_s += c.optimizer_s - c.embedding_tail_s;
+        if (optimizerTransfersAsFlows && c.optimizer_link_Bps > 0.0) // on the links, not in the computation
+            s.optimizer_s -= (c.optimizer_down_bytes + c.optimizer_up_bytes) / c.optimizer_link_Bps;
         s.offload_wait_s += c.embedding_tail_s;
     }
     return *std::max_element(stages.begin(), stages.end(), [](const ComputeSplit& a, const ComputeSplit& b) {
@@ -236,7 +238,8 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     for (const auto& offload : rs.offload) {
         r.offload.push_back(offloadLoad(offload, w));
         r.offload.back().simulated =
-            step.expert_transfers_simulated && offload.stage.target == OffloadTarget::Experts;
+            (step.expert_transfers_simulated && offload.stage.target == OffloadTarget::Experts) ||
+            (step.optimizer_transfers_simulated && offload.stage.target == OffloadTarget::Optimizer);
     }
     addPools(rs, step, data, r);
     r.memory = rs.memory;

@@ -77,7 +77,8 @@ struct StepMeasurement {
     // The data stage as simulated beside the step, its flows sharing the step's links; absent where it is
     // left to the closed form (dataStageTimes).
     std::optional<DataStageTimes> data_stage;
-    bool expert_transfers_simulated = false; // offloaded experts' transfers were flows on the platform
+    bool expert_transfers_simulated = false;    // offloaded experts' transfers were flows on the platform
+    bool optimizer_transfers_simulated = false; // the optimizer's gradients and weights to its CPU pool too
 };
 
 // Everything a run reports. Serialised by resultToJson; the same scenario gives the same JSON.
@@ -140,9 +141,10 @@ RunResult finishResult(const ResolvedScenario& scenario, const StepMeasurement& 
 // The step's arithmetic on its busiest pipeline stage, by kind of work, from the costs of its model chunks
 // (costs[c] of chunk c, 0 .. pp*vp-1, as stageCost gives them). With `expertTransfersAsFlows` (flow and
 // packet fidelity with an expert pool on the platform), the offloaded experts' transfers are not a wait
-// inside the computation: their bandwidth part leaves offload_wait_s.
+// inside the computation: their bandwidth part leaves offload_wait_s. Likewise `optimizerTransfersAsFlows`:
+// the gradients and weights to the optimizer's CPU pool leave optimizer_s.
 ComputeSplit computeSplit(const Workload& workload, const std::vector<StageCost>& costs,
-                          bool expertTransfersAsFlows = false);
+                          bool expertTransfersAsFlows = false, bool optimizerTransfersAsFlows = false);
 
 // The first headline quantity that is not a finite, non-negative number ("energy_kWh is inf"), or an empty
 // string when all are: a result that fails this is a failed simulation, never a success.

@@ -477,9 +477,17 @@ void addOptimizerAndAccumulation(StageCost& cost, const ChunkShape& shape, doubl
                                  4.0 * mem.overhead_s;
     // The expert pool updates the routed experts meanwhile; the step waits for the later of the two (charged
     // to each device's first chunk).
-    if (shape.experts_offload && shape.index < workload.parallel.pp)
-        cost.optimizer_s =
-            std::max(cost.optimizer_s, expertPoolOptimizerSeconds(*shape.experts_offload, workload));
+    if (shape.optimizer_offload && shape.optimizer_offload->pool) {
+        cost.optimizer_down_bytes = updated * gradientReduceBytes(workload);
+        cost.optimizer_up_bytes = updated * activationBytes(workload.sixteenBitPrecision());
+        cost.optimizer_link_Bps = shape.optimizer_offload->link_Bps;
+    }
+    if (shape.experts_offload && shape.index < workload.parallel.pp) {
+        const double expertPool = expertPoolOptimizerSeconds(*shape.experts_offload, workload);
+        if (expertPool > cost.optimizer_s) // the expert pool's update sets the end: no transfer to move
+            cost.optimizer_down_bytes = cost.optimizer_up_bytes = cost.optimizer_link_Bps = 0.0;
+        cost.optimizer_s = std::max(cost.optimizer_s, expertPool);
+    }
     // The embedding table's pool gets the last gradients and updates the table meanwhile too.
     if (shape.first && shape.embeddings_offload) {
         const double tail = embeddingTraffic(*shape.embeddings_offload, workload).tail_s();

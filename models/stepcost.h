@@ -110,6 +110,12 @@ struct StageCost {
     // the table's update past the device's own optimizer (in optimizer_s).
     double embedding_wait_s = 0;
     double embedding_tail_s = 0;
+    // The optimizer on a pool of CPUs over the network: the device's gradients down and 16-bit weights back,
+    // bytes each way over a link of optimizer_link_Bps. Their time is in optimizer_s; the flow and packet
+    // levels move its bandwidth part onto the platform's links (0 where the link is the host's).
+    double optimizer_down_bytes = 0;
+    double optimizer_up_bytes = 0;
+    double optimizer_link_Bps = 0;
     double offload_transfers_forward = 0;
     double offload_transfers_backward = 0;
 };

@@ -142,6 +142,10 @@ void Platform::buildLeaves(sg4::NetZone* root) {
     if (spec_.experts.present)
         expertPool_ = attachedHost(spine, "expert-pool", 1.0, "0:0:0", spec_.experts.pool_Bps,
                                    spec_.experts.pool_latency_s);
+    // The optimizer on a CPU pool: its NICs, where every training device's gradients arrive.
+    if (spec_.optimizer.present)
+        optimizerPool_ = attachedHost(spine, "optimizer-pool", 1.0, "0:0:0", spec_.optimizer.pool_Bps,
+                                      spec_.optimizer.pool_latency_s);
     spine->seal();
 }
 

@@ -31,6 +31,8 @@ public:
     [[nodiscard]] sg4::Host* dataPool() const { return dataPool_; }
     // The expert pool's endpoint (PlatformSpec::experts); null when it has none.
     [[nodiscard]] sg4::Host* expertPool() const { return expertPool_; }
+    // The optimizer's CPU pool's endpoint (PlatformSpec::optimizer); null when it has none.
+    [[nodiscard]] sg4::Host* optimizerPool() const { return optimizerPool_; }
     [[nodiscard]] bool sameNode(std::int64_t a, std::int64_t b) const { return spec_.sameNode(a, b); }
     // Endpoints a transfer from device a to device b uses (device hosts or NIC endpoints).
     [[nodiscard]] std::pair<sg4::Host*, sg4::Host*> endpoints(std::int64_t a, std::int64_t b) const;
@@ -55,6 +57,7 @@ private:
     sg4::Host* storage_ = nullptr;
     sg4::Host* dataPool_ = nullptr;
     sg4::Host* expertPool_ = nullptr;
+    sg4::Host* optimizerPool_ = nullptr;
 };
 
 } // namespace choreo::sim

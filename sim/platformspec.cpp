@@ -67,17 +67,17 @@ DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, cons
     return path;
 }
 
-OffloadPathSpec OffloadPathSpec::expertsOf(const models::ResolvedScenario& rs, const PlatformSpec& spec,
-                                           double foldFactor) {
+OffloadPathSpec OffloadPathSpec::of(const models::ResolvedScenario& rs, const PlatformSpec& spec,
+                                    double foldFactor, models::OffloadTarget target) {
     OffloadPathSpec path;
-    const models::ResolvedOffload* experts = rs.offloaded(models::OffloadTarget::Experts);
+    const models::ResolvedOffload* offload = rs.offloaded(target);
     // Folded replicas send nothing: on a non-blocking fabric their links are their own, but behind
     // oversubscribed leaves they would share uplinks, which would then carry too little.
     const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar;
-    if (!experts || !experts->pool || experts->pool_nic_Bps <= 0.0 || !fatTree || foldFactor < 1.0)
+    if (!offload || !offload->pool || offload->pool_nic_Bps <= 0.0 || !fatTree || foldFactor < 1.0)
         return path;
     path.present = true;
-    path.pool_Bps = experts->pool_nic_Bps / foldFactor;
+    path.pool_Bps = offload->pool_nic_Bps / foldFactor;
     path.pool_latency_s = spec.nic_latency_s;
     return path;
 }

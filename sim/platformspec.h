@@ -37,18 +37,19 @@ struct DataPathSpec {
                                      double foldFactor);
 };
 
-// An offload pool's endpoint on the scale-out spine (experts offloaded to another accelerator pool over the
-// network): its NICs' achieved bandwidth, the simulated devices' share of it as DataPathSpec's.
+// An offload pool's endpoint on the scale-out spine (experts on another accelerator pool, or the optimizer on
+// a pool of CPUs, over the network): its NICs' achieved bandwidth, the simulated devices' share of it as
+// DataPathSpec's.
 struct OffloadPathSpec {
     bool present = false;
     double pool_Bps = 0;
     double pool_latency_s = 0;
 
-    // The expert pool of `scenario` for a platform `spec` whose simulated devices each stand for `foldFactor`
-    // devices; absent without experts offloaded over the network, or off a non-blocking fat tree (closed
-    // form then, as DataPathSpec).
-    static OffloadPathSpec expertsOf(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
-                                     double foldFactor);
+    // The pool of `scenario`'s `target` offload stage for a platform `spec` whose simulated devices each
+    // stand for `foldFactor` devices; absent without that stage on a pool over the network, or off a
+    // non-blocking fat tree (closed form then, as DataPathSpec).
+    static OffloadPathSpec of(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
+                              double foldFactor, models::OffloadTarget target);
 };
 
 // Link figures of a platform, in SI units, after efficiency factors, and where devices sit.
@@ -79,6 +80,7 @@ struct PlatformSpec {
     models::NetworkPlan network; // the checked topology; devices == 0 when built by hand (probes)
     DataPathSpec data;           // the data stage's endpoints; absent unless set after fromScenario
     OffloadPathSpec experts;     // the expert pool's endpoint; likewise
+    OffloadPathSpec optimizer;   // the optimizer's CPU pool's endpoint; likewise
 
     // The spec of a resolved scenario's training pool.
     static PlatformSpec fromScenario(const models::ResolvedScenario& scenario);

@@ -702,6 +702,25 @@ private:
         }
     }
 
+    // A device's optimizer step over its chunks: its time, and with the optimizer on a pool of CPUs over the
+    // network, the gradients and weights that cross (their time is in `seconds`).
+    struct OptimizerWork {
+        double seconds = 0.0;
+        double down_bytes = 0.0;
+        double up_bytes = 0.0;
+        double link_Bps = 0.0;
+        void add(const models::StageCost& c) {
+            seconds += c.optimizer_s;
+            down_bytes += c.optimizer_down_bytes;
+            up_bytes += c.optimizer_up_bytes;
+            link_Bps = std::max(link_Bps, c.optimizer_link_Bps);
+        }
+        // The time left on the device when the transfers' bandwidth part is on the platform's links.
+        [[nodiscard]] double withoutTransfers() const {
+            return std::max(0.0, seconds - (down_bytes + up_bytes) / link_Bps);
+        }
+    };
+
     // The end of device `stage`'s step after its last op (`last`): its gradients reduced (without overlap,
     // here), the optimizer, then (ZeRO-1/2 without overlap) the parameter gather.
     Id finishStage(std::int64_t stage, const PipelineSlot& last, std::vector<std::vector<Id>>& reduced,
@@ -719,18 +738,32 @@ private:
                 reduced[static_cast<std::size_t>(chunk)] = stream;
             }
         }
-        double optimizerS = 0.0;
+        OptimizerWork work;
         for (std::int64_t chunk = stage; chunk < chunks_; chunk += pp_) {
             graph_.depend(reduced[static_cast<std::size_t>(chunk)], synced);
-            optimizerS += cost(chunk).optimizer_s;
+            work.add(cost(chunk));
         }
         graph_.depend(reduces, synced);
         const Id optimized = graph_.join();
+        const bool flows = platform_.optimizerPool() && work.link_Bps > 0.0;
+        const double optimizerS = flows ? work.withoutTransfers() : work.seconds;
         for (std::int64_t contextRank = 0; contextRank < activeCp_; ++contextRank)
             for (std::int64_t tensorRank = 0; tensorRank < activeTp_; ++tensorRank) {
-                const Id update = graph_.compute(device(tensorRank, contextRank, 0, stage), optimizerS);
-                graph_.depend(synced, update);
-                graph_.depend(update, optimized);
+                const std::int64_t d = device(tensorRank, contextRank, 0, stage);
+                const Id update = graph_.compute(d, optimizerS);
+                Id finished = update;
+                if (flows) { // gradients to the CPU pool before the update, 16-bit weights back after it
+                    const Id down =
+                        graph_.transferHosts(platform_.nic(d), platform_.optimizerPool(), work.down_bytes);
+                    finished =
+                        graph_.transferHosts(platform_.optimizerPool(), platform_.nic(d), work.up_bytes);
+                    graph_.depend(synced, down);
+                    graph_.depend(down, update);
+                    graph_.depend(update, finished);
+                } else {
+                    graph_.depend(synced, update);
+                }
+                graph_.depend(finished, optimized);
                 if (tensorRank == 0 && contextRank == 0)
                     optimizer_[stageIndex] = update;
             }
@@ -824,7 +857,8 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     PlatformSpec spec = PlatformSpec::fromScenario(rs);
     const double fold = foldFactorOf(rs.workload(), spec, options.fidelity);
     spec.data = DataPathSpec::fromScenario(rs, spec, fold);
-    spec.experts = OffloadPathSpec::expertsOf(rs, spec, fold);
+    spec.experts = OffloadPathSpec::of(rs, spec, fold, models::OffloadTarget::Experts);
+    spec.optimizer = OffloadPathSpec::of(rs, spec, fold, models::OffloadTarget::Optimizer);
     Platform platform(*engine, spec);
     if (options.fidelity == Fidelity::Packet)
         refuseWhatCannotFit(rs, platform);
@@ -862,8 +896,10 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     // Every folded device did what its representative did (the other pools: models::finishResult).
     m.it_energy_per_step_J = simulatedEnergy * builder.foldFactor();
     m.breakdown = builder.breakdown(start, stepTime);
-    m.compute_split = models::computeSplit(rs.workload(), builder.costs(), spec.experts.present);
+    m.compute_split =
+        models::computeSplit(rs.workload(), builder.costs(), spec.experts.present, spec.optimizer.present);
     m.expert_transfers_simulated = spec.experts.present;
+    m.optimizer_transfers_simulated = spec.optimizer.present;
     m.timeline = builder.timeline(start, stepTime);
     m.fidelity = toString(options.fidelity);
     m.calibration = kSpecSheetCalibration;

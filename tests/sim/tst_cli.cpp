@@ -368,6 +368,40 @@ private slots:
                                 .arg(closedComm)));
     }
 
+    // The optimizer on a CPU pool over the network: each device's gradients and weights are flows into and
+    // out of the pool's NICs. Uncontended they take the closed form's time, which moves from the optimizer
+    // to exposed communication; the result says they were simulated.
+    void optimizerTrafficCrossesTheNetwork() {
+        auto step = [](const char* fidelity) {
+            const Run r = choreoSim(
+                {QStringLiteral("run"),
+                 QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/hybrid-cpu-optimizer.json"),
+                 QStringLiteral("--json"), QStringLiteral("--fidelity"), QString::fromUtf8(fidelity),
+                 QStringLiteral("--set"),
+                 QStringLiteral(R"(cluster.pools=[{"name": "gpus", "device": "gb200", "count": 72, )"
+                                R"("devices_per_node": 72}, {"name": "cpus", "device": "epyc-9654", )"
+                                R"("count": 72, "devices_per_node": 2}])"),
+                 QStringLiteral("--set"), QStringLiteral(R"(workload.stages[1].pool="cpus")")});
+            if (r.exitCode != 0)
+                qWarning("%s", r.err.constData());
+            return r.exitCode == 0 ? Json::parse(r.out.toStdString()) : Json{};
+        };
+        const Json closed = step("analytical"), flow = step("flow");
+        QVERIFY(!closed.empty() && !flow.empty());
+        const double a = closed["step_time_s"].get<double>(), f = flow["step_time_s"].get<double>();
+        QVERIFY2(std::fabs(a - f) / a < 1e-3,
+                 qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(f).arg(a)));
+        // 3.81 TB a step over 72 devices' 10 GB/s shares of the pool's NICs: 5.3 s on the links.
+        const double onLinks = closed["offload"][0]["bytes_per_step"].get<double>() / 72.0 /
+                               (closed["offload"][0]["link_GBps"].get<double>() * 1e9);
+        const double moved = flow["breakdown_s"]["exposed_communication"].get<double>() -
+                             closed["breakdown_s"]["exposed_communication"].get<double>();
+        QVERIFY2(std::fabs(moved - onLinks) / onLinks < 1e-2,
+                 qPrintable(QStringLiteral("moved %1 s, on the links %2 s").arg(moved).arg(onLinks)));
+        QVERIFY(flow["offload"][0]["simulated"].get<bool>());
+        QVERIFY(!closed["offload"][0]["simulated"].get<bool>());
+    }
+
     // Packet fidelity counts its tasks before building them: 16,384 devices are refused with the estimate
     // and the limit, not simulated until memory runs out; a bad limit is named.
     void packetRefusesWhatCannotFit() {
