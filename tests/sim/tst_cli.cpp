@@ -141,6 +141,32 @@ QString writeGpuDocument(const QTemporaryDir& dir) {
     return path;
 }
 
+// `file` with `sets` (--set PATH=VALUE) run at analytical and at flow fidelity, as JSON (empty on failure);
+// the test stops unless the two steps agree within 0.1 %.
+std::pair<Json, Json> closedFormAndFlow(const char* file, const QStringList& sets) {
+    auto step = [&](const char* fidelity) {
+        QStringList args{QStringLiteral("run"), QString::fromUtf8(file), QStringLiteral("--json"),
+                         QStringLiteral("--fidelity"), QString::fromUtf8(fidelity)};
+        for (const QString& set : sets)
+            args << QStringLiteral("--set") << set;
+        const Run r = choreoSim(args);
+        if (r.exitCode != 0)
+            qWarning("%s", r.err.constData());
+        return r.exitCode == 0 ? Json::parse(r.out.toStdString()) : Json{};
+    };
+    return {step("analytical"), step("flow")};
+}
+
+bool stepsAgree(const Json& closed, const Json& flow) {
+    if (closed.empty() || flow.empty())
+        return false;
+    const double a = closed["step_time_s"].get<double>(), f = flow["step_time_s"].get<double>();
+    if (std::fabs(a - f) / a < 1e-3)
+        return true;
+    qWarning("flow %g s, closed form %g s", f, a);
+    return false;
+}
+
 } // namespace
 
 class TestCli : public QObject {
@@ -345,21 +371,10 @@ private slots:
     // uncontended they take what the closed form says (the step agrees within 0.1 %), and the flow level
     // reports them as communication, where the closed form counts the wait as compute.
     void expertTrafficCrossesTheNetwork() {
-        auto step = [](const char* fidelity) {
-            const Run r = choreoSim({QStringLiteral("run"),
-                                     QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/hybrid-moe-offload.json"),
-                                     QStringLiteral("--json"), QStringLiteral("--fidelity"),
-                                     QString::fromUtf8(fidelity), QStringLiteral("--set"),
-                                     QStringLiteral("cluster.network.nic_Gbps=100")});
-            if (r.exitCode != 0)
-                qWarning("%s", r.err.constData());
-            return r.exitCode == 0 ? Json::parse(r.out.toStdString()) : Json{};
-        };
-        const Json closed = step("analytical"), flow = step("flow");
-        QVERIFY(!closed.empty() && !flow.empty());
+        const auto [closed, flow] = closedFormAndFlow(CHOREO_TEST_ASSETS "/scenarios/hybrid-moe-offload.json",
+                                                      {QStringLiteral("cluster.network.nic_Gbps=100")});
+        QVERIFY(stepsAgree(closed, flow));
         const double a = closed["step_time_s"].get<double>(), f = flow["step_time_s"].get<double>();
-        QVERIFY2(std::fabs(a - f) / a < 1e-3,
-                 qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(f).arg(a)));
         const double flowComm = flow["breakdown_s"]["exposed_communication"].get<double>();
         const double closedComm = closed["breakdown_s"]["exposed_communication"].get<double>();
         QVERIFY2(flowComm > 0.4 * f && closedComm < 0.05 * a,
@@ -372,25 +387,13 @@ private slots:
     // out of the pool's NICs. Uncontended they take the closed form's time, which moves from the optimizer
     // to exposed communication; the result says they were simulated.
     void optimizerTrafficCrossesTheNetwork() {
-        auto step = [](const char* fidelity) {
-            const Run r = choreoSim(
-                {QStringLiteral("run"),
-                 QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/hybrid-cpu-optimizer.json"),
-                 QStringLiteral("--json"), QStringLiteral("--fidelity"), QString::fromUtf8(fidelity),
-                 QStringLiteral("--set"),
-                 QStringLiteral(R"(cluster.pools=[{"name": "gpus", "device": "gb200", "count": 72, )"
-                                R"("devices_per_node": 72}, {"name": "cpus", "device": "epyc-9654", )"
-                                R"("count": 72, "devices_per_node": 2}])"),
-                 QStringLiteral("--set"), QStringLiteral(R"(workload.stages[1].pool="cpus")")});
-            if (r.exitCode != 0)
-                qWarning("%s", r.err.constData());
-            return r.exitCode == 0 ? Json::parse(r.out.toStdString()) : Json{};
-        };
-        const Json closed = step("analytical"), flow = step("flow");
-        QVERIFY(!closed.empty() && !flow.empty());
-        const double a = closed["step_time_s"].get<double>(), f = flow["step_time_s"].get<double>();
-        QVERIFY2(std::fabs(a - f) / a < 1e-3,
-                 qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(f).arg(a)));
+        const auto [closed, flow] = closedFormAndFlow(
+            CHOREO_TEST_ASSETS "/scenarios/hybrid-cpu-optimizer.json",
+            {QStringLiteral(R"(cluster.pools=[{"name": "gpus", "device": "gb200", "count": 72, )"
+                            R"("devices_per_node": 72}, {"name": "cpus", "device": "epyc-9654", )"
+                            R"("count": 72, "devices_per_node": 2}])"),
+             QStringLiteral(R"(workload.stages[1].pool="cpus")")});
+        QVERIFY(stepsAgree(closed, flow));
         // 3.81 TB a step over 72 devices' 10 GB/s shares of the pool's NICs: 5.3 s on the links.
         const double onLinks = closed["offload"][0]["bytes_per_step"].get<double>() / 72.0 /
                                (closed["offload"][0]["link_GBps"].get<double>() * 1e9);

@@ -37,6 +37,21 @@ choreo::ui::SweepOutcome option(const QString& label, double days, double usd) {
     return o;
 }
 
+// Two options in `model`, shown as a Pareto chart 640 x 400.
+std::unique_ptr<choreo::ui::ModelChartView> paretoView(HardwareOptionModel& model) {
+    model.setOutcomes({option(u"Fast"_s, 10, 9e6), option(u"Cheap"_s, 40, 3e6)}, {u"a"_s, u"b"_s});
+    auto view = std::make_unique<choreo::ui::ModelChartView>(&model, [](const QAbstractItemModel& m) {
+        return choreo::ui::createParetoChart(m,
+                                             {HardwareOptionModel::DeviceColumn,
+                                              HardwareOptionModel::TimeToTrainColumn,
+                                              HardwareOptionModel::CostColumn},
+                                             u"Time to train vs total cost"_s);
+    });
+    view->resize(640, 400);
+    view->show();
+    return view;
+}
+
 QStringList seriesNames(const QChart& chart) {
     QStringList names;
     for (const QAbstractSeries* s : chart.series())
@@ -85,16 +100,8 @@ void TestChartExport::paretoChartMarksTheFront() {
 
 void TestChartExport::exportsPngAndSvg() {
     HardwareOptionModel model;
-    model.setOutcomes({option(u"Fast"_s, 10, 9e6), option(u"Cheap"_s, 40, 3e6)}, {u"a"_s, u"b"_s});
-    choreo::ui::ModelChartView view(&model, [](const QAbstractItemModel& m) {
-        return choreo::ui::createParetoChart(m,
-                                             {HardwareOptionModel::DeviceColumn,
-                                              HardwareOptionModel::TimeToTrainColumn,
-                                              HardwareOptionModel::CostColumn},
-                                             u"Time to train vs total cost"_s);
-    });
-    view.resize(640, 400);
-    view.show();
+    const auto shown = paretoView(model);
+    choreo::ui::ModelChartView& view = *shown;
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QTemporaryDir dir;
     QString error;
@@ -145,16 +152,8 @@ void TestChartExport::fullDiskKeepsTheEarlierChart() {
     // leaves the earlier chart whole and no temporary beside it. The view's PNG and SVG, and validate
     // --chart's SVG, PNG and PDF.
     HardwareOptionModel model;
-    model.setOutcomes({option(u"Fast"_s, 10, 9e6), option(u"Cheap"_s, 40, 3e6)}, {u"a"_s, u"b"_s});
-    choreo::ui::ModelChartView view(&model, [](const QAbstractItemModel& m) {
-        return choreo::ui::createParetoChart(m,
-                                             {HardwareOptionModel::DeviceColumn,
-                                              HardwareOptionModel::TimeToTrainColumn,
-                                              HardwareOptionModel::CostColumn},
-                                             u"t"_s);
-    });
-    view.resize(640, 400);
-    view.show();
+    const auto shown = paretoView(model);
+    choreo::ui::ModelChartView& view = *shown;
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QTemporaryDir dir;
     const std::vector<choreo::ui::ValidationChartRow> rows{{"run a", "H100", 10.0, 9.0, 0, 0},
