@@ -117,6 +117,10 @@ double storageReadBps(const ResolvedDataStage& data) {
     return data.pool_nic_Bps > 0.0 ? std::min(tierBps, data.pool_nic_Bps) : tierBps;
 }
 
+double cpuBusySeconds(const ResolvedDataStage& data, double samples) {
+    return samples * data.core_seconds_per_sample / (data.cpus * data.cpu->cores.value);
+}
+
 DataStageTimes dataStageTimes(const ResolvedDataStage& data, std::int64_t global_batch) {
     const auto samples = static_cast<double>(global_batch);
     DataStageTimes t;
@@ -125,7 +129,10 @@ DataStageTimes dataStageTimes(const ResolvedDataStage& data, std::int64_t global
     // request.
     t.read_s =
         std::max(samples * data.stored_bytes_per_sample / readBps, data.storage->latency_ms.value / 1e3);
-    t.preprocess_s = samples * data.core_seconds_per_sample / (data.cpus * data.cpu->cores.value);
+    t.preprocess_s = cpuBusySeconds(data, samples);
+    if (data.stage.loader_samples_per_s && data.loaders > 0.0)
+        t.preprocess_s =
+            std::max(t.preprocess_s, samples / (data.loaders * *data.stage.loader_samples_per_s));
     t.samples = samples;
     t.delivered_bytes = samples * data.delivered_bytes_per_sample;
     if (data.delivery_Bps > 0.0)
@@ -150,6 +157,7 @@ std::optional<ResolvedDataStage> resolveDataStage(const Scenario& s, const std::
     if (!placeStage(pools, trainingPool, catalog, out, errors) || !sizeSamples(s, out, errors) ||
         !out.storage)
         return std::nullopt;
+    out.loaders = static_cast<double>(pools[trainingPool].pool.count);
     if (out.pool) {
         // Prepared batches cross the network: the CPU pool's NICs and the training pool's, whichever carry
         // less, at their achieved fraction of line rate.

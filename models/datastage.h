@@ -38,15 +38,18 @@ struct ResolvedDataStage {
     double delivery_Bps = 0; // from the CPU pool to the accelerators (0: on their own hosts)
     double pool_nic_Bps = 0; // the CPU pool's NICs together, achieved (0: on the accelerators' hosts)
     double text_tokens_per_sample = 0;
+    double loaders = 0; // one per training device, each under the stage's loader ceiling
 };
 
 // One global batch through the data stage. The three parts stream one after another through the
 // prefetch queue, so the slowest of them sets the stage's pace.
 struct DataStageTimes {
-    double read_s = 0;       // the batch's stored bytes from the storage tier, at least one request's latency
-    double preprocess_s = 0; // decode, augment and tokenise on every core of the stage's CPUs
-    double deliver_s = 0;    // prepared tensors over the network to the accelerators
-    double samples = 0;      // in the batch
+    double read_s = 0; // the batch's stored bytes from the storage tier, at least one request's latency
+    // Decode, augment and tokenise on every core of the stage's CPUs, or as fast as the loaders hand the
+    // samples over when their ceiling is lower.
+    double preprocess_s = 0;
+    double deliver_s = 0;       // prepared tensors over the network to the accelerators
+    double samples = 0;         // in the batch
     double delivered_bytes = 0; // prepared bytes the batch hands to the accelerators
     // Whether the reads and the delivery were flows in the training step's SimGrid platform, sharing its
     // links with the step's own traffic (flow and packet fidelity on fat trees), or closed forms.
@@ -60,6 +63,10 @@ struct DataStageTimes {
 };
 
 DataStageTimes dataStageTimes(const ResolvedDataStage& data, std::int64_t global_batch);
+
+// How long the stage's CPUs compute for `samples` samples (at most preprocess_s: behind a loader ceiling
+// they wait for the loaders the rest of the time).
+double cpuBusySeconds(const ResolvedDataStage& data, double samples);
 
 // The data stage's read bandwidth: each reading node at the storage tier's rate, and for a pool of CPUs
 // never more than its NICs carry.

@@ -678,6 +678,17 @@ void addDataStageFields(std::vector<FieldSpec>& t) {
                     .onlyWith(hasDataStage)
                     .access([](auto& s) -> auto& { return s.workload.data->prefetch_batches; })
                     .take());
+    t.push_back(Field(p + "loader_samples_per_s", FieldKind::OptionalNumber, g, "Loader ceiling")
+                    .above(0, 1e9)
+                    .optional({})
+                    .unit(" samples/s")
+                    .unset("none")
+                    .tip("The most samples a second one loader delivers, however many workers it has (one "
+                         "loader per training device). PyTorch's DataLoader with PIL on ImageNet stops near "
+                         "3,950 images/s (FFCV's benchmark, 24 to 96 cores); unset: no ceiling")
+                    .onlyWith(hasDataStage)
+                    .access([](auto& s) -> auto& { return s.workload.data->loader_samples_per_s; })
+                    .take());
 }
 
 // The evaluation stage (workload.stages[eval]); its pool is read by hand.

@@ -69,7 +69,7 @@ double trainingWaitSeconds(const ResolvedScenario& rs, const ComputeSplit& split
 // offload stage's devices doing their share.
 double busySeconds(const ResolvedScenario& rs, std::size_t i, const RunResult& r) {
     const DataStageTimes* data = r.data_stage ? &*r.data_stage : nullptr;
-    double busy = data && rs.data->pool == i ? data->preprocess_s : 0.0;
+    double busy = data && rs.data->pool == i ? cpuBusySeconds(*rs.data, data->samples) : 0.0;
     if (r.eval && rs.eval->pool == i)
         busy += r.eval->busy_per_step_s;
     const std::vector<OffloadLoad>& offload = r.offload;

@@ -270,6 +270,9 @@ struct DataStage {
     // Tokens of text tokenised per sample; default: the sequence length for text, none otherwise.
     std::optional<std::int64_t> text_tokens_per_sample;
     std::int64_t prefetch_batches = 2;
+    // The most samples a second one loader delivers, whatever its workers (a PyTorch DataLoader's main
+    // process collates and hands over every batch); one loader per training device. Absent: no ceiling.
+    std::optional<double> loader_samples_per_s;
     std::size_t stage_index = 0; // its place in workload.stages, for messages
     bool operator==(const DataStage&) const = default;
 };

@@ -92,6 +92,31 @@ private slots:
         QVERIFY(previous > 1.0); // 2 sockets cannot decode 32,768 frames a second: the data stage limits
     }
 
+    // One loader per training device, each at most `loader_samples_per_s`: 64 loaders at 2 samples/s take
+    // 4 s for a 512-sample batch, whatever the CPUs could do; the CPUs stay busy only for their own work.
+    // Unset, or above what the CPUs manage, the ceiling changes nothing.
+    void loaderCeilingByHand() {
+        const ResolvedScenario free = hybridOrFail({});
+        const DataStageTimes unlimited = dataStageTimes(*free.data, 512);
+        const ResolvedScenario capped = hybridOrFail({"workload.stages[data].loader_samples_per_s=2"});
+        QCOMPARE(capped.data->loaders, 64.0);
+        const DataStageTimes t = dataStageTimes(*capped.data, 512);
+        QCOMPARE(t.preprocess_s, 512.0 / (64.0 * 2.0));
+        QVERIFY(t.preprocess_s > unlimited.preprocess_s);
+        QCOMPARE(cpuBusySeconds(*capped.data, 512.0), unlimited.preprocess_s);
+        const RunResult r = finishResult(capped, trainStep(capped, 1.0));
+        QCOMPARE(r.step_time_s, 4.0);
+        QCOMPARE(r.bottleneck.stage, std::string("data"));
+        QVERIFY(std::fabs(r.pools[1].utilisation - unlimited.preprocess_s / 4.0) < 1e-12);
+        const ResolvedScenario high = hybridOrFail({"workload.stages[data].loader_samples_per_s=1e6"});
+        QCOMPARE(dataStageTimes(*high.data, 512).preprocess_s, unlimited.preprocess_s);
+        // The field's range: a ceiling must be above zero.
+        Diagnostics errors;
+        QVERIFY(!hybrid({"workload.stages[data].loader_samples_per_s=0"}, errors));
+        QVERIFY2(choreo::test::hasError(errors, "workload.stages[0].loader_samples_per_s", "greater than 0"),
+                 joinDiagnostics(errors).c_str());
+    }
+
     void poolCostsAndEnergyAddUp() {
         for (const char* mode : {"\"buy\"", "\"rent\""}) {
             std::vector<std::string> set{std::string("costs.mode=") + mode};

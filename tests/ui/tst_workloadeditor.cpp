@@ -155,6 +155,13 @@ void TestWorkloadEditor::stagesEditorEditsTheDataStage() {
     auto* tokens = editor.findChild<QSpinBox*>(u"workload.stages[data].text_tokens_per_sample"_s);
     auto* storage = editor.findChild<QLineEdit*>(u"workload.stages[data].storage"_s);
     QVERIFY(side && tokens && storage);
+    // A field added to the table's "Data stage" group gets its box without a line of editor code.
+    auto* ceiling = editor.findChild<QDoubleSpinBox*>(u"workload.stages[data].loader_samples_per_s"_s);
+    QVERIFY(ceiling && ceiling->specialValueText() == u"none"_s);
+    ceiling->setValue(3950);
+    QCOMPARE(document.scenario().workload.data->loader_samples_per_s, std::optional<double>(3950));
+    document.undoStack()->undo();
+    QVERIFY(!document.scenario().workload.data->loader_samples_per_s);
     QCOMPARE(side->value(), 336);
     QCOMPARE(tokens->value(), 1472);
     side->setValue(448);
