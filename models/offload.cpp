@@ -38,10 +38,15 @@ double routedExpertParameters(const Workload& w) {
     return static_cast<double>(w.model.moeLayers()) * countParameters(w.model).experts_per_layer;
 }
 
+// The achieved memory bandwidth of `count` devices together.
+double achievedMemoryBps(const Device& device, double count) {
+    return device.memory_bandwidth_TBps.value * 1e12 * device.efficiency.memory.value * count;
+}
+
 // Adam over `params` parameters on `cpus` CPUs: their memory traffic at the achieved bandwidth, or the
 // arithmetic if that is slower.
 double adamSecondsOnCpus(const Device& cpu, double cpus, double params, const Workload& w) {
-    const double memoryBps = cpu.memory_bandwidth_TBps.value * 1e12 * cpu.efficiency.memory.value * cpus;
+    const double memoryBps = achievedMemoryBps(cpu, cpus);
     const double flops = cpu.peakFlops(Precision::Fp32).value_or(0.0) * cpu.efficiency.gemm.value * cpus;
     return std::max(params * adamTrafficBytes(w) / memoryBps,
                     flops > 0.0 ? params * kAdamFlopsPerParameter / flops : 0.0);
@@ -78,6 +83,22 @@ void overNetwork(const Scenario& s, const std::vector<ResolvedPool>& pools, std:
     out.link = "scale-out network";
 }
 
+// Places `out` on the pool its stage names (of CPUs when `cpus`), reached over the network: its device, how
+// many, and the link (`talking` as overNetwork's). False with an error naming `path` when that pool cannot
+// be.
+bool onNamedPool(const Scenario& s, const std::vector<ResolvedPool>& pools, std::size_t trainingPool,
+                 const std::string& path, bool cpus, const std::string& needs, ResolvedOffload& out,
+                 Diagnostics& errors, double talking = 0.0) {
+    out.pool = findStagePool(pools, *out.stage.pool, trainingPool, cpus, path, needs, errors);
+    if (!out.pool)
+        return false;
+    const ResolvedPool& rp = pools[*out.pool];
+    out.device = rp.device;
+    out.devices = static_cast<double>(rp.pool.count);
+    overNetwork(s, pools, trainingPool, out, talking);
+    return true;
+}
+
 bool placeExperts(const Scenario& s, const std::vector<ResolvedPool>& pools, std::size_t trainingPool,
                   ResolvedOffload& out, Diagnostics& errors) {
     const Workload& w = s.workload;
@@ -98,17 +119,13 @@ bool placeExperts(const Scenario& s, const std::vector<ResolvedPool>& pools, std
         errors.push_back({path + ".pool", "missing: name the accelerator pool that runs the experts"});
         return false;
     }
-    out.pool = findStagePool(pools, *out.stage.pool, trainingPool, false, path + ".pool",
-                             "experts run on a pool of other accelerators", errors);
-    if (!out.pool)
+    if (!onNamedPool(s, pools, trainingPool, path + ".pool", false,
+                     "experts run on a pool of other accelerators", out, errors))
         return false;
     const ResolvedPool& rp = pools[*out.pool];
     if (!rp.device->peakFlops(w.precision))
         errors.push_back({path + ".pool", rp.device->id + " has no " + toString(w.precision) +
                                               " rate in the catalog, so it cannot run the experts"});
-    out.device = rp.device;
-    out.devices = static_cast<double>(rp.pool.count);
-    overNetwork(s, pools, trainingPool, out);
     if (errors.size() != before)
         return false;
     // Every routed expert's weights, gradients and optimizer states live on the expert pool.
@@ -130,17 +147,9 @@ bool placeOptimizer(const Scenario& s, const std::vector<ResolvedPool>& pools, s
                     const Catalog& catalog, ResolvedOffload& out, Diagnostics& errors) {
     const std::string path = offloadStagePath(out.stage) + ".pool";
     const ResolvedPool& training = pools[trainingPool];
-    if (out.stage.pool) {
-        out.pool = findStagePool(pools, *out.stage.pool, trainingPool, true, path,
-                                 "the optimizer is offloaded to a pool of CPUs", errors);
-        if (!out.pool)
-            return false;
-        const ResolvedPool& rp = pools[*out.pool];
-        out.device = rp.device;
-        out.devices = static_cast<double>(rp.pool.count);
-        overNetwork(s, pools, trainingPool, out);
-        return true;
-    }
+    if (out.stage.pool)
+        return onNamedPool(s, pools, trainingPool, path, true, "the optimizer is offloaded to a pool of CPUs",
+                           out, errors);
     const Device& dev = *training.device;
     if (!dev.host || !dev.host_link_GBps.present() || dev.host_link_GBps.value <= 0.0) {
         errors.push_back({path, "the catalog does not give " + dev.id +
@@ -169,14 +178,10 @@ bool placeEmbeddings(const Scenario& s, const std::vector<ResolvedPool>& pools, 
         errors.push_back({path + ".pool", "missing: name the pool of CPUs that holds the embedding table"});
         return false;
     }
-    out.pool = findStagePool(pools, *out.stage.pool, trainingPool, true, path + ".pool",
-                             "embedding tables are held by a pool of CPUs", errors);
-    if (!out.pool)
+    if (!onNamedPool(s, pools, trainingPool, path + ".pool", true,
+                     "embedding tables are held by a pool of CPUs", out, errors, firstStageDevices(w)))
         return false;
     const ResolvedPool& rp = pools[*out.pool];
-    out.device = rp.device;
-    out.devices = static_cast<double>(rp.pool.count);
-    overNetwork(s, pools, trainingPool, out, firstStageDevices(w));
     // The table with its gradients and Adam states, once over the pool.
     const auto bytes = trainingStateBytes(w);
     const double perCpuGB =
@@ -263,9 +268,8 @@ EmbeddingTraffic embeddingTraffic(const ResolvedOffload& embeddings, const Workl
     // Per row the pool reads the table's and writes the send buffer's (2 x 2 B), then reads the gradient
     // (2 B) and adds it into the fp32 gradient (4 B read, 4 B written).
     const Device& cpu = *embeddings.device;
-    const double poolBps =
-        cpu.memory_bandwidth_TBps.value * 1e12 * cpu.efficiency.memory.value * embeddings.devices;
-    t.pool_work_s = t.first_stage_devices * rows * hidden * (3.0 * act + 8.0) / poolBps;
+    t.pool_work_s = t.first_stage_devices * rows * hidden * (3.0 * act + 8.0) /
+                    achievedMemoryBps(cpu, embeddings.devices);
     t.update_s = adamSecondsOnCpus(cpu, embeddings.devices, embeddingParameters(w), w);
     return t;
 }
@@ -273,8 +277,7 @@ EmbeddingTraffic embeddingTraffic(const ResolvedOffload& embeddings, const Workl
 double expertPoolOptimizerSeconds(const ResolvedOffload& experts, const Workload& w) {
     const Device& dev = *experts.device;
     const double perDevice = routedExpertParameters(w) / experts.devices;
-    return perDevice * adamTrafficBytes(w) /
-           (dev.memory_bandwidth_TBps.value * 1e12 * dev.efficiency.memory.value);
+    return perDevice * adamTrafficBytes(w) / achievedMemoryBps(dev, 1.0);
 }
 
 OffloadLoad offloadLoad(const ResolvedOffload& offload, const Workload& w) {
@@ -303,7 +306,9 @@ OffloadLoad offloadLoad(const ResolvedOffload& offload, const Workload& w) {
         // Every token's row comes in and its gradient goes back: global tokens x hidden x 2 B each way.
         const EmbeddingTraffic t = embeddingTraffic(offload, w);
         const double microBatches = static_cast<double>(w.microBatchesPerStep());
-        load.bytes_per_step = 2.0 * t.rows_bytes * t.first_stage_devices * microBatches;
+        load.bytes_per_step = 2.0 * static_cast<double>(w.global_batch) *
+                              static_cast<double>(w.model.seq_len) * static_cast<double>(w.model.hidden) *
+                              activationBytes(w.sixteenBitPrecision());
         load.busy_s = microBatches * t.pool_work_s + t.update_s;
         return load;
     }
