@@ -1,5 +1,6 @@
 #include "models/catalog.h"
 
+#include "models/framework.h"
 #include "models/jsonreader.h"
 
 #include <algorithm>
@@ -461,7 +462,8 @@ public:
         if (!reader.expectObject(doc, ""))
             return;
         reader.rejectUnknownKeys(doc, "",
-                                 {"format", "sources", "devices", "accuracy", "storage", "serving_engines"});
+                                 {"format", "sources", "devices", "accuracy", "storage", "serving_engines",
+                                  "training_frameworks"});
         auto format = reader.text(doc, "", "format");
         if (format && *format != "choreo-catalog/1")
             reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
@@ -482,6 +484,13 @@ public:
                 define("engine:" + engine->id, p, "serving engine \"" + engine->id + "\" is defined twice",
                        reader);
                 catalog_.addEngine(std::move(*engine));
+            }
+        });
+        forEachEntry(doc, "training_frameworks", reader, [&](const Json& entry, const std::string& p) {
+            if (auto profile = readFrameworkProfile(reader, entry, p, citations_)) {
+                define("framework:" + profile->id, p,
+                       "framework profile \"" + profile->id + "\" is defined twice", reader);
+                catalog_.addFrameworkProfile(std::move(*profile));
             }
         });
         forEachEntry(doc, "devices", reader, [&](const Json& entry, const std::string& p) {
@@ -507,6 +516,7 @@ public:
                     errors.push_back(
                         {device.id + ".host.cpu", "\"" + device.host->cpu + "\" is not a catalog CPU"});
             }
+        checkFrameworkProfiles(catalog_, errors);
         for (auto& entry : accuracies_) {
             auto* device = catalog_.findMutable(entry.device);
             if (!device)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/diagnostic.h"
+#include "models/framework.h"
 #include "models/precision.h"
 #include "models/sourced.h"
 
@@ -217,6 +218,9 @@ public:
     void addDevice(Device device) { devices_.push_back(std::move(device)); }
     void addStorage(StorageTier tier) { storage_.push_back(std::move(tier)); }
     void addEngine(ServingEngine engine) { engines_.push_back(std::move(engine)); }
+    // The training frameworks' release profiles (models/framework.h), in file order.
+    [[nodiscard]] const std::vector<FrameworkProfile>& frameworkProfiles() const { return frameworks_; }
+    void addFrameworkProfile(FrameworkProfile profile) { frameworks_.push_back(std::move(profile)); }
     // The device with this id or alias, to amend while loading, or nullptr.
     Device* findMutable(const std::string& id);
     void addSource(Source source) { sources_[source.key] = std::move(source); }
@@ -225,6 +229,7 @@ private:
     std::vector<Device> devices_;
     std::vector<StorageTier> storage_;
     std::vector<ServingEngine> engines_;
+    std::vector<FrameworkProfile> frameworks_;
     std::map<std::string, Source> sources_;
 };
 

@@ -378,6 +378,21 @@ void addTrainingChoices(std::vector<FieldSpec>& t) {
                          "(NeMo's distributed optimizer with bf16 working weights)")
                     .access([](auto& s) -> auto& { return s.workload.master_weights; })
                     .take());
+    t.push_back(Field("workload.framework", FieldKind::Text, g, "Framework")
+                    .omitted(std::string())
+                    .csv("framework")
+                    .tip("The training framework (megatron, nemo, deepspeed, maxtext, torchtitan, llm-foundry): "
+                         "its catalog profile sets the kernels and overlaps that release used "
+                         "(assets/catalog/frameworks.json); empty: the fields as written")
+                    .access([](auto& s) -> auto& { return s.workload.framework; })
+                    .take());
+    t.push_back(Field("workload.framework_version", FieldKind::Text, g, "Framework release")
+                    .omitted(std::string())
+                    .csv("framework_version")
+                    .tip("The framework release's month, YYYY-MM (a container 24.07 is 2024-07); empty: the "
+                         "newest profile")
+                    .access([](auto& s) -> auto& { return s.workload.framework_version; })
+                    .take());
 }
 
 void addTrainingFields(std::vector<FieldSpec>& t) {
@@ -721,6 +736,8 @@ void markTrainingOnly(std::vector<FieldSpec>& t) {
                                             "workload.zero3_engine",
                                             "workload.fp8_recipe",
                                             "workload.master_weights",
+                                            "workload.framework",
+                                            "workload.framework_version",
                                             "workload.global_batch",
                                             "workload.micro_batch",
                                             "workload.tokens_to_train",

@@ -1,5 +1,6 @@
 #include "models/resolved.h"
 
+#include "models/framework.h"
 #include "models/jsonreader.h"
 
 #include <set>
@@ -402,8 +403,11 @@ std::optional<std::size_t> findStagePool(const std::vector<ResolvedPool>& pools,
     return std::nullopt;
 }
 
-std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog& catalog,
-                                                Diagnostics& errors, bool checkMemory) {
+namespace {
+
+// resolveScenario once the framework's profile has been applied to `s`.
+std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog& catalog, Diagnostics& errors,
+                                               bool checkMemory) {
     const std::size_t before = errors.size();
     ResolvedScenario r;
     r.scenario = s;
@@ -512,6 +516,22 @@ std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog
                                         std::to_string(r.memory.stage) + ")"});
     if (errors.size() != before)
         return std::nullopt;
+    return r;
+}
+
+} // namespace
+
+std::optional<ResolvedScenario> resolveScenario(const Scenario& s, const Catalog& catalog,
+                                                Diagnostics& errors, bool checkMemory) {
+    if (s.workload.framework.empty() || !s.workload.trains())
+        return resolveApplied(s, catalog, errors, checkMemory);
+    Scenario applied = s;
+    const auto framework = applyFrameworkProfile(applied, catalog, errors);
+    if (!framework)
+        return std::nullopt;
+    auto r = resolveApplied(applied, catalog, errors, checkMemory);
+    if (r)
+        r->framework = *framework;
     return r;
 }
 

@@ -53,6 +53,9 @@ struct ResolvedScenario {
     std::string calibration;
     std::optional<Source> calibration_source;
     std::vector<std::shared_ptr<const Device>> calibrated_devices;
+    // The framework profile applied to `scenario` and what it set, in words (applyFrameworkProfile); empty
+    // when the scenario names no framework.
+    std::string framework;
 
     [[nodiscard]] const Device& device() const { return *pools[training_pool].device; }
     [[nodiscard]] const Pool& pool() const { return pools[training_pool].pool; }

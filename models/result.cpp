@@ -208,6 +208,7 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
                                       : "no published run on " + rs.device().id + " compared yet";
     if (!rs.calibration.empty())
         r.accuracy += " (with the catalog's figures, not this calibration)";
+    r.framework = rs.framework;
     // In steady state the prefetch queue hides the data stage while it keeps up; when it does not, every
     // step waits for its batch: step = max(train, data).
     if (step.data_stage)
@@ -302,6 +303,8 @@ void putProvenance(Json& j, const RunResult& r) {
     j["fidelity"] = r.fidelity;
     j["calibration"] = r.calibration;
     j["accuracy"] = r.accuracy;
+    if (!r.framework.empty())
+        j["framework"] = r.framework;
 }
 
 Json servingRunToJson(const RunResult& r) {
@@ -527,6 +530,7 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
     r.fidelity = rd.text(j, p, "fidelity").value_or("");
     r.calibration = rd.text(j, p, "calibration").value_or("");
     r.accuracy = rd.text(j, p, "accuracy", false).value_or(""); // absent from older results
+    r.framework = rd.text(j, p, "framework", false).value_or("");
     auto num = [&](const Json& o, const std::string& path, const char* key) {
         return rd.number(o, path, key, false).value_or(0.0);
     };

@@ -95,6 +95,9 @@ struct RunResult {
     // How far the model's predictions on this device were from published runs (describeAccuracy), or that
     // none was compared; empty in older results.
     std::string accuracy;
+    // The training framework's profile and what it set (ResolvedScenario::framework); empty when the
+    // scenario names none.
+    std::string framework;
     double step_time_s = 0;
     double tokens_per_s = 0;
     double mfu = 0;

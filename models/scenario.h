@@ -440,6 +440,11 @@ struct Workload {
     // than 2.10's. 0: none. As Megatron-Core: fewer than the model's layers, without pipeline parallelism or
     // recomputation.
     std::int64_t activation_offload_layers = 0;
+    // The training framework and its release's month ("megatron", "2024-06"): the catalog's profile of
+    // that release (models/framework.h) sets what the framework does that the fields above do not say.
+    // Empty: none, the fields as written.
+    std::string framework;
+    std::string framework_version;
     std::optional<std::string> pool;              // which pool trains; default: the first
     std::optional<std::size_t> train_stage_index; // where workload.stages lists the "train" stage, if it does
     std::optional<DataStage> data;                // the input pipeline; absent: data is never waited for

@@ -71,6 +71,7 @@ void printText(const models::RunResult& r) {
               << "fidelity            " << r.fidelity << "\n"
               << "calibration         " << r.calibration << "\n"
               << "accuracy            " << r.accuracy << "\n"
+              << (r.framework.empty() ? std::string() : "framework           " + r.framework + "\n")
               << "step time           " << fmt("%.3f s", r.step_time_s) << "  (compute "
               << fmt("%.3f", r.breakdown.compute_s) << ", exposed communication "
               << fmt("%.3f", r.breakdown.exposed_communication_s) << ", pipeline bubble "

@@ -661,6 +661,21 @@ void TestReport::summaryNamesAssumedEfficiencies() {
     QCOMPARE(rowAfterCompute(r), u"exposed_communication_s"_s);
     r.compute_split.offload_wait_s = 0.25;
     QCOMPARE(rowAfterCompute(r), u"offload_wait_s"_s);
+    // A run with a framework profile names it after the accuracy (its id in the narrow cell), one without
+    // has no such row.
+    const auto frameworkCell = [](const choreo::models::RunResult& result) {
+        choreo::ui::ResultSummaryModel m;
+        m.setResult(result);
+        for (int row = 0; row < m.rowCount(); ++row)
+            if (m.index(row, 0).data(choreo::ui::KeyRole) == u"framework"_s)
+                return m.index(row, choreo::ui::ResultSummaryModel::ValueColumn)
+                    .data(Qt::DisplayRole)
+                    .toString();
+        return QString();
+    };
+    QCOMPARE(frameworkCell(r), QString());
+    r.framework = "nemo-2024 (NeMo 1.x): Master weights: remainders";
+    QCOMPARE(frameworkCell(r), u"nemo-2024"_s);
 }
 
 QTEST_MAIN(TestReport)

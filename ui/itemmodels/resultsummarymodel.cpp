@@ -169,6 +169,14 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
         {G::Memory, u"stage"_s, tr("  worst pipeline stage"), QString::number(r.memory.stage),
          static_cast<double>(r.memory.stage)},
     };
+    // The framework profile that set the kernels and overlaps, after the accuracy; its id in the narrow cell.
+    if (!r.framework.empty())
+        rows.insert(rows.begin() + 5, {G::Results,
+                                       u"framework"_s,
+                                       tr("Framework profile"),
+                                       text(r.framework),
+                                       {},
+                                       text(r.framework.substr(0, r.framework.find(" (")))});
     // Activation offloading's wait for its copies, part of the compute (pp 1: the busiest stage's is the
     // step's); shown only when the run offloads.
     if (const double wait = r.compute_split.offload_wait_s; wait > 0.0) {
