@@ -24,13 +24,13 @@ struct ValidationCase {
     std::string assumption;          // what the scenario assumes beyond the row's columns, if anything
 };
 
-// The year a source was published, from "2024", "SC'21" or "(24.07)"-style text; nullopt if none.
-std::optional<int> publicationYear(const std::string& source);
-
-// The NGC container release a source names, "(25.04)" as 2504; nullopt if none.
-std::optional<int> containerRelease(const std::string& source);
-// The first "YYYY-MM" date in a source, as YYYYMM ("(2024-12, Grand Teton ...)" gives 202412).
-std::optional<int> publicationMonth(const std::string& source);
+// A validation file's columns joined with those of `extra`, another CSV with an id column: each row of
+// `text` gains the extra file's cells of the row with its id (empty where it has none); `text` unchanged
+// when it has all of those columns already. Nullopt with an error when `extra` has no id column, repeats an
+// id, names an id `text` lacks, or has some but not all of `text`'s columns (framework columns for a
+// published file that lacks them: validation/README.md).
+std::optional<std::string> joinCsvColumns(const std::string& text, const std::string& extra,
+                                          Diagnostics& errors);
 
 // One column's value set for every row, as `validate --vary` rewrites a field the sources left unstated.
 struct CsvOverride {

@@ -38,7 +38,10 @@ std::optional<models::ResolvedScenario> resolveRow(const models::Scenario& scena
                                                    bool& sharded, models::Diagnostics& errors) {
     sharded = false;
     auto resolved = models::resolveScenario(scenario, catalog, errors, /*checkMemory=*/false);
-    if (resolved && !resolved->fitsInMemory() && scenario.workload.parallel.zero == 0 &&
+    // The framework's profile (the row's framework columns) may shard the optimizer itself.
+    if (resolved && !resolved->framework.empty())
+        assumption += (assumption.empty() ? "" : "; ") + resolved->framework;
+    if (resolved && !resolved->fitsInMemory() && resolved->workload().parallel.zero == 0 &&
         scenario.workload.parallel.dataParallelGroup() > 1) {
         models::Scenario alternative = scenario;
         alternative.workload.parallel.zero = 1;

@@ -20,10 +20,12 @@ int run(const Invocation& call) {
     const sim::Fidelity fidelity = fidelityOf(call);
     std::vector<sim::NamedReport> reports;
     std::string command = "choreo-sim accuracy --fidelity " + sim::toString(fidelity);
+    if (const auto joinFile = call.value("--join"))
+        command += " --join " + std::filesystem::path(*joinFile).filename().string();
     for (const auto& file : call.positional) {
         std::string text;
         std::vector<models::ValidationCase> cases;
-        if (const int read = readValidationFile(file, text, cases); read != kExitOk)
+        if (const int read = readValidationFile(call, file, text, cases); read != kExitOk)
             return read;
         const std::string name = std::filesystem::path(file).filename().string();
         command += " " + name;
@@ -42,7 +44,7 @@ const Command kAccuracyCommand{
     "from the measured step times (rows, rows too fast, median error, the error 90 % of rows are within, the "
     "worst row) as the catalog document that assets/catalog/accuracy.json holds; `run`, the desktop and "
     "reports quote it beside every result on that device (docs/validation.md).",
-    {&kFidelityOption, &kJobsOption},
+    {&kFidelityOption, &kJobsOption, &kJoinOption},
     run};
 
 } // namespace choreo::cli

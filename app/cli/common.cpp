@@ -83,13 +83,41 @@ void printDiagnostics(const std::string& file, const models::Diagnostics& errors
         std::cerr << file << ": " << d.text() << "\n";
 }
 
-int readValidationFile(const std::string& file, std::string& text,
+const Option kJoinOption{
+    "--join", "CSV",
+    "Adds the columns of CSV (an id column, then others) to the rows with the same id, in "
+    "each file that lacks them: columns a published file lacks, such as its runs' "
+    "framework and framework_version (validation/published-runs-frameworks.csv)",
+    "a CSV file"};
+
+int joinColumns(const Invocation& call, const std::string& file, std::string& text) {
+    const auto joinFile = call.value("--join");
+    if (!joinFile)
+        return kExitOk;
+    std::string extra, error;
+    if (!models::readTextFile(*joinFile, extra, error)) {
+        std::cerr << "choreo-sim: " << error << "\n";
+        return kExitIo;
+    }
+    models::Diagnostics errors;
+    auto joined = models::joinCsvColumns(text, extra, errors);
+    if (!joined) {
+        printDiagnostics(file + " --join " + *joinFile, errors);
+        return kExitInvalidInput;
+    }
+    text = std::move(*joined);
+    return kExitOk;
+}
+
+int readValidationFile(const Invocation& call, const std::string& file, std::string& text,
                        std::vector<models::ValidationCase>& cases) {
     std::string error;
     if (!models::readTextFile(file, text, error)) {
         std::cerr << "choreo-sim: " << error << "\n";
         return kExitIo;
     }
+    if (const int joined = joinColumns(call, file, text); joined != kExitOk)
+        return joined;
     return parseValidationText(file, text, cases);
 }
 

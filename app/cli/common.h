@@ -17,6 +17,7 @@ extern const Option kAssetsOption;   // --assets DIR: every command
 extern const Option kJsonOption;     // --json
 extern const Option kFidelityOption; // --fidelity analytical|flow|packet
 extern const Option kJobsOption;     // --jobs N
+extern const Option kJoinOption;     // --join CSV: columns a validation file lacks, by row id
 extern const Option kOutOption;      // --out FILE (-o, --output)
 extern const Option kSetOption;      // --set PATH=VALUE: run
 
@@ -30,8 +31,12 @@ std::optional<models::Catalog> loadCatalogOrSay(const std::filesystem::path& ass
 
 void printDiagnostics(const std::string& file, const models::Diagnostics& errors);
 
-// Reads a validation CSV into `text` and `cases`; kExitOk, or the exit code after saying what is wrong.
-int readValidationFile(const std::string& file, std::string& text,
+// Adds the columns of the --join file, when given, to the validation CSV `text` read from `file`; kExitOk,
+// or the exit code after saying what is wrong.
+int joinColumns(const Invocation& call, const std::string& file, std::string& text);
+// Reads a validation CSV, with the --join file's columns, into `text` and `cases`; kExitOk, or the exit code
+// after saying what is wrong.
+int readValidationFile(const Invocation& call, const std::string& file, std::string& text,
                        std::vector<models::ValidationCase>& cases);
 // Parses a training validation CSV's `text` (read from `file`) into `cases`; kExitOk, or kExitInvalidInput
 // after saying what is wrong.

@@ -167,6 +167,8 @@ int run(const Invocation& call) {
     // The serving file is told by its header row.
     if (models::isServingValidationHeader(text.substr(0, text.find('\n'))))
         return runServing(call, file, text, *catalog);
+    if (const int joined = joinColumns(call, file, text); joined != kExitOk)
+        return joined;
     std::vector<models::ValidationCase> cases;
     if (const int parsed = parseValidationText(file, text, cases); parsed != kExitOk)
         return parsed;
@@ -211,7 +213,7 @@ const Command kValidateCommand{
     "metric, value and output_len columns) is simulated per row's benchmark and compared per metric. Cases "
     "using something not modelled yet are listed as skipped, with the reason.",
     {&kJsonOption, &kMarkdownOption, &kGroupByOption, &kChartOption, &kFidelityOption, &kJobsOption,
-     &kScenariosOption, &kVaryOption},
+     &kScenariosOption, &kVaryOption, &kJoinOption},
     run};
 
 } // namespace choreo::cli

@@ -87,7 +87,52 @@ fs::path scratchCatalog(const Json& profile) {
 class TestFramework : public QObject {
     Q_OBJECT
 private slots:
-    // Rows that name no framework: their fields as written.
+    // The published file lacks framework columns; validation/published-runs-frameworks.csv gives them.
+    void publishedRunsWithTheirFrameworks() {
+        std::string text, extra, error;
+        if (!readTextFile(CHOREO_TEST_VALIDATION_CSV, text, error))
+            QSKIP("shared/validation/published-runs.csv is not beside the checkout");
+        const fs::path frameworks =
+            fs::path(CHOREO_TEST_HOLDOUT_CSV).parent_path() / "published-runs-frameworks.csv";
+        QVERIFY2(readTextFile(frameworks, extra, error), error.c_str());
+        Diagnostics errors;
+        const auto joined = joinCsvColumns(text, extra, errors);
+        QVERIFY2(joined, joinDiagnostics(errors).c_str());
+        const auto cases = parseValidationCsv(*joined, errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(43));
+        for (const auto& c : cases) {
+            const auto r = resolveScenario(c.scenario, catalog(), errors, /*checkMemory=*/false);
+            QVERIFY2(r, joinDiagnostics(errors).c_str());
+            const auto& w = r->workload();
+            const int id = std::stoi(c.id);
+            const bool early = id <= 22;                 // Megatron-LM and DeepSpeed of 2021
+            const bool deepSpeed = id >= 11 && id <= 16; // SC'21 Table 2's ZeRO-3 rows
+            const bool megatron2021 = early && !deepSpeed;
+            QCOMPARE(w.attention == AttentionKernel::Unfused, early);
+            // Megatron-Core and NeMo of 2024 overlap with the distributed optimizer (ZeRO 1).
+            QCOMPARE(w.overlap.tp_comm, !early);
+            QCOMPARE(w.overlap.param_gather, !early);
+            QCOMPARE(w.overlap.grad_reduce, !megatron2021);
+            QCOMPARE(w.parallel.zero >= 1, !megatron2021);
+            QCOMPARE(w.gradient_accumulation == GradientAccumulation::Separate, megatron2021);
+            if (megatron2021) // whatever the sp column says (rows 2-10 and 17-22 say 1)
+                QVERIFY(!w.parallel.sequence_parallel);
+            if (c.id == "24" || c.id == "40")
+                QVERIFY(w.parallel.sequence_parallel);
+            QCOMPARE(w.zero3_engine == Zero3Engine::DeepSpeed2021, deepSpeed);
+            const bool nemo = id >= 34;
+            QVERIFY(w.gradientPrecision() == (nemo || deepSpeed ? Precision::Bf16
+                                              : id <= 10        ? Precision::Fp16
+                                                                : Precision::Fp32));
+            QCOMPARE(w.master_weights == MasterWeights::Remainders, nemo);
+            QVERIFY(!r->framework.empty());
+            if (c.id == "5")
+                QVERIFY(r->framework.find("sequence parallel: off") != std::string::npos);
+        }
+    }
+
+    // Without the join the rows name no framework: their fields as written.
     void rowsWithoutAFrameworkKeepTheirFields() {
         const auto rs = resolvedRows({{.id = "a", .zero = 0}});
         QCOMPARE(rs[0].framework, std::string());
@@ -238,6 +283,27 @@ private slots:
         bad = good;
         bad["behaviours"][0]["when"] = {{"parallel.zero", Json::array({"one"})}};
         QVERIFY(loadWith(bad).find("when.parallel.zero") != std::string::npos);
+    }
+
+    void joinAddsColumnsById() {
+        const std::string text = "id,model\n1,a\n\n2,\"b, c\"\n";
+        Diagnostics errors;
+        const auto joined = joinCsvColumns(text, "id,framework,framework_version\n2,nemo,2024-07\n", errors);
+        QVERIFY2(joined, joinDiagnostics(errors).c_str());
+        QCOMPARE(*joined,
+                 std::string("id,model,framework,framework_version\n1,a,,\n\n2,\"b, c\",nemo,2024-07\n"));
+        QCOMPARE(*joinCsvColumns(text, "id,model\n1,x\n", errors), text); // it has them: read as it is
+        QVERIFY(!joinCsvColumns(text, "id,model,framework\n1,x,y\n", errors));
+        QVERIFY(joinDiagnostics(errors).find("column \"model\" is already") != std::string::npos);
+        errors.clear();
+        QVERIFY(!joinCsvColumns(text, "id,framework\n3,nemo\n", errors));
+        QVERIFY(joinDiagnostics(errors).find("id 3") != std::string::npos);
+        errors.clear();
+        QVERIFY(!joinCsvColumns(text, "framework\nnemo\n", errors));
+        QVERIFY(joinDiagnostics(errors).find("missing column \"id\"") != std::string::npos);
+        errors.clear();
+        QVERIFY(!joinCsvColumns(text, "id,framework\n1,a\n1,b\n", errors));
+        QVERIFY(joinDiagnostics(errors).find("repeats") != std::string::npos);
     }
 };
 

@@ -12,8 +12,8 @@ const std::string kDenseHeader =
     "accelerator,n_accel,accel_per_node,tp,pp,vp,dp,cp,ep,sp,zero,micro_batch,global_batch,recompute,"
     "precision,finetune,step_time_s,basis\n";
 
-// One Llama 3 8B run in kDenseHeader's columns, data-parallel only over `devices` (8 a node), with what the
-// rules under test read: the source, the device, the ZeRO stage, the recompute policy, the precision.
+// One Llama 3 8B run in kDenseHeader's columns, data-parallel only over `devices` (8 a node): the source,
+// the device, the ZeRO stage, the recompute policy, the precision.
 struct LlamaRow {
     std::string id, source;
     std::string accelerator = "h100-sxm";
@@ -54,39 +54,11 @@ private slots:
                 QCOMPARE(p.vp, std::int64_t(6));
             if (c.id == "44")
                 QCOMPARE(p.cp, std::int64_t(2));
-            // Rows published before FlashAttention (2022) run unfused attention, and say so.
-            const bool early = std::stoi(c.id) <= 22;
-            QCOMPARE(c.scenario.workload.attention == AttentionKernel::Unfused, early);
-            // Megatron-Core and NeMo runs of 2024 state their communication overlap, which needs the
-            // distributed optimizer (ZeRO 1).
-            QCOMPARE(c.scenario.workload.overlap.tp_comm, !early);
-            QCOMPARE(c.scenario.workload.overlap.param_gather, !early);
-            const int id = std::stoi(c.id);
-            // Megatron-LM of 2021 all-reduced gradients after the backward (rows 11-16 ran DeepSpeed ZeRO-3).
-            QCOMPARE(c.scenario.workload.overlap.grad_reduce, !early || (id >= 11 && id <= 16));
-            QCOMPARE(p.zero >= 1, !early || (id >= 11 && id <= 16)); // rows 11-16: ZeRO-3 as published
-            // Megatron-LM of 2021 accumulated gradients in separate kernels and had no sequence
-            // parallelism, whatever the sp column says (rows 2-10 and 17-22 say 1); 2024 rows keep theirs.
-            const bool megatron2021 = early && !(id >= 11 && id <= 16);
-            QCOMPARE(c.scenario.workload.gradient_accumulation == GradientAccumulation::Separate,
-                     megatron2021);
-            if (megatron2021)
-                QVERIFY(!p.sequence_parallel);
-            if (c.id == "24" || c.id == "40")
-                QVERIFY(p.sequence_parallel);
+            // No rule reads the source: the fields are the row's own (profiles: tst_framework).
+            QVERIFY(c.scenario.workload.attention == AttentionKernel::Fused);
+            QVERIFY(c.assumption.empty());
             if (c.id == "5")
-                QVERIFY(c.assumption.find(", no sequence parallelism") != std::string::npos);
-            // NeMo's 2024 scripts reduce gradients in bf16 (grad_sync_dtype); Megatron-LM keeps fp32.
-            const bool nemo = c.source.find("NeMo") != std::string::npos;
-            // Rows 11-16 ran DeepSpeed's ZeRO-3 of 2021, which reduces gradients in the 16-bit type.
-            const bool deepSpeed = id >= 11 && id <= 16;
-            QCOMPARE(c.scenario.workload.zero3_engine == Zero3Engine::DeepSpeed2021, deepSpeed);
-            if (deepSpeed)
-                QVERIFY(c.assumption.find("DeepSpeed's ZeRO-3 of 2021") != std::string::npos);
-            QVERIFY(c.scenario.workload.gradientPrecision() == (nemo || deepSpeed ? Precision::Bf16
-                                                                : id <= 10        ? Precision::Fp16
-                                                                                  : Precision::Fp32));
-            QVERIFY(!c.assumption.empty());
+                QVERIFY(p.sequence_parallel);
             QCOMPARE(p.devices(), c.devices);
         }
     }
@@ -112,10 +84,10 @@ private slots:
             QCOMPARE(c.scenario.cluster.network.topology.kind == TopologyKind::SingleSwitch, inside);
             gb200 += c.accelerator == "gb200";
             moe += c.scenario.workload.model.moe.has_value();
-            if (c.id == "H1") // MT-NLG ran the Megatron-LM code of 2021
-                QVERIFY(c.assumption.find("unfused attention, 2021") != std::string::npos);
-            // NeMo 25.04's GB200 runs state per-tensor current scaling; the 2026 H100 runs are bf16.
-            QCOMPARE(c.scenario.workload.fp8_recipe == Fp8Recipe::Current, c.accelerator == "gb200");
+            // Each row names its framework and release (MT-NLG ran the Megatron-LM code of 2021).
+            QVERIFY(!c.scenario.workload.framework.empty());
+            if (c.id == "H1")
+                QCOMPARE(c.scenario.workload.framework_version, std::string("2021-12"));
             if (c.id == "H5") {
                 QCOMPARE(c.scenario.workload.model.moe->experts, std::int64_t(256));
                 QCOMPARE(c.scenario.workload.model.moe->dense_layers, std::int64_t(3));
@@ -124,175 +96,6 @@ private slots:
         }
         QCOMPARE(gb200, 7);
         QCOMPARE(moe, 4);
-    }
-
-    void publicationYears() {
-        QCOMPARE(publicationYear("Narayanan et al. SC'21 (Megatron-LM PTD-P) / Table 1"),
-                 std::optional<int>(2021));
-        QCOMPARE(publicationYear("NVIDIA Megatron-LM README (H100 weak scaling, 2024) / x"),
-                 std::optional<int>(2024));
-        QCOMPARE(publicationYear("NVIDIA NeMo performance summary (24.07) / DGX-H100, FP8"),
-                 std::optional<int>(2024));
-        QCOMPARE(publicationYear("a blog post on 4096 H100"), std::optional<int>());
-        QCOMPARE(publicationYear("run 120245"), std::optional<int>());
-        QCOMPARE(
-            publicationMonth("torchtitan benchmarks/llama3_h100_202412_torchtitan.md (2024-12, Grand Teton)"),
-            std::optional<int>(202412));
-        QCOMPARE(publicationMonth("benchmarks/llama3_8b_h200_2025-06_torchtitan_trainy.md"),
-                 std::optional<int>(202506));
-        QCOMPARE(publicationMonth("a table of 2024-13"), std::optional<int>());
-        QCOMPARE(publicationMonth("NVIDIA NeMo performance summary (24.07)"), std::optional<int>());
-        QCOMPARE(containerRelease("NVIDIA NeMo performance summary (25.04) / Pre-training"),
-                 std::optional<int>(2504));
-        QCOMPARE(containerRelease("NVIDIA Megatron-LM README (H100 weak scaling, 2024)"),
-                 std::optional<int>());
-    }
-
-    void fp8RecipeFollowsTheContainer() {
-        // Delayed scaling before NeMo 25.04, current scaling from it on; never for bf16 rows.
-        auto row = [](const char* id, const char* container, const char* precision) {
-            return llamaRow(
-                {.id = id,
-                 .source = std::string("NVIDIA NeMo performance summary (") + container + ") / Pre-training",
-                 .accelerator = "b200",
-                 .devices = 8,
-                 .zero = 0,
-                 .microBatch = 2,
-                 .globalBatch = 128,
-                 .precision = precision});
-        };
-        Diagnostics errors;
-        const auto cases = parseValidationCsv(kDenseHeader + row("a", "25.02", "fp8") +
-                                                  row("b", "25.04", "fp8") + row("c", "25.07", "bf16"),
-                                              errors);
-        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
-        QCOMPARE(cases.size(), std::size_t(3));
-        QVERIFY(cases[0].scenario.workload.fp8_recipe == Fp8Recipe::Delayed);
-        QVERIFY(cases[1].scenario.workload.fp8_recipe == Fp8Recipe::Current);
-        QVERIFY(cases[1].assumption.find("fp8 current scaling") != std::string::npos);
-        QVERIFY(cases[2].scenario.workload.fp8_recipe == Fp8Recipe::Delayed);
-        QVERIFY(cases[0].assumption.find("current scaling") == std::string::npos);
-    }
-
-    void torchtitanSelectiveIsItsOpLevelPolicy() {
-        // torchtitan's "selective" is its op-level policy; another source's stays Megatron's.
-        auto row = [](const char* id, const char* source, const char* recompute) {
-            return llamaRow({.id = id, .source = source, .recompute = recompute});
-        };
-        Diagnostics errors;
-        const auto cases =
-            parseValidationCsv(kDenseHeader + row("a", "PyTorch torchtitan docs (2024-04)", "selective") +
-                                   row("b", "PyTorch torchtitan docs (2024-04)", "full") +
-                                   row("c", "NVIDIA NeMo performance summary (24.07)", "selective"),
-                               errors);
-        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
-        QCOMPARE(cases.size(), std::size_t(3));
-        QVERIFY(cases[0].scenario.workload.recompute == Recompute::SelectiveOps);
-        QVERIFY(cases[0].assumption.find("op-level selective recompute") != std::string::npos);
-        QVERIFY(cases[1].scenario.workload.recompute == Recompute::Full);
-        QVERIFY(cases[2].scenario.workload.recompute == Recompute::Selective);
-    }
-
-    // PyTorch-native frameworks run FlashAttention-2 (SDPA's default priority, the flash-attn package):
-    // llm-foundry always, torchtitan until it put cuDNN first (2025-10); Transformer Engine's frameworks
-    // their best fused kernel. And a job inside one scale-up domain is wired as one switch with a port per
-    // device, however large the domain (a 256-chip TPU slice).
-    void pytorchNativeFrameworksRunFlashAttention2() {
-        auto row = [](const char* id, const char* source, const char* devices) {
-            return llamaRow({.id = id, .source = source, .devices = std::stoi(devices)});
-        };
-        Diagnostics errors;
-        const auto cases =
-            parseValidationCsv(kDenseHeader + row("a", "PyTorch torchtitan benchmarks (2024-12)", "64") +
-                                   row("b", "PyTorch torchtitan benchmarks (2025-10)", "64") +
-                                   row("c", "MosaicML llm-foundry benchmarking README (2023-10)", "8") +
-                                   row("d", "NVIDIA NeMo performance summary (24.07)", "64"),
-                               errors);
-        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
-        QCOMPARE(cases.size(), std::size_t(4));
-        QVERIFY(cases[0].scenario.workload.attention == AttentionKernel::Flash2);
-        QVERIFY(cases[0].assumption.find("FlashAttention-2 kernels") != std::string::npos);
-        QVERIFY(cases[1].scenario.workload.attention == AttentionKernel::Fused);
-        QVERIFY(cases[2].scenario.workload.attention == AttentionKernel::Flash2);
-        QVERIFY(cases[3].scenario.workload.attention == AttentionKernel::Fused);
-        QVERIFY(cases[0].scenario.cluster.network.topology.kind == TopologyKind::FatTree);
-        QVERIFY(cases[2].scenario.cluster.network.topology.kind == TopologyKind::SingleSwitch);
-        // torchtitan put cuDNN first on Blackwell in 2025-05; a source with a year only counts as its
-        // December.
-        const std::string blackwell =
-            llamaRow({.id = "e", .source = "PyTorch torchtitan benchmarks (2025-06)", .accelerator = "b200"});
-        const auto later = parseValidationCsv(kDenseHeader + blackwell +
-                                                  row("f", "PyTorch torchtitan benchmarks, 2026", "64") +
-                                                  row("g", "PyTorch torchtitan benchmarks, 2024", "64"),
-                                              errors);
-        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
-        QCOMPARE(later.size(), std::size_t(3));
-        QVERIFY(later[0].scenario.workload.attention == AttentionKernel::Fused);
-        QVERIFY(later[1].scenario.workload.attention == AttentionKernel::Fused);
-        QVERIFY(later[2].scenario.workload.attention == AttentionKernel::Flash2);
-    }
-
-    // MaxText's v5e and v5p launch scripts turn on XLA's async collective fusion: tensor collectives run
-    // beside the matmuls. Not on v4 (its scripts do not), not without tensor parallelism, not for another
-    // framework. And MaxText shards the residual stream over the tensor axis on every TPU: simulated as
-    // sequence parallelism, unless the sequence does not split over the tensor ranks.
-    void maxtextShardsAndOverlapsTensorWork() {
-        auto row = [](const char* id, const char* source, const char* accelerator, int tp) {
-            const int devices = 256;
-            return std::string(id) + ",\"" + source + "\",B,MaxText-32B,32,10240,32,32,32768,0,32768,2048," +
-                   accelerator + "," + std::to_string(devices) + "," + std::to_string(devices) + "," +
-                   std::to_string(tp) + ",1,1," + std::to_string(devices / tp) +
-                   ",1,1,0,3,4,1024,full,bf16,,12.3," + "measured\n";
-        };
-        const char* maxtext = "Google MaxText MaxText/configs/v5e/README.md (2023-12, commit 76bd53b0f)";
-        Diagnostics errors;
-        const auto cases = parseValidationCsv(
-            kDenseHeader + row("a", maxtext, "tpu-v5e", 16) + row("b", maxtext, "tpu-v5p", 8) +
-                row("c", maxtext, "tpu-v4", 4) + row("d", maxtext, "tpu-v5e", 1) +
-                row("e", "PyTorch torchtitan benchmarks (2024-12)", "tpu-v5e", 16),
-            errors);
-        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
-        QCOMPARE(cases.size(), std::size_t(5));
-        QVERIFY(cases[0].scenario.workload.overlap.tp_comm);
-        QVERIFY(cases[0].assumption.find("async collective fusion") != std::string::npos);
-        QVERIFY(cases[1].scenario.workload.overlap.tp_comm);
-        QVERIFY(!cases[2].scenario.workload.overlap.tp_comm);
-        QVERIFY(!cases[3].scenario.workload.overlap.tp_comm);
-        QVERIFY(cases[3].assumption.find("async collective fusion") == std::string::npos);
-        QVERIFY(!cases[4].scenario.workload.overlap.tp_comm);
-        // MaxText shards the residual stream's hidden dimension over the tensor axis on every TPU (base.yml's
-        // logical axis rules): sequence parallelism's bytes.
-        QVERIFY(cases[0].scenario.workload.parallel.sequence_parallel);
-        QVERIFY(cases[0].assumption.find("as sequence parallelism") != std::string::npos);
-        QVERIFY(cases[1].scenario.workload.parallel.sequence_parallel);
-        QVERIFY(cases[2].scenario.workload.parallel.sequence_parallel);
-        QVERIFY(!cases[3].scenario.workload.parallel.sequence_parallel);
-        QVERIFY(!cases[4].scenario.workload.parallel.sequence_parallel);
-        // 2,048 tokens do not split over 3 tensor ranks: no sequence parallelism, so the row stays valid.
-        const auto odd = parseValidationCsv(kDenseHeader + row("f", maxtext, "tpu-v5e", 3), errors);
-        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
-        QCOMPARE(odd.size(), std::size_t(1));
-        QVERIFY(!odd[0].scenario.workload.parallel.sequence_parallel);
-        QVERIFY(odd[0].scenario.workload.overlap.tp_comm);
-    }
-
-    // NeMo 1.x (containers up to 24.07) keeps master-weight remainders; NeMo 2.0 and Megatron-LM fp32 ones.
-    void nemo1KeepsMasterWeightRemainders() {
-        auto row = [](const char* id, const char* source, const char* precision) {
-            return llamaRow({.id = id, .source = source, .zero = 1, .precision = precision});
-        };
-        Diagnostics errors;
-        const auto cases = parseValidationCsv(
-            kDenseHeader + row("a", "NVIDIA NeMo performance summary (24.07) / DGX-H100", "fp8") +
-                row("b", "NVIDIA NeMo performance summary (25.04) / DGX-H100", "fp8") +
-                row("c", "NVIDIA Megatron-LM README (H100 weak scaling, 2024)", "bf16"),
-            errors);
-        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
-        QCOMPARE(cases.size(), std::size_t(3));
-        QVERIFY(cases[0].scenario.workload.master_weights == MasterWeights::Remainders);
-        QVERIFY(cases[0].assumption.find("master-weight remainders") != std::string::npos);
-        QVERIFY(cases[1].scenario.workload.master_weights == MasterWeights::Fp32);
-        QVERIFY(cases[2].scenario.workload.master_weights == MasterWeights::Fp32);
     }
 
     void skipReasons() {

@@ -47,6 +47,13 @@ Run choreoSim(const QStringList& args, const QByteArray& input = {},
             p.readAllStandardError()};
 }
 
+// `--join` with the framework of each published run (validation/published-runs-frameworks.csv).
+QStringList joinPublishedFrameworks() {
+    return {QStringLiteral("--join"), QFileInfo(QStringLiteral(CHOREO_TEST_HOLDOUT_CSV))
+                                          .dir()
+                                          .filePath(QStringLiteral("published-runs-frameworks.csv"))};
+}
+
 QString defaultScenario() {
     return QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/default.json");
 }
@@ -668,9 +675,11 @@ private slots:
         std::map<std::string, double> predicted[2];
         int i = 0;
         for (const char* fidelity : {"analytical", "flow"}) {
-            const Run r = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV),
-                                     QStringLiteral("--json"), QStringLiteral("--fidelity"),
-                                     QString::fromUtf8(fidelity)});
+            const Run r =
+                choreoSim(QStringList{QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV),
+                                      QStringLiteral("--json"), QStringLiteral("--fidelity"),
+                                      QString::fromUtf8(fidelity)} +
+                          joinPublishedFrameworks());
             QCOMPARE(r.exitCode, 0);
             const Json j = Json::parse(r.out.toStdString());
             QCOMPARE(j["fidelity"].get<std::string>(), std::string(fidelity));
@@ -905,8 +914,10 @@ private slots:
     void validateCoversEveryRow() {
         if (!QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
             QSKIP("shared/validation/published-runs.csv is not beside the checkout");
-        const Run r = choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV),
-                                 QStringLiteral("--json")});
+        const Run r =
+            choreoSim(QStringList{QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV),
+                                  QStringLiteral("--json")} +
+                      joinPublishedFrameworks());
         QCOMPARE(r.exitCode, 0);
         const Json j = Json::parse(r.out.toStdString());
         const auto n = j["summary"]["n"].get<int>();
@@ -1035,7 +1046,7 @@ private slots:
         for (const char* name :
              {"holdout-runs.csv", "holdout-2-runs.csv", "holdout-3-runs.csv", "holdout-4-runs.csv"})
             args << holdouts.filePath(QString::fromLatin1(name));
-        args << QStringLiteral("--fidelity") << QStringLiteral("analytical");
+        args << QStringLiteral("--fidelity") << QStringLiteral("analytical") << joinPublishedFrameworks();
         const Run r = choreoSim(args);
         QCOMPARE(r.exitCode, 0);
         Json fresh = Json::parse(r.out.toStdString());
@@ -1367,6 +1378,7 @@ private slots:
                          QStringLiteral("--json"),      QStringLiteral("--group-by"),
                          QStringLiteral("accelerator"), QStringLiteral("--fidelity"),
                          QStringLiteral("analytical")};
+        args << joinPublishedFrameworks();
 #ifdef CHOREO_HAVE_REPORT // the chart needs Qt Charts, built only with the GUI
         args << QStringLiteral("--chart") << chart;
 #endif

@@ -42,6 +42,11 @@ Json choreoSimJson(const QStringList& args) {
     return Json::parse(p.readAllStandardOutput().toStdString());
 }
 
+// The framework of each published run (validate --join).
+const QString kPublishedFrameworks = QFileInfo(QStringLiteral(CHOREO_TEST_HOLDOUT_CSV))
+                                         .dir()
+                                         .filePath(QStringLiteral("published-runs-frameworks.csv"));
+
 QStringList validationFiles() {
     QStringList files;
     if (QFile::exists(QStringLiteral(CHOREO_TEST_VALIDATION_CSV)))
@@ -77,8 +82,11 @@ Json currentResults() {
         for (const char* fidelity : {"analytical", "flow"}) {
             if (!shared && std::string(fidelity) == "flow")
                 continue;
-            const Json report = choreoSimJson({QStringLiteral("validate"), file, QStringLiteral("--fidelity"),
-                                               QString::fromLatin1(fidelity)});
+            QStringList arguments{QStringLiteral("validate"), file, QStringLiteral("--fidelity"),
+                                  QString::fromLatin1(fidelity)};
+            if (shared) // the published file's runs name their framework in a file of ours
+                arguments << QStringLiteral("--join") << kPublishedFrameworks;
+            const Json report = choreoSimJson(arguments);
             Json rows = Json::object();
             if (report.is_object())
                 for (const auto& row : report["cases"])
