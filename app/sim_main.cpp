@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
         "Runs a scenario, validates against published runs, measures this machine, writes a report, or "
         "serves one simulation as the desktop program's worker (docs/protocol.md).",
         {&kRunCommand, &kValidateCommand, &kAccuracyCommand, &kReportCommand, &kBenchCommand,
-         &kCalibrateCommand, &kFieldsCommand, &kWorkerCommand},
+         &kCalibrateCommand, &kFieldsCommand, &kCatalogCommand, &kWorkerCommand},
         {&kAssetsOption}};
     return dispatch(program, argc, argv);
 }

@@ -327,14 +327,35 @@ struct DeviceParser {
             reader.error(JsonReader::join(path, "scale_up"),
                          "missing required field (optional only for CPUs)");
         }
-        if (auto it = d.find("price"); it != d.end()) {
-            const std::string p = JsonReader::join(path, "price");
-            if (reader.expectObject(*it, p)) {
-                reader.rejectUnknownKeys(*it, p, {"buy_usd", "rent_usd_per_hour"});
-                take(dev.buy_usd, *it, p, "buy_usd", false);
-                take(dev.rent_usd_per_hour, *it, p, "rent_usd_per_hour", false);
-            }
+        readPrice(dev, d, path);
+    }
+
+    // The purchase and rent prices, each a sourced number or the reason there is none.
+    void readPrice(Device& dev, const Json& d, const std::string& path) {
+        const std::string p = JsonReader::join(path, "price");
+        const auto it = d.find("price");
+        if (it == d.end()) {
+            reader.error(p, "missing: give buy_usd or no_buy_price, and rent_usd_per_hour or no_rent_price");
+            return;
         }
+        if (!reader.expectObject(*it, p))
+            return;
+        reader.rejectUnknownKeys(*it, p, {"buy_usd", "rent_usd_per_hour", "no_buy_price", "no_rent_price"});
+        take(dev.buy_usd, *it, p, "buy_usd", false);
+        take(dev.rent_usd_per_hour, *it, p, "rent_usd_per_hour", false);
+        dev.no_buy_price = reader.text(*it, p, "no_buy_price", false).value_or("");
+        dev.no_rent_price = reader.text(*it, p, "no_rent_price", false).value_or("");
+        const auto check = [&](bool priced, const std::string& reason, const std::string& price,
+                               const std::string& noPrice) {
+            if (priced && !reason.empty())
+                reader.error(JsonReader::join(p, noPrice.c_str()),
+                             "a device with " + price + " needs no reason for lacking one");
+            if (!priced && reason.empty())
+                reader.error(JsonReader::join(p, price.c_str()),
+                             "missing: give " + price + " or " + noPrice + ", the reason there is none");
+        };
+        check(dev.buy_usd.present(), dev.no_buy_price, "buy_usd", "no_buy_price");
+        check(dev.rent_usd_per_hour.present(), dev.no_rent_price, "rent_usd_per_hour", "no_rent_price");
     }
 
     std::optional<Device> device(const Json& d, const std::string& path) {

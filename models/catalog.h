@@ -172,6 +172,10 @@ struct Device {
     Sourced nic_Gbps;
     Sourced buy_usd;
     Sourced rent_usd_per_hour;
+    // Why the catalog has no purchase (rent) price, where it has none: "sold only as a cloud service", "not
+    // sourced yet". A device gives each price or its reason.
+    std::string no_buy_price;
+    std::string no_rent_price;
     // Streaming multiprocessors (NVIDIA): the number of GEMM tiles that run at once, which sets the wave
     // quantization of a matrix multiply (models/stepcost.h). Absent = no wave model for this device.
     Sourced compute_units;

@@ -318,12 +318,15 @@ void priceEachPool(const Scenario& s, std::vector<ResolvedPool>& pools, std::siz
         rp.buy_usd_per_device = rp.pool.buy_usd_per_device.value_or(
             training ? s.costs.buy_usd_per_device.value_or(rp.device->buy_usd.value)
                      : rp.device->buy_usd.value);
+        const auto why = [](const std::string& reason) { return reason.empty() ? "" : " (" + reason + ")"; };
         if (s.costs.mode == CostMode::Rent && rp.rent_usd_per_device_hour <= 0.0)
-            errors.push_back({path + ".rent_usd_per_device_hour",
-                              "the catalog has no rent price for " + rp.device->id + "; set one"});
+            errors.push_back(
+                {path + ".rent_usd_per_device_hour", "the catalog has no rent price for " + rp.device->id +
+                                                         why(rp.device->no_rent_price) + "; set one"});
         if (s.costs.mode == CostMode::Buy && rp.buy_usd_per_device <= 0.0)
-            errors.push_back({path + ".buy_usd_per_device",
-                              "the catalog has no purchase price for " + rp.device->id + "; set one"});
+            errors.push_back({path + ".buy_usd_per_device", "the catalog has no purchase price for " +
+                                                                rp.device->id + why(rp.device->no_buy_price) +
+                                                                "; set one"});
     }
 }
 

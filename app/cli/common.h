@@ -49,6 +49,7 @@ extern const Command kValidateCommand;
 extern const Command kAccuracyCommand;
 extern const Command kReportCommand;
 extern const Command kBenchCommand;
+extern const Command kCatalogCommand;
 extern const Command kCalibrateCommand;
 extern const Command kWorkerCommand;
 extern const Command kFieldsCommand;

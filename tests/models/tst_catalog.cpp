@@ -195,6 +195,37 @@ private slots:
                  joinDiagnostics(errors).c_str());
     }
 
+    // Each device gives its purchase and rent price or why it has none; not both, not neither.
+    void everyDeviceIsPricedOrSaysWhyNot() {
+        Diagnostics errors;
+        const auto catalog = Catalog::load(kCatalog, errors);
+        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        for (const auto& d : catalog->devices()) {
+            QVERIFY2(d.buy_usd.present() != !d.no_buy_price.empty(), d.id.c_str());
+            QVERIFY2(d.rent_usd_per_hour.present() != !d.no_rent_price.empty(), d.id.c_str());
+        }
+        Json d = h100();
+        d["id"] = "test-gpu";
+        d["aliases"] = Json::array();
+        d["price"].erase("rent_usd_per_hour");
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY2(joinDiagnostics(errors).find(
+                     "devices[0].price.rent_usd_per_hour: missing: give rent_usd_per_hour "
+                     "or no_rent_price") != std::string::npos,
+                 joinDiagnostics(errors).c_str());
+        errors.clear();
+        d["price"]["no_rent_price"] = "not sourced yet";
+        d["price"]["no_buy_price"] = "twice";
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY2(joinDiagnostics(errors).find("price.no_buy_price: a device with buy_usd needs no reason") !=
+                     std::string::npos,
+                 joinDiagnostics(errors).c_str());
+        errors.clear();
+        d.erase("price");
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY(joinDiagnostics(errors).find("devices[0].price: missing") != std::string::npos);
+    }
+
     void unknownSourceIsRejected() {
         Json d = h100();
         d["id"] = "test-gpu";

@@ -231,12 +231,46 @@ private slots:
         QVERIFY(text.out.contains("workload.model.tied_embeddings  (true/false; default false"));
     }
 
+    // Every device with its figures' sources and dates, and each price or the reason there is none.
+    void catalogListsDevicesAndPrices() {
+        const Run r = choreoSim({QStringLiteral("catalog"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const Json j = Json::parse(r.out.toStdString());
+        QVERIFY(j["devices"].size() >= 28);
+        QVERIFY(j["training_frameworks"].size() >= 14);
+        for (const auto& d : j["devices"])
+            for (const char* mode : {"buy_usd", "rent_usd_per_hour"}) {
+                const Json& price = d["price"][mode];
+                QVERIFY2(price.contains("value") ? !price["source"].get<std::string>().empty()
+                                                 : !price["none"].get<std::string>().empty(),
+                         d["id"].get<std::string>().c_str());
+            }
+        bool tpu = false;
+        for (const auto& d : j["devices"])
+            if (d["id"] == "tpu-v5p") {
+                tpu = d["price"]["buy_usd"]["none"].get<std::string>().find("cloud service") !=
+                      std::string::npos;
+                QVERIFY(!d["figures"]["peak_tflops"]["bf16"]["as_of"].get<std::string>().empty());
+            }
+        QVERIFY(tpu);
+        const Run text = choreoSim({QStringLiteral("catalog")});
+        QVERIFY2(text.out.contains("h800-sxm rent: an export part for China"), text.out.constData());
+        // A cost mode the device has no price for says why.
+        const Run buy = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--set"),
+                                   QStringLiteral("cluster.pools[0].device=tpu-v5p"), QStringLiteral("--set"),
+                                   QStringLiteral("costs.mode=buy"), QStringLiteral("--fidelity"),
+                                   QStringLiteral("analytical")});
+        QVERIFY2(buy.err.contains("no purchase price for tpu-v5p (sold only as a cloud service"),
+                 buy.err.constData());
+        QCOMPARE(choreoSim({QStringLiteral("catalog"), QStringLiteral("x")}).exitCode, 1);
+    }
+
     void usageErrors() {
         const Run unknown = choreoSim({QStringLiteral("fly")});
         QCOMPARE(unknown.exitCode, 1);
         QVERIFY2(
             unknown.err.contains("unknown command \"fly\" (commands: run, validate, accuracy, report, bench, "
-                                 "calibrate, fields, worker)"),
+                                 "calibrate, fields, catalog, worker)"),
             unknown.err.constData());
         const Run level = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
                                      QStringLiteral("quantum")});

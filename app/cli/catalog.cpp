@@ -1,0 +1,125 @@
+#include "models/catalog.h"
+
+#include "app/cli/common.h"
+#include "models/exitcodes.h"
+#include "models/jsonreader.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace choreo::cli {
+
+namespace {
+
+// A sourced figure as {value, source, as_of}; null when the catalog has none.
+models::Json figure(const models::Sourced& s, const models::Catalog& catalog) {
+    if (!s.present())
+        return nullptr;
+    const models::Source* source = catalog.source(s.source);
+    models::Json j{{"value", s.value}, {"source", s.source}, {"as_of", source ? source->as_of : ""}};
+    if (!s.note.empty())
+        j["note"] = s.note;
+    return j;
+}
+
+// A price: its sourced figure, or the reason the catalog has none.
+models::Json price(const models::Sourced& s, const std::string& reason, const models::Catalog& catalog) {
+    return s.present() ? figure(s, catalog) : models::Json{{"none", reason}};
+}
+
+models::Json deviceJson(const models::Device& d, const models::Catalog& catalog) {
+    models::Json peaks = models::Json::object();
+    for (const auto& [precision, peak] : d.peak_tflops)
+        peaks[models::toString(precision)] = figure(peak, catalog);
+    models::Json j{{"id", d.id},
+                   {"name", d.name},
+                   {"kind", models::toString(d.kind)},
+                   {"family", d.vendor},
+                   {"released", d.released},
+                   {"fabric", d.scale_up ? d.scale_up->fabric : std::string("none")},
+                   {"figures",
+                    {{"peak_tflops", peaks},
+                     {"memory_GB", figure(d.memory_GB, catalog)},
+                     {"memory_bandwidth_TBps", figure(d.memory_bandwidth_TBps, catalog)},
+                     {"tdp_W", figure(d.tdp_W, catalog)},
+                     {"nic_Gbps", figure(d.nic_Gbps, catalog)}}},
+                   {"price",
+                    {{"buy_usd", price(d.buy_usd, d.no_buy_price, catalog)},
+                     {"rent_usd_per_hour", price(d.rent_usd_per_hour, d.no_rent_price, catalog)}}}};
+    if (!d.aliases.empty())
+        j["aliases"] = d.aliases;
+    return j;
+}
+
+models::Json catalogJson(const models::Catalog& catalog) {
+    models::Json devices = models::Json::array();
+    for (const auto& d : catalog.devices())
+        devices.push_back(deviceJson(d, catalog));
+    models::Json frameworks = models::Json::array();
+    for (const auto& p : catalog.frameworkProfiles())
+        frameworks.push_back({{"id", p.id},
+                              {"framework", p.framework},
+                              {"name", p.name},
+                              {"from", p.from},
+                              {"behaviours", p.behaviours.size()}});
+    return {{"devices", devices}, {"training_frameworks", frameworks}};
+}
+
+std::string priceText(const models::Sourced& s, const char* format) {
+    if (!s.present())
+        return "-";
+    char text[32];
+    std::snprintf(text, sizeof text, format, s.value);
+    return text;
+}
+
+void printText(const models::Catalog& catalog) {
+    std::printf("%-14s %-11s %-8s %-16s %9s %7s %6s %9s %7s\n", "id", "kind", "family", "fabric", "bf16 TF",
+                "mem GB", "TDP W", "buy $", "rent $/h");
+    std::vector<std::string> unpriced;
+    for (const auto& d : catalog.devices()) {
+        const auto bf16 = d.peak_tflops.find(models::Precision::Bf16);
+        std::printf("%-14s %-11s %-8s %-16s %9s %7.0f %6.0f %9s %7s\n", d.id.c_str(),
+                    models::toString(d.kind).c_str(), d.vendor.c_str(),
+                    (d.scale_up ? d.scale_up->fabric : std::string("none")).c_str(),
+                    bf16 == d.peak_tflops.end() ? "-" : priceText(bf16->second, "%.0f").c_str(),
+                    d.memory_GB.value, d.tdp_W.value, priceText(d.buy_usd, "%.0f").c_str(),
+                    priceText(d.rent_usd_per_hour, "%.2f").c_str());
+        if (!d.no_buy_price.empty())
+            unpriced.push_back(d.id + " buy: " + d.no_buy_price);
+        if (!d.no_rent_price.empty())
+            unpriced.push_back(d.id + " rent: " + d.no_rent_price);
+    }
+    std::cout << "\nno price (-), and why:\n";
+    for (const auto& line : unpriced)
+        std::cout << "  " << line << "\n";
+    std::cout << "\ntraining-framework profiles (workload.framework, framework_version from):\n";
+    for (const auto& p : catalog.frameworkProfiles())
+        std::cout << "  " << p.framework << " " << p.from << "  " << p.id << ": " << p.name << "\n";
+}
+
+int run(const Invocation& call) {
+    if (!call.positional.empty())
+        return usageError(call, "catalog takes no arguments");
+    auto catalog = loadCatalogOrSay(call.assets);
+    if (!catalog)
+        return kExitIo;
+    if (call.has("--json"))
+        std::cout << catalogJson(*catalog).dump(2) << "\n";
+    else
+        printText(*catalog);
+    return kExitOk;
+}
+
+} // namespace
+
+const Command kCatalogCommand{
+    "catalog",
+    "",
+    "List every catalog device (kind, family, scale-up fabric, peak, memory, power, prices) and the training "
+    "frameworks' profiles. With --json each figure carries its source and date, and a device without a "
+    "purchase or rent price says why (assets/catalog, docs/catalog.md).",
+    {&kJsonOption},
+    run};
+
+} // namespace choreo::cli
