@@ -378,14 +378,15 @@ void addTrainingChoices(std::vector<FieldSpec>& t) {
                          "(NeMo's distributed optimizer with bf16 working weights)")
                     .access([](auto& s) -> auto& { return s.workload.master_weights; })
                     .take());
-    t.push_back(Field("workload.framework", FieldKind::Text, g, "Framework")
-                    .omitted(std::string())
-                    .csv("framework")
-                    .tip("The training framework (megatron, nemo, deepspeed, maxtext, torchtitan, llm-foundry): "
-                         "its catalog profile sets the kernels and overlaps that release used "
-                         "(assets/catalog/frameworks.json); empty: the fields as written")
-                    .access([](auto& s) -> auto& { return s.workload.framework; })
-                    .take());
+    t.push_back(
+        Field("workload.framework", FieldKind::Text, g, "Framework")
+            .omitted(std::string())
+            .csv("framework")
+            .tip("The training framework (megatron, nemo, deepspeed, maxtext, torchtitan, llm-foundry): "
+                 "its catalog profile sets the kernels and overlaps that release used "
+                 "(assets/catalog/frameworks.json); empty: the fields as written")
+            .access([](auto& s) -> auto& { return s.workload.framework; })
+            .take());
     t.push_back(Field("workload.framework_version", FieldKind::Text, g, "Framework release")
                     .omitted(std::string())
                     .csv("framework_version")
