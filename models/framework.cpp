@@ -93,7 +93,8 @@ std::vector<FrameworkCondition> readConditions(JsonReader& reader, const Json& o
     if (!reader.expectObject(*it, here))
         return out;
     for (const auto& [field, values] : it->items()) {
-        const std::string at = here + "." + field;
+        std::string at = here;
+        at += "." + field;
         if (!values.is_array() || values.empty()) {
             reader.error(at, "expected a non-empty array of values");
             continue;
