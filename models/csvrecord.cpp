@@ -34,6 +34,15 @@ std::vector<std::string> splitCsvRecord(const std::string& line) {
     return fields;
 }
 
+std::string csvCell(const std::string& cell) {
+    if (cell.find_first_of(",\"\r\n") == std::string::npos)
+        return cell;
+    std::string quoted = "\"";
+    for (const char c : cell)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
 std::map<std::string, std::size_t> csvColumns(const std::string& headerLine) {
     std::map<std::string, std::size_t> columns;
     const auto header = splitCsvRecord(headerLine);

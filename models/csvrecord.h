@@ -13,6 +13,9 @@ namespace choreo::models {
 
 // Splits one CSV record (RFC 4180 quoting).
 std::vector<std::string> splitCsvRecord(const std::string& line);
+// A cell as a record holds it: quoted when it has a comma, a quote or a line break (splitCsvRecord's
+// inverse).
+std::string csvCell(const std::string& cell);
 
 // The header's column indices by name.
 std::map<std::string, std::size_t> csvColumns(const std::string& headerLine);

@@ -172,16 +172,6 @@ std::vector<ValidationCase> parseValidationCsv(const std::string& text, Diagnost
 
 namespace {
 
-// A cell as a CSV record writes it: quoted when it holds a comma, a quote or a line break.
-std::string csvCell(const std::string& cell) {
-    if (cell.find_first_of(",\"\r\n") == std::string::npos)
-        return cell;
-    std::string quoted = "\"";
-    for (const char c : cell)
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
 // The extra file's rows by id, each the cells of its columns other than id; nullopt with errors.
 std::optional<std::map<std::string, std::vector<std::string>>>
 extraRowsById(const std::string& extra, std::vector<std::string>& columns, Diagnostics& errors) {
