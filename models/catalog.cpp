@@ -2,6 +2,7 @@
 
 #include "models/framework.h"
 #include "models/jsonreader.h"
+#include "models/reliability.h"
 
 #include <algorithm>
 #include <cctype>
@@ -183,7 +184,7 @@ struct DeviceParser {
         ServingEngine engine;
         engine.id = reader.text(e, path, "id").value_or("");
         engine.name = reader.text(e, path, "name").value_or("");
-        engine.aliases = aliases(e, path);
+        engine.aliases = strings(e, path);
         engine.fraction_of_free = reader.boolean(e, path, "fraction_of_free", false).value_or(false);
         take(engine.memory_fraction, e, path, "memory_fraction", true);
         take(engine.kv_block_tokens, e, path, "kv_block_tokens", true);
@@ -209,7 +210,8 @@ struct DeviceParser {
     std::optional<StorageTier> storage(const Json& t, const std::string& path) {
         if (!reader.expectObject(t, path))
             return std::nullopt;
-        reader.rejectUnknownKeys(t, path, {"id", "name", "read_GBps_per_node", "latency_ms"});
+        reader.rejectUnknownKeys(t, path,
+                                 {"id", "name", "read_GBps_per_node", "latency_ms", "aggregate_GBps"});
         StorageTier tier;
         tier.id = reader.text(t, path, "id").value_or("");
         tier.name = reader.text(t, path, "name").value_or("");
@@ -219,7 +221,51 @@ struct DeviceParser {
             return std::nullopt;
         tier.read_GBps_per_node = *bandwidth;
         tier.latency_ms = *latency;
+        take(tier.aggregate_GBps, t, path, "aggregate_GBps", false);
         return tier;
+    }
+
+    std::optional<FailureProfile> failureProfile(const Json& f, const std::string& path) {
+        if (!reader.expectObject(f, path))
+            return std::nullopt;
+        reader.rejectUnknownKeys(f, path,
+                                 {"id", "name", "devices", "fallback", "observed_devices",
+                                  "observed_devices_per_node", "observed_days", "causes", "detection_s",
+                                  "restart_s"});
+        FailureProfile profile;
+        profile.id = reader.text(f, path, "id").value_or("");
+        profile.name = reader.text(f, path, "name").value_or("");
+        profile.devices = strings(f, path, "devices");
+        profile.fallback = reader.boolean(f, path, "fallback", false).value_or(false);
+        for (auto [into, key] :
+             {std::pair{&profile.observed_devices, "observed_devices"},
+              std::pair{&profile.observed_devices_per_node, "observed_devices_per_node"},
+              std::pair{&profile.observed_days, "observed_days"},
+              std::pair{&profile.detection_s, "detection_s"}, std::pair{&profile.restart_s, "restart_s"}})
+            take(*into, f, path, key, true);
+        const std::string causesPath = JsonReader::join(path, "causes");
+        const auto causes = f.find("causes");
+        if (causes == f.end() || !causes->is_array() || causes->empty()) {
+            reader.error(causesPath, "expected a non-empty array of causes");
+            return std::nullopt;
+        }
+        for (std::size_t i = 0; i < causes->size(); ++i) {
+            const std::string p = JsonReader::index(causesPath, i);
+            const Json& c = (*causes)[i];
+            if (!reader.expectObject(c, p))
+                continue;
+            reader.rejectUnknownKeys(c, p, {"name", "per", "count"});
+            FailureCause cause;
+            cause.name = reader.text(c, p, "name").value_or("");
+            cause.per = reader.text(c, p, "per").value_or("");
+            if (cause.per != "device" && cause.per != "node" && cause.per != "job")
+                reader.error(JsonReader::join(p, "per"),
+                             "expected \"device\", \"node\" or \"job\", got \"" + cause.per + "\"");
+            if (auto n = sourced(c, p, "count", true, true))
+                cause.count = *n;
+            profile.causes.push_back(std::move(cause));
+        }
+        return profile;
     }
 
     // The achieved fractions of peak and the collective library's latencies.
@@ -291,21 +337,21 @@ struct DeviceParser {
         else if (!kind.empty())
             reader.error(JsonReader::join(path, "kind"),
                          "expected gpu, cpu or accelerator, got \"" + kind + "\"");
-        dev.aliases = aliases(d, path);
+        dev.aliases = strings(d, path);
     }
 
-    // The optional "aliases": other names of an entry.
-    std::vector<std::string> aliases(const Json& d, const std::string& path) {
+    // The optional list of strings `key` ("aliases": other names of an entry).
+    std::vector<std::string> strings(const Json& d, const std::string& path, const char* key = "aliases") {
         std::vector<std::string> out;
-        if (auto it = d.find("aliases"); it != d.end()) {
+        if (auto it = d.find(key); it != d.end()) {
             if (!it->is_array())
-                reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
+                reader.error(JsonReader::join(path, key), "expected an array of strings");
             else
                 for (const auto& a : *it)
                     if (a.is_string())
                         out.push_back(a.get<std::string>());
                     else
-                        reader.error(JsonReader::join(path, "aliases"), "expected an array of strings");
+                        reader.error(JsonReader::join(path, key), "expected an array of strings");
         }
         return out;
     }
@@ -484,7 +530,7 @@ public:
             return;
         reader.rejectUnknownKeys(doc, "",
                                  {"format", "sources", "devices", "accuracy", "storage", "serving_engines",
-                                  "training_frameworks"});
+                                  "training_frameworks", "failure_profiles"});
         auto format = reader.text(doc, "", "format");
         if (format && *format != "choreo-catalog/1")
             reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
@@ -514,6 +560,13 @@ public:
                 catalog_.addFrameworkProfile(std::move(*profile));
             }
         });
+        forEachEntry(doc, "failure_profiles", reader, [&](const Json& entry, const std::string& p) {
+            if (auto profile = parser.failureProfile(entry, p)) {
+                define("failures:" + profile->id, p,
+                       "failure profile \"" + profile->id + "\" is defined twice", reader);
+                catalog_.addFailureProfile(std::move(*profile));
+            }
+        });
         forEachEntry(doc, "devices", reader, [&](const Json& entry, const std::string& p) {
             auto dev = parser.device(entry, p);
             if (!dev)
@@ -538,6 +591,7 @@ public:
                         {device.id + ".host.cpu", "\"" + device.host->cpu + "\" is not a catalog CPU"});
             }
         checkFrameworkProfiles(catalog_, errors);
+        checkFailureProfiles(catalog_, errors);
         for (auto& entry : accuracies_) {
             auto* device = catalog_.findMutable(entry.device);
             if (!device)

@@ -114,12 +114,43 @@ struct HostCpus {
 };
 
 // A storage tier as one client node sees it (models/datastage.h): streaming read bandwidth and the latency
-// of one request.
+// of one request; and, where the tier is one shared system, what all its clients get together.
 struct StorageTier {
     std::string id;
     std::string name;
     Sourced read_GBps_per_node;
     Sourced latency_ms;
+    Sourced aggregate_GBps; // absent (not present()): no ceiling beyond the clients' own
+
+    // What `nodes` client nodes stream together, bytes/s.
+    [[nodiscard]] double bandwidthBps(double nodes) const {
+        const double clients = nodes * read_GBps_per_node.value * 1e9;
+        return aggregate_GBps.present() && aggregate_GBps.value * 1e9 < clients ? aggregate_GBps.value * 1e9
+                                                                                : clients;
+    }
+};
+
+// One cause of a training job's interruptions in a published run (models/reliability.h): how many times it
+// struck over the run the profile observed, counted against that run's devices, nodes or the job itself.
+struct FailureCause {
+    std::string name; // "Faulty GPU"
+    std::string per;  // "device", "node" or "job": what its rate grows with
+    Sourced count;    // interruptions over the observed run
+};
+
+// What interrupts a training job on a kind of device and how long getting it going again takes, from a
+// published run of `devices` devices, `devices_per_node` a node, over `days`.
+struct FailureProfile {
+    std::string id;
+    std::string name;
+    std::vector<std::string> devices; // catalog ids it was observed on
+    bool fallback = false;            // also for devices without a profile of their own (said so in results)
+    Sourced observed_devices;
+    Sourced observed_devices_per_node;
+    Sourced observed_days;
+    std::vector<FailureCause> causes;
+    Sourced detection_s; // from the fault until the job is known to have stopped
+    Sourced restart_s;   // rescheduling and initialising the job, before its checkpoint is read
 };
 
 // A serving engine's scheduling behaviour and defaults (vLLM, TensorRT-LLM, SGLang...): what a serving stage
@@ -225,6 +256,9 @@ public:
     // The training frameworks' release profiles (models/framework.h), in file order.
     [[nodiscard]] const std::vector<FrameworkProfile>& frameworkProfiles() const { return frameworks_; }
     void addFrameworkProfile(FrameworkProfile profile) { frameworks_.push_back(std::move(profile)); }
+    // The failure profiles (models/reliability.h), in file order.
+    [[nodiscard]] const std::vector<FailureProfile>& failureProfiles() const { return failures_; }
+    void addFailureProfile(FailureProfile profile) { failures_.push_back(std::move(profile)); }
     // The device with this id or alias, to amend while loading, or nullptr.
     Device* findMutable(const std::string& id);
     void addSource(Source source) { sources_[source.key] = std::move(source); }
@@ -234,6 +268,7 @@ private:
     std::vector<StorageTier> storage_;
     std::vector<ServingEngine> engines_;
     std::vector<FrameworkProfile> frameworks_;
+    std::vector<FailureProfile> failures_;
     std::map<std::string, Source> sources_;
 };
 

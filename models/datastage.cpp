@@ -113,7 +113,7 @@ std::string dataStagePath(const DataStage& stage) {
 }
 
 double storageReadBps(const ResolvedDataStage& data) {
-    const double tierBps = data.nodes * data.storage->read_GBps_per_node.value * 1e9;
+    const double tierBps = data.storage->bandwidthBps(data.nodes);
     return data.pool_nic_Bps > 0.0 ? std::min(tierBps, data.pool_nic_Bps) : tierBps;
 }
 

@@ -728,9 +728,93 @@ void addEvalStageFields(std::vector<FieldSpec>& t) {
                     .take());
 }
 
+// Failures, checkpoints and restarts over the whole run (models/reliability.h).
+void addReliabilityFields(std::vector<FieldSpec>& t) {
+    const std::string g = "Failures and checkpoints";
+    const std::string p = "workload.reliability.";
+    t.push_back(
+        flag(p + "failures", g, "model failures")
+            .omitted(true)
+            .tip("Interruptions at the catalog's published rates for the training device, checkpoints "
+                 "and restarts; off: the ideal time to train")
+            .access([](auto& s) -> auto& { return s.workload.reliability.failures; })
+            .take());
+    t.push_back(number(p + "checkpoint_interval_s", g, "Checkpoint every")
+                    .range(0, 1e9)
+                    .omitted(0.0)
+                    .unit(" s")
+                    .unset("Young/Daly")
+                    .shown(1, 0)
+                    .tip("Training time between two checkpoints, rounded to whole steps; 0: Young and Daly's "
+                         "optimum for the failure rate")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.checkpoint_interval_s; })
+                    .take());
+    t.push_back(flag(p + "async_checkpoint", g, "asynchronous checkpoints")
+                    .omitted(false)
+                    .tip("The training waits only for the copy to host memory; the write to storage runs "
+                         "behind it")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.async_checkpoint; })
+                    .take());
+    t.push_back(Field(p + "checkpoint_storage", FieldKind::Text, g, "Checkpoint storage")
+                    .omitted(std::string("parallel-fs"))
+                    .tip("The catalog's storage tier checkpoints are written to and read from: local-nvme, "
+                         "parallel-fs or object-store")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.checkpoint_storage; })
+                    .take());
+    t.push_back(Field(p + "checkpoint_GBps", FieldKind::OptionalNumber, g, "Checkpoint bandwidth")
+                    .above(0, 1e7)
+                    .optional({})
+                    .unit(" GB/s")
+                    .unset("the tier's")
+                    .shown(1, 0)
+                    .tip("What the whole cluster writes (and reads back) a checkpoint at; unset: the storage "
+                         "tier's per-node rate times the nodes, up to its ceiling")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.checkpoint_GBps; })
+                    .take());
+    t.push_back(Field(p + "detection_s", FieldKind::OptionalNumber, g, "Detection")
+                    .range(0, 1e7)
+                    .optional({})
+                    .unit(" s")
+                    .unset("catalog")
+                    .shown(1, 0)
+                    .tip("From a fault until the job is known to have stopped; unset: the failure profile's")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.detection_s; })
+                    .take());
+    t.push_back(Field(p + "restart_s", FieldKind::OptionalNumber, g, "Restart")
+                    .range(0, 1e7)
+                    .optional({})
+                    .unit(" s")
+                    .unset("catalog")
+                    .shown(1, 0)
+                    .tip("Rescheduling and initialising the job, before its checkpoint is read; unset: the "
+                         "failure profile's")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.restart_s; })
+                    .take());
+    t.push_back(number(p + "failure_rate_scale", g, "Failure rate")
+                    .above(0, 1000)
+                    .omitted(1.0)
+                    .unit(" x catalog")
+                    .shown(1, 2)
+                    .tip("Multiplies every cause's published rate (a what-if; 0.5 halves the interruptions)")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.failure_rate_scale; })
+                    .take());
+    t.push_back(count(p + "trials", g, "Monte Carlo runs", 100'000)
+                    .omitted(std::int64_t{1000})
+                    .tip("Runs of the whole training drawn for the spread of the time to train")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.trials; })
+                    .take());
+    t.push_back(count(p + "seed", g, "Seed", 1e9)
+                    .range(0, 1e9)
+                    .omitted(std::int64_t{1})
+                    .tip("The Monte Carlo's draws: the same seed gives the same figures")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.seed; })
+                    .take());
+}
+
 // Fields of the training step alone: a serving workload (workload.kind "serve") neither needs nor takes them.
 void markTrainingOnly(std::vector<FieldSpec>& t) {
-    const std::vector<std::string> prefixes = {"workload.parallel.", "workload.overlap."};
+    const std::vector<std::string> prefixes = {"workload.parallel.", "workload.overlap.",
+                                               "workload.reliability."};
     const std::vector<std::string> paths = {"workload.recompute",
                                             "workload.attention",
                                             "workload.gradient_accumulation",
@@ -785,6 +869,7 @@ std::vector<FieldSpec> buildTable() {
     addOverlapFields(t);
     addDataStageFields(t);
     addEvalStageFields(t);
+    addReliabilityFields(t);
     addNetworkFields(t);
     addCostFields(t);
     markTrainingOnly(t);

@@ -508,6 +508,7 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
         r.eval = resolveEval(s, r.pools, r.training_pool, errors);
     if (s.workload.serve)
         r.serving = resolveServing(s, r.pools, std::nullopt, catalog, errors);
+    r.reliability = resolveReliability(s, r.pools, r.training_pool, catalog, errors);
     if (errors.size() != before)
         return std::nullopt;
 

@@ -6,6 +6,7 @@
 #include "models/evalstage.h"
 #include "models/memory.h"
 #include "models/offload.h"
+#include "models/reliability.h"
 #include "models/scenario.h"
 #include "models/serving.h"
 #include "models/topology.h"
@@ -45,6 +46,8 @@ struct ResolvedScenario {
     std::optional<ResolvedDataStage> data; // the input pipeline, when the workload has one
     std::vector<ResolvedOffload> offload;  // work placed on other pools (Workload::offload)
     std::optional<ResolvedEval> eval;      // periodic evaluation, when the workload has one
+    // Failures and checkpoints over the whole run; absent when workload.reliability.failures is off.
+    std::optional<ResolvedReliability> reliability;
     // The model's serving (workload.stages, kind "serve"). A serving workload has only this: training_pool
     // is then the pool that serves, and the training figures above stay empty.
     std::optional<ResolvedServing> serving;

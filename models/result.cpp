@@ -129,6 +129,10 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
     const auto& costs = rs.scenario.costs;
     const double hours = r.time_to_train_s / 3600.0;
     double itEnergyPerStepJ = 0.0;
+    // With failures, redone computing draws the step's power and checkpoint stalls and recoveries idle power.
+    const WholeRun* run = r.whole_run ? &*r.whole_run : nullptr;
+    const double redone = run && run->ideal_s > 0.0 ? 1.0 + run->lost_work_s / run->ideal_s : 1.0;
+    const double idleSeconds = run ? run->checkpoint_total_s + run->recovery_total_s : 0.0;
     r.cost_hardware_usd = r.cost_electricity_usd = r.energy_kWh = 0.0;
     for (std::size_t i = 0; i < rs.pools.size(); ++i) {
         const ResolvedPool& rp = rs.pools[i];
@@ -146,10 +150,20 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
         const double energyPerStepJ =
             poolEnergyPerStep(rs, i, train, busy, r.breakdown.eval_s, r.step_time_s);
         itEnergyPerStepJ += energyPerStepJ;
-        pool.energy_kWh = energyPerStepJ * r.steps * costs.pue / 3.6e6;
+        pool.energy_kWh = (energyPerStepJ * r.steps * redone +
+                           idleSeconds * rp.device->idle_W.value * static_cast<double>(rp.pool.count)) *
+                          costs.pue / 3.6e6;
         addPoolCost(r, std::move(pool), rp, costs, hours);
     }
     r.cost_usd = r.cost_hardware_usd + r.cost_electricity_usd;
+    if (r.whole_run && r.time_to_train_s > 0.0) { // what the failures cost beyond the ideal run
+        const double idealEnergy = itEnergyPerStepJ * r.steps * costs.pue / 3.6e6;
+        WholeRun& w = *r.whole_run;
+        w.lost_energy_kWh = r.energy_kWh - idealEnergy;
+        w.lost_cost_usd =
+            r.cost_hardware_usd * (1.0 - w.ideal_s / r.time_to_train_s) +
+            (costs.mode == CostMode::Buy ? w.lost_energy_kWh * costs.electricity_usd_per_kWh : 0.0);
+    }
     r.it_power_kW = itEnergyPerStepJ / r.step_time_s / 1e3;
     r.average_power_kW = r.it_power_kW * costs.pue;
 }
@@ -230,6 +244,10 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
     r.tokens_per_s = tokensPerStep / r.step_time_s;
     r.steps = w.tokens_to_train / tokensPerStep;
     r.time_to_train_s = r.steps * r.step_time_s;
+    if (rs.reliability) {
+        r.whole_run = wholeRun(*rs.reliability, w.reliability, r.time_to_train_s, r.step_time_s);
+        r.time_to_train_s = r.whole_run->p50_s;
+    }
     r.model_flops_per_step = stepFlops(w).model();
     const double peak = rs.device().peakFlops(w.precision).value_or(0.0);
     r.achieved_tflops_per_device =
@@ -256,6 +274,9 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
 }
 
 std::string unphysicalQuantity(const RunResult& r) {
+    if (r.whole_run)
+        if (std::string why = unphysicalWholeRun(*r.whole_run); !why.empty())
+            return why;
     const std::pair<const char*, double> quantities[] = {
         {"step_time_s", r.step_time_s},
         {"tokens_per_s", r.tokens_per_s},
@@ -356,6 +377,8 @@ Json resultToJson(const RunResult& r) {
     j["steps"] = r.steps;
     j["time_to_train_s"] = r.time_to_train_s;
     j["time_to_train_days"] = r.time_to_train_s / 86400.0;
+    if (r.whole_run)
+        putWholeRun(j, *r.whole_run);
     j["energy_kWh"] = r.energy_kWh;
     j["average_power_kW"] = r.average_power_kW;
     j["it_power_kW"] = r.it_power_kW;
@@ -615,6 +638,7 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
     if (auto it = j.find("power_trace"); it != j.end())
         if (auto t = powerTraceFromJson(*it, p + ".power_trace", errors))
             r.power = std::move(*t);
+    r.whole_run = wholeRunFromJson(j, rd);
     if (errors.size() != before)
         return std::nullopt;
     return r;

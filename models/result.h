@@ -122,9 +122,12 @@ struct RunResult {
     std::optional<DataStageTimes> data_stage; // one global batch through the input pipeline
     std::vector<OffloadLoad> offload;         // each offload stage's traffic and load, one step
     std::optional<EvalTimes> eval;            // one evaluation, and its cost per step
-    TopologyFigures topology; // the training pool's network (absent from older results: zeros)
-    StepTimeline timeline;    // one step per pipeline stage (absent from older results: empty)
-    PowerTrace power;         // facility power over that step, from the timeline (empty without one)
+    // The whole run with failures, checkpoints and restarts; time_to_train_s is then its median, and the
+    // energy and cost include the lost work and the stalls. Absent when failures are off (the ideal).
+    std::optional<WholeRun> whole_run;
+    TopologyFigures topology;            // the training pool's network (absent from older results: zeros)
+    StepTimeline timeline;               // one step per pipeline stage (absent from older results: empty)
+    PowerTrace power; // facility power over that step, from the timeline (empty without one)
     std::optional<ServingResult> serving; // the model's serving, when the workload has a serve stage
 };
 

@@ -392,6 +392,22 @@ struct ServeStage {
 
 // What the workload is: a training run (the step, with its data, offload and eval stages, and optionally
 // the model's serving beside it: "train here, serve there"), or serving alone.
+// Failures, checkpoints and restarts over the whole run (models/reliability.h): how the time to train grows
+// from the ideal one. Rates come from the catalog's failure profile of the training device.
+struct Reliability {
+    bool failures = true;             // false: the ideal time to train, no interruptions
+    double checkpoint_interval_s = 0; // 0: Young and Daly's optimum for the failure rate
+    bool async_checkpoint = false;    // write behind the training; it waits for the copy to host
+    std::string checkpoint_storage = "parallel-fs"; // a catalog storage tier
+    std::optional<double> checkpoint_GBps; // the whole cluster's write and read rate; unset: the tier's
+    std::optional<double> detection_s;     // unset: the failure profile's
+    std::optional<double> restart_s;       // unset: the failure profile's
+    double failure_rate_scale = 1.0;       // multiplies every cause's rate (a planner's what-if)
+    std::int64_t trials = 1000;            // Monte Carlo runs of the whole training
+    std::int64_t seed = 1;                 // their draws: the same seed, the same distribution
+    bool operator==(const Reliability&) const = default;
+};
+
 enum class WorkloadKind { Train, Serve };
 std::string toString(WorkloadKind kind);
 
@@ -445,6 +461,7 @@ struct Workload {
     // Empty: none, the fields as written.
     std::string framework;
     std::string framework_version;
+    Reliability reliability;
     std::optional<std::string> pool;              // which pool trains; default: the first
     std::optional<std::size_t> train_stage_index; // where workload.stages lists the "train" stage, if it does
     std::optional<DataStage> data;                // the input pipeline; absent: data is never waited for

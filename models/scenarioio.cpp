@@ -343,8 +343,9 @@ void readWorkload(JsonReader& r, const Json& j, const std::string& path, Scenari
     if (w.trains()) {
         readTableObject(r, j, path, "parallel", true, s);
         readTableObject(r, j, path, "overlap", false, s);
+        readTableObject(r, j, path, "reliability", false, s);
     } else {
-        for (const char* key : {"parallel", "overlap", "gradient_precision"})
+        for (const char* key : {"parallel", "overlap", "reliability", "gradient_precision"})
             if (j.contains(key))
                 r.error(
                     JsonReader::join(path, key),

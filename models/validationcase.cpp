@@ -61,6 +61,7 @@ void describeRowScenario(Row& row, ValidationCase& c, const std::string& where, 
     w.model.name = c.model;
     row.applyTableColumns(s);
     w.tokens_to_train = static_cast<double>(w.global_batch * w.model.seq_len) * 1000.0;
+    w.reliability.failures = false; // a published step, not a whole run
     const std::int64_t experts = row.integer("moe_experts", 0, false);
     if (experts > 0) {
         MoeShape moe;

@@ -60,7 +60,7 @@ DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, cons
     const models::ResolvedDataStage& data = *rs.data;
     const double share = 1.0 / foldFactor;
     path.present = true;
-    path.storage_Bps = data.nodes * data.storage->read_GBps_per_node.value * 1e9 * share;
+    path.storage_Bps = data.storage->bandwidthBps(data.nodes) * share;
     path.storage_latency_s = data.storage->latency_ms.value / 1e3;
     path.pool_Bps = data.pool_nic_Bps * share;
     path.pool_latency_s = spec.nic_latency_s;

@@ -51,6 +51,14 @@ models::Json deviceJson(const models::Device& d, const models::Catalog& catalog)
     return j;
 }
 
+// Every interruption a failure profile's published run counted.
+double interruptions(const models::FailureProfile& profile) {
+    double count = 0.0;
+    for (const auto& cause : profile.causes)
+        count += cause.count.value;
+    return count;
+}
+
 models::Json catalogJson(const models::Catalog& catalog) {
     models::Json devices = models::Json::array();
     for (const auto& d : catalog.devices())
@@ -62,7 +70,18 @@ models::Json catalogJson(const models::Catalog& catalog) {
                               {"name", p.name},
                               {"from", p.from},
                               {"behaviours", p.behaviours.size()}});
-    return {{"devices", devices}, {"training_frameworks", frameworks}};
+    models::Json failures = models::Json::array();
+    for (const auto& p : catalog.failureProfiles()) {
+        const double count = interruptions(p);
+        failures.push_back({{"id", p.id},
+                            {"name", p.name},
+                            {"devices", p.devices},
+                            {"fallback", p.fallback},
+                            {"interruptions", count},
+                            {"observed_devices", figure(p.observed_devices, catalog)},
+                            {"observed_days", figure(p.observed_days, catalog)}});
+    }
+    return {{"devices", devices}, {"training_frameworks", frameworks}, {"failure_profiles", failures}};
 }
 
 std::string priceText(const models::Sourced& s, const char* format) {
@@ -96,6 +115,16 @@ void printText(const models::Catalog& catalog) {
     std::cout << "\ntraining-framework profiles (workload.framework, framework_version from):\n";
     for (const auto& p : catalog.frameworkProfiles())
         std::cout << "  " << p.framework << " " << p.from << "  " << p.id << ": " << p.name << "\n";
+    std::cout << "\nfailure profiles (the whole run's interruptions; workload.reliability):\n";
+    for (const auto& p : catalog.failureProfiles()) {
+        const double count = interruptions(p);
+        std::string devices;
+        for (const auto& id : p.devices)
+            devices += (devices.empty() ? "" : ", ") + id;
+        std::printf("  %s: %s; %.0f interruptions on %.0f devices over %.0f days; %s%s\n", p.id.c_str(),
+                    p.name.c_str(), count, p.observed_devices.value, p.observed_days.value, devices.c_str(),
+                    p.fallback ? ", and every device without its own" : "");
+    }
 }
 
 int run(const Invocation& call) {
@@ -117,7 +146,8 @@ const Command kCatalogCommand{
     "catalog",
     "",
     "List every catalog device (kind, family, scale-up fabric, peak, memory, power, prices) and the training "
-    "frameworks' profiles. With --json each figure carries its source and date, and a device without a "
+    "frameworks' and failure profiles. With --json each figure carries its source and date, and a device "
+    "without a "
     "purchase or rent price says why (assets/catalog, docs/catalog.md).",
     {&kJsonOption},
     run};

@@ -20,6 +20,29 @@ std::string fmt(const char* format, double value) {
     return buffer;
 }
 
+// The whole run with failures: spread, goodput, checkpoints, interruptions.
+void printWholeRun(const models::WholeRun& w) {
+    constexpr double day = 86400.0;
+    std::cout << "  with failures     " << fmt("p10 %.1f, ", w.p10_s / day)
+              << fmt("p50 %.1f, ", w.p50_s / day) << fmt("p90 %.1f days", w.p90_s / day)
+              << fmt(" (ideal %.1f; ", w.ideal_s / day) << fmt("expected %.1f); ", w.expected_s / day)
+              << fmt("goodput %.1f %%", 100.0 * w.goodput()) << "\n"
+              << "  interruptions     " << fmt("%.0f expected", w.interruptions_expected)
+              << fmt(", one every %.1f h", w.mtbf_s / 3600.0) << fmt("; %.0f s to recover", w.recovery_s)
+              << "\n"
+              << "  failure profile   " << w.profile << "; " << w.note << "\n"
+              << "  checkpoints       " << fmt("%.0f GB", w.checkpoint_GB)
+              << fmt(" every %.0f s", w.checkpoint_interval_s)
+              << (w.interval_from_rule ? " (Young/Daly)" : " (as set)")
+              << fmt(", %.1f s to write", w.checkpoint_write_s) << fmt(", %.1f s stall", w.checkpoint_stall_s)
+              << "\n"
+              << "  failures cost     " << fmt("$%.0f", w.lost_cost_usd)
+              << fmt(" and %.1f MWh", w.lost_energy_kWh / 1e3)
+              << fmt(" (%.1f days of redone work, ", w.lost_work_s / day)
+              << fmt("%.1f of recoveries, ", w.recovery_total_s / day)
+              << fmt("%.1f of checkpoint stalls)", w.checkpoint_total_s / day) << "\n";
+}
+
 // Each pool's work, busy fraction and cost, the data stage's pace, and the stage that limits the step.
 void printPools(const models::RunResult& r) {
     for (const auto& pool : r.pools) {
@@ -107,8 +130,10 @@ void printText(const models::RunResult& r) {
               << "MFU                 " << fmt("%.1f %%", 100.0 * r.mfu) << "  ("
               << fmt("%.0f TFLOP/s per device", r.achieved_tflops_per_device) << ")\n"
               << "time to train       " << fmt("%.1f days", r.time_to_train_s / 86400.0) << "  ("
-              << fmt("%.0f steps", r.steps) << ")\n"
-              << "energy              "
+              << fmt("%.0f steps", r.steps) << (r.whole_run ? "; the median run with failures)\n" : ")\n");
+    if (r.whole_run)
+        printWholeRun(*r.whole_run);
+    std::cout << "energy              "
               << (r.energy_kWh < 10'000.0 ? fmt("%.2f MWh", r.energy_kWh / 1000.0)
                                           : fmt("%.0f MWh", r.energy_kWh / 1000.0))
               << " at the facility\n"

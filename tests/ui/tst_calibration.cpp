@@ -277,7 +277,7 @@ void TestCalibration::desktopRunMatchesCli() {
     std::string error;
     QVERIFY(choreo::models::saveScenarioFile(file.toStdString(), scenario, error));
 
-    choreo::ui::Document document(*catalog_, {});
+    choreo::ui::Document document(*catalog_, scenario); // then reset with its file
     document.setProfileFolders({choreo::test::assetsDir() / "calibration"});
     document.reset(scenario, file);
     QVERIFY2(document.isValid(), choreo::models::joinDiagnostics(document.diagnostics()).c_str());

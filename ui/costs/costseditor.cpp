@@ -13,9 +13,14 @@ CostsEditor::CostsEditor(Document* document, FieldMarks* marks, QWidget* parent)
     auto* box = new QGroupBox(tr("Costs"));
     FormGrid grid(new QGridLayout(box));
     bindGroup(grid, "Costs");
+    // What stretches the run and its bill beyond the ideal: failures, checkpoints, restarts.
+    auto* failures = new QGroupBox(tr("Failures and checkpoints"));
+    FormGrid failureGrid(new QGridLayout(failures));
+    bindGroup(failureGrid, "Failures and checkpoints");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(box);
+    layout->addWidget(failures);
     refresh();
 }
 

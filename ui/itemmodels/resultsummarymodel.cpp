@@ -189,7 +189,53 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
     }
     addPipelineRows(r, rows, share);
     addTrainAndServeRows(r, rows);
+    addWholeRunRows(r, rows);
     return rows;
+}
+
+void ResultSummaryModel::addWholeRunRows(const models::RunResult& r, std::vector<Row>& rows) {
+    if (!r.whole_run)
+        return;
+    const models::WholeRun& w = *r.whole_run;
+    const auto at = std::find_if(rows.begin(), rows.end(),
+                                 [](const Row& row) { return row.key == u"time_to_train_days"_s; });
+    if (at == rows.end())
+        return;
+    const auto days = [](double s) { return formatSignificant(s / 86400.0, 3); };
+    at->text += tr(" (median with failures; ideal %1 days)").arg(days(w.ideal_s));
+    at->shortText = days(r.time_to_train_s) + u" days"_s;
+    using G = Group;
+    const std::vector<Row> added = {
+        {G::Results, u"time_to_train_spread"_s, tr("  p10 to p90"),
+         tr("%1 to %2 days (%3)").arg(days(w.p10_s), days(w.p90_s), QString::fromStdString(w.note)),
+         w.p90_s / 86400.0, tr("%1 to %2 days").arg(days(w.p10_s), days(w.p90_s))},
+        {G::Results, u"goodput"_s, tr("  goodput"), formatPercent(w.goodput()), w.goodput()},
+        {G::Results, u"lost_cost_usd"_s, tr("  cost of failures"),
+         tr("%1 and %2 MWh: %3 days of redone work, %4 of recoveries, %5 of checkpoint stalls")
+             .arg(formatUsd(w.lost_cost_usd), formatSignificant(w.lost_energy_kWh / 1e3, 3),
+                  formatSignificant(w.lost_work_s / 86400.0, 3),
+                  formatSignificant(w.recovery_total_s / 86400.0, 3),
+                  formatSignificant(w.checkpoint_total_s / 86400.0, 3)),
+         w.lost_cost_usd,
+         tr("%1, %2 MWh").arg(formatUsd(w.lost_cost_usd), formatSignificant(w.lost_energy_kWh / 1e3, 3))},
+        {G::Results, u"interruptions_expected"_s, tr("  interruptions"),
+         tr("%1 expected, one every %2 h, %3 min to recover (%4)")
+             .arg(formatFixed(w.interruptions_expected, 0), formatSignificant(w.mtbf_s / 3600.0, 3),
+                  formatSignificant(w.recovery_s / 60.0, 3), QString::fromStdString(w.profile)),
+         w.interruptions_expected,
+         tr("%1, one every %2 h")
+             .arg(formatFixed(w.interruptions_expected, 0), formatSignificant(w.mtbf_s / 3600.0, 3))},
+        {G::Results, u"checkpoint_interval_s"_s, tr("  checkpoints"),
+         tr("%1 GB every %2 min (%3), %4 s to write, %5 s stall")
+             .arg(formatSignificant(w.checkpoint_GB, 3), formatSignificant(w.checkpoint_interval_s / 60.0, 3),
+                  w.interval_from_rule ? tr("Young/Daly") : tr("as set"),
+                  formatSignificant(w.checkpoint_write_s, 3), formatSignificant(w.checkpoint_stall_s, 3)),
+         w.checkpoint_interval_s,
+         tr("%1 GB every %2 min")
+             .arg(formatSignificant(w.checkpoint_GB, 3),
+                  formatSignificant(w.checkpoint_interval_s / 60.0, 3))},
+    };
+    rows.insert(std::next(at), added.begin(), added.end());
 }
 
 void ResultSummaryModel::addTrainAndServeRows(const models::RunResult& r, std::vector<Row>& rows) {

@@ -50,6 +50,9 @@ private:
     static std::vector<Row> rowsFor(const models::RunResult& r);
     // A serving result's rows: throughput, latency percentiles, the rate search, cost and energy a token.
     static std::vector<Row> servingRowsFor(const models::RunResult& r);
+    // A training run's time to train with failures: its spread, goodput, interruptions and checkpoints,
+    // after the time to train.
+    static void addWholeRunRows(const models::RunResult& r, std::vector<Row>& rows);
     // A training run's serving beside it (train here, serve there): its figures, and both costs together.
     static void addTrainAndServeRows(const models::RunResult& r, std::vector<Row>& rows);
     static void addPipelineRows(const models::RunResult& r, std::vector<Row>& rows,
