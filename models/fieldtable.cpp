@@ -622,6 +622,17 @@ void addCostFields(std::vector<FieldSpec>& t) {
                     .tip("Power usage effectiveness: facility power over IT power")
                     .access([](auto& s) -> auto& { return s.costs.pue; })
                     .take());
+    t.push_back(
+        Field("costs.site_power_MW", FieldKind::OptionalNumber, g, "Site power")
+            .above(0, 100'000)
+            .optional({})
+            .unit(" MW")
+            .unset("no cap")
+            .shown(1, 2)
+            .tip("The power the site has for this cluster, at the facility (PUE included): the result "
+                 "says whether every pool at its rated power fits, and how many training devices do")
+            .access([](auto& s) -> auto& { return s.costs.site_power_MW; })
+            .take());
 }
 
 bool hasDataStage(const Scenario& s) {

@@ -168,6 +168,28 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
     r.average_power_kW = r.it_power_kW * costs.pue;
 }
 
+// The cluster against the site's power cap: every pool at its rated power, times PUE.
+std::optional<SitePower> sitePower(const ResolvedScenario& rs) {
+    const auto& costs = rs.scenario.costs;
+    if (!costs.site_power_MW)
+        return std::nullopt;
+    SitePower out;
+    out.cap_MW = *costs.site_power_MW;
+    double othersW = 0.0;
+    for (std::size_t i = 0; i < rs.pools.size(); ++i)
+        if (i != rs.training_pool)
+            othersW += static_cast<double>(rs.pools[i].pool.count) * rs.pools[i].device->tdp_W.value;
+    const double perDeviceW = rs.device().tdp_W.value;
+    const auto count = static_cast<double>(rs.pool().count);
+    out.peak_MW = (othersW + count * perDeviceW) * costs.pue / 1e6;
+    out.fits = out.peak_MW <= out.cap_MW;
+    const double room = out.cap_MW * 1e6 / costs.pue - othersW;
+    out.devices_that_fit =
+        perDeviceW > 0.0 ? static_cast<std::int64_t>(std::clamp(std::floor(room / perDeviceW), 0.0, count))
+                         : rs.pool().count;
+    return out;
+}
+
 // How long one training device waits for its offloaded experts in a step: every micro-batch's MoE layers,
 // forward, backward and a recomputed forward (the first pipeline stage's share of the layers).
 double expertsWaitSeconds(const Workload& w, const ExpertWave& wave) {
@@ -261,6 +283,7 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
             (step.optimizer_transfers_simulated && offload.stage.target == OffloadTarget::Optimizer);
     }
     addPools(rs, step, data, r);
+    r.site_power = sitePower(rs);
     r.memory = rs.memory;
     r.memory_per_device_GB = rs.memory.total();
     r.compute_split = step.compute_split;
@@ -379,6 +402,11 @@ Json resultToJson(const RunResult& r) {
     j["time_to_train_days"] = r.time_to_train_s / 86400.0;
     if (r.whole_run)
         putWholeRun(j, *r.whole_run);
+    if (r.site_power)
+        j["site_power"] = Json{{"cap_MW", r.site_power->cap_MW},
+                               {"peak_MW", r.site_power->peak_MW},
+                               {"fits", r.site_power->fits},
+                               {"devices_that_fit", r.site_power->devices_that_fit}};
     j["energy_kWh"] = r.energy_kWh;
     j["average_power_kW"] = r.average_power_kW;
     j["it_power_kW"] = r.it_power_kW;
@@ -639,6 +667,12 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         if (auto t = powerTraceFromJson(*it, p + ".power_trace", errors))
             r.power = std::move(*t);
     r.whole_run = wholeRunFromJson(j, rd);
+    if (auto it = j.find("site_power"); it != j.end() && rd.expectObject(*it, p + ".site_power")) {
+        const std::string sp = p + ".site_power";
+        r.site_power = SitePower{num(*it, sp, "cap_MW"), num(*it, sp, "peak_MW"),
+                                 rd.boolean(*it, sp, "fits").value_or(true),
+                                 rd.integer(*it, sp, "devices_that_fit", 0).value_or(0)};
+    }
     if (errors.size() != before)
         return std::nullopt;
     return r;

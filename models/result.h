@@ -44,6 +44,15 @@ struct Bottleneck {
     double step_time_without_s = 0;
 };
 
+// Whether the cluster fits the site's power (Costs::site_power_MW): every pool's devices at their rated power
+// (TDP) at once, times PUE, against the cap; and how many training devices fit beside the other pools.
+struct SitePower {
+    double cap_MW = 0;
+    double peak_MW = 0;
+    bool fits = true;
+    std::int64_t devices_that_fit = 0; // training devices, with the other pools whole
+};
+
 // The arithmetic of one step on the busiest pipeline stage (the one with the most compute), by kind of
 // work: GEMMs, attention and memory-bound kernels over all its micro-batches (recomputation included),
 // the optimizer, and the wait for activation offloading's copies. Computed from the step model, not timed by
@@ -125,6 +134,7 @@ struct RunResult {
     // The whole run with failures, checkpoints and restarts; time_to_train_s is then its median, and the
     // energy and cost include the lost work and the stalls. Absent when failures are off (the ideal).
     std::optional<WholeRun> whole_run;
+    std::optional<SitePower> site_power; // absent without a site power cap
     TopologyFigures topology;            // the training pool's network (absent from older results: zeros)
     StepTimeline timeline;               // one step per pipeline stage (absent from older results: empty)
     PowerTrace power; // facility power over that step, from the timeline (empty without one)

@@ -507,6 +507,8 @@ struct Costs {
     double amortisation_years = 4.0;
     double electricity_usd_per_kWh = 0.08;
     double pue = 1.3;
+    // The power the site has for this cluster, at the facility (PUE included), MW; unset: no cap.
+    std::optional<double> site_power_MW;
     bool operator==(const Costs&) const = default;
 };
 

@@ -133,6 +133,12 @@ void printText(const models::RunResult& r) {
               << fmt("%.0f steps", r.steps) << (r.whole_run ? "; the median run with failures)\n" : ")\n");
     if (r.whole_run)
         printWholeRun(*r.whole_run);
+    if (const auto& site = r.site_power)
+        std::cout << "site power          " << fmt("%.2f MW", site->peak_MW) << " at rated power, cap "
+                  << fmt("%.2f MW", site->cap_MW)
+                  << (site->fits ? ": fits\n"
+                                 : ": does not fit; " + std::to_string(site->devices_that_fit) + " of the " +
+                                       std::to_string(r.devices) + " " + r.device + " do\n");
     std::cout << "energy              "
               << (r.energy_kWh < 10'000.0 ? fmt("%.2f MWh", r.energy_kWh / 1000.0)
                                           : fmt("%.0f MWh", r.energy_kWh / 1000.0))

@@ -162,6 +162,26 @@ private slots:
         QCOMPARE(errors.front().path, std::string("workload.reliability.trials"));
     }
 
+    // The site's power cap: every device at its rated power, times PUE; how many fit when they do not all.
+    void sitePowerSaysWhatFits() {
+        const auto rs = choreo::test::resolveOrFail(kDefault, {"costs.site_power_MW=0.1", "costs.pue=1.3"});
+        StepMeasurement step;
+        step.step_time_s = 10.0;
+        const RunResult r = finishResult(rs, step);
+        QVERIFY(r.site_power);
+        const double tdp = rs.device().tdp_W.value;
+        QCOMPARE(r.site_power->peak_MW, 128 * tdp * 1.3 / 1e6);
+        QCOMPARE(r.site_power->fits, r.site_power->peak_MW <= 0.1);
+        QCOMPARE(r.site_power->devices_that_fit,
+                 std::min<std::int64_t>(128, static_cast<std::int64_t>(0.1e6 / 1.3 / tdp)));
+        Diagnostics errors;
+        const auto back = resultFromJson(resultToJson(r), errors);
+        QVERIFY(back && back->site_power);
+        QCOMPARE(back->site_power->devices_that_fit, r.site_power->devices_that_fit);
+        const auto uncapped = choreo::test::resolveOrFail(kDefault);
+        QVERIFY(!finishResult(uncapped, step).site_power);
+    }
+
     // Checkpoints go no faster than the shared file system's ceiling, or the scenario's own rate.
     void checkpointsShareTheTiersCeiling() {
         const auto rs = onDevices(16384);

@@ -190,6 +190,16 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
     addPipelineRows(r, rows, share);
     addTrainAndServeRows(r, rows);
     addWholeRunRows(r, rows);
+    if (const auto& site = r.site_power)
+        rows.push_back(
+            {G::Results, u"site_power_MW"_s, tr("Site power"),
+             site->fits ? tr("%1 MW at rated power, within %2 MW")
+                              .arg(formatSignificant(site->peak_MW, 3), formatSignificant(site->cap_MW, 3))
+                        : tr("%1 MW at rated power, over %2 MW: %3 of the %4 devices fit")
+                              .arg(formatSignificant(site->peak_MW, 3), formatSignificant(site->cap_MW, 3))
+                              .arg(site->devices_that_fit)
+                              .arg(r.devices),
+             site->peak_MW});
     return rows;
 }
 
