@@ -151,6 +151,7 @@ private slots:
     void summaryNamesAssumedEfficiencies();
     void servingReportShowsTheStream();
     void trainAndServeReportShowsBothCosts();
+    void stagesAndFailuresAreReported();
     void fullDiskKeepsTheEarlierReport();
 
 private:
@@ -729,6 +730,37 @@ void TestReport::trainAndServeReportShowsBothCosts() {
     QVERIFY(html.contains(u"serving over 12 months"_s));
     QVERIFY(html.contains(u"Training and serving"_s));
     QVERIFY(html.contains(choreo::ui::formatUsd(training + 69427)));
+}
+
+// The scenario section lists the workload's stages on their pools; the results, the run with failures.
+void TestReport::stagesAndFailuresAreReported() {
+    auto in = input();
+    auto& w = in.scenario.workload;
+    in.scenario.cluster.pools.push_back({"cpus", "epyc-9654", 4, 2});
+    w.data = choreo::models::DataStage{};
+    w.data->pool = "cpus";
+    w.data->stage_index = 0;
+    w.train_stage_index = 1;
+    choreo::models::OffloadStage optimizer;
+    optimizer.target = choreo::models::OffloadTarget::Optimizer;
+    optimizer.stage_index = 2;
+    w.offload.push_back(optimizer);
+    choreo::models::WholeRun run;
+    run.ideal_s = 10 * 86400.0;
+    run.p10_s = 10.5 * 86400.0;
+    run.p50_s = 11 * 86400.0;
+    run.p90_s = 12 * 86400.0;
+    run.interruptions_expected = 80;
+    run.mtbf_s = 3 * 3600.0;
+    run.note = "1000 Monte Carlo runs, seed 1";
+    in.base.whole_run = run;
+    in.base.time_to_train_s = run.p50_s;
+    const QString html = choreo::ui::reportHtml(in);
+    QVERIFY2(html.contains(u"data on cpus, train on gpus, offload optimizer on the host CPUs of gpus"_s),
+             qPrintable(html.left(4000)));
+    QVERIFY(html.contains(u"median with failures; ideal 10.0 days"_s));
+    QVERIFY(html.contains(u"10.5 to 12.0 days"_s));
+    QVERIFY(html.contains(u"goodput"_s));
 }
 
 #include "tst_report.moc"

@@ -157,11 +157,48 @@ void addPriceRows(KeyValueRows& rows, const models::Costs& c, const models::Devi
                       price(c.buy_usd_per_device, device ? &device->buy_usd : nullptr, u"$"_s, 0));
 }
 
+// The workload's stages in the file's order, each on its pool ("data on cpus, train on gpus, offload
+// embeddings on cpus"); no row when the workload lists none (it trains on its pool alone).
+void addStageRow(KeyValueRows& rows, const models::Scenario& s) {
+    const auto& w = s.workload;
+    const models::Pool* training = s.trainingPool();
+    const QString trainingName = training ? q(training->name) : QObject::tr("the training pool");
+    const QString hostCpus = QObject::tr("the host CPUs of %1").arg(trainingName);
+    const auto pool = [](const std::optional<std::string>& name, const QString& otherwise) {
+        return name ? q(*name) : otherwise;
+    };
+    std::vector<std::pair<std::size_t, QString>> stages;
+    if (w.data)
+        stages.emplace_back(w.data->stage_index, QObject::tr("data on %1").arg(pool(w.data->pool, hostCpus)));
+    if (w.train_stage_index)
+        stages.emplace_back(*w.train_stage_index, QObject::tr("train on %1").arg(trainingName));
+    for (const auto& o : w.offload)
+        stages.emplace_back(
+            o.stage_index,
+            QObject::tr("offload %1 on %2").arg(q(models::toString(o.target)), pool(o.pool, hostCpus)));
+    if (w.eval)
+        stages.emplace_back(w.eval->stage_index, QObject::tr("eval every %1 steps on %2")
+                                                     .arg(w.eval->every_steps)
+                                                     .arg(pool(w.eval->pool, trainingName)));
+    if (w.serve)
+        stages.emplace_back(w.serve->stage_index,
+                            QObject::tr("serve on %1").arg(pool(w.serve->pool, trainingName)));
+    if (stages.empty())
+        return;
+    std::stable_sort(stages.begin(), stages.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    QStringList phrases;
+    for (const auto& [index, phrase] : stages)
+        phrases << phrase;
+    rows.emplace_back(QObject::tr("Stages"), phrases.join(u", "_s));
+}
+
 KeyValueRows scenarioRows(const ReportInput& in) {
     KeyValueRows rows;
     const models::Pool* training = in.scenario.trainingPool();
     const models::Device* device = training && in.catalog ? in.catalog->find(training->device) : nullptr;
     addClusterRows(rows, in, training, device);
+    addStageRow(rows, in.scenario);
     addFieldRows(rows, in.scenario);
     addPriceRows(rows, in.scenario.costs, device);
     return rows;
