@@ -5,11 +5,40 @@
 #include "ui/fieldmarks.h"
 #include "ui/formgrid.h"
 
+#include <QCompleter>
 #include <QLineEdit>
 
 #include <algorithm>
 
 namespace choreo::ui {
+
+namespace {
+
+// The catalog's names a text field takes (a framework, a storage tier), for its completer; empty when the
+// field takes any text.
+QStringList catalogNamesFor(const std::string& path, const models::Catalog& catalog) {
+    QStringList names;
+    if (path == "workload.framework") {
+        for (const auto& profile : catalog.frameworkProfiles())
+            names << QString::fromStdString(profile.framework);
+    } else if (path.size() >= 7 && path.compare(path.size() - 7, 7, "storage") == 0) {
+        for (const auto& tier : catalog.storageTiers())
+            names << QString::fromStdString(tier.id);
+    }
+    names.removeDuplicates();
+    return names;
+}
+
+// Offers `names` as `edit` is typed in; picking one is an edit like typing it.
+void suggestNames(QLineEdit* edit, const QStringList& names) {
+    auto* completer = new QCompleter(names, edit);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    edit->setCompleter(completer);
+    QObject::connect(completer, qOverload<const QString&>(&QCompleter::activated), edit,
+                     [edit](const QString& text) { emit edit->textEdited(text); });
+}
+
+} // namespace
 
 ScenarioForm::ScenarioForm(Document* document, FieldMarks* marks, QWidget* parent)
     : QWidget(parent)
@@ -39,6 +68,9 @@ QWidget* ScenarioForm::bindField(const char* path) {
                 field->set(s, value);
         });
     });
+    if (auto* edit = qobject_cast<QLineEdit*>(widget))
+        if (const QStringList names = catalogNamesFor(field->path, document_->catalog()); !names.isEmpty())
+            suggestNames(edit, names);
     mark(QString::fromStdString(field->path), widget);
     bound_.emplace_back(field, widget);
     return widget;

@@ -9,8 +9,10 @@
 #include "ui/workload/stageseditor.h"
 #include "ui/workload/workloadeditor.h"
 
+#include <QAbstractItemModel>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QLineEdit>
@@ -86,6 +88,7 @@ private slots:
     void moePresetFillsTheMoeFields();
     void serveEditorEditsTheServeStage();
     void stagesEditorEditsTheDataStage();
+    void frameworkIsOfferedFromTheCatalog();
 
 private:
     std::optional<choreo::models::Catalog> catalog_;
@@ -155,6 +158,12 @@ void TestWorkloadEditor::stagesEditorEditsTheDataStage() {
     auto* tokens = editor.findChild<QSpinBox*>(u"workload.stages[data].text_tokens_per_sample"_s);
     auto* storage = editor.findChild<QLineEdit*>(u"workload.stages[data].storage"_s);
     QVERIFY(side && tokens && storage);
+    // The catalog's storage tiers are offered as the field is typed in.
+    QVERIFY(storage->completer());
+    QVERIFY(storage->completer()
+                ->model()
+                ->match(storage->completer()->model()->index(0, 0), Qt::DisplayRole, u"parallel-fs"_s)
+                .size() == 1);
     // A field added to the table's "Data stage" group gets its box without a line of editor code.
     auto* ceiling = editor.findChild<QDoubleSpinBox*>(u"workload.stages[data].loader_samples_per_s"_s);
     QVERIFY(ceiling && ceiling->specialValueText() == u"none"_s);
@@ -185,6 +194,25 @@ void TestWorkloadEditor::stagesEditorEditsTheDataStage() {
     QCOMPARE(side->value(), 336);
     document.reset(*choreo::test::loadDefaultScenario(), {});
     QVERIFY(editor.isHidden());
+}
+
+// The framework field offers the catalog's frameworks; picking one is one undoable edit.
+void TestWorkloadEditor::frameworkIsOfferedFromTheCatalog() {
+    choreo::ui::Document document(*catalog_, *choreo::test::loadDefaultScenario());
+    choreo::ui::WorkloadEditor editor(&document, nullptr, presets_);
+    auto* framework = editor.findChild<QLineEdit*>(u"workload.framework"_s);
+    QVERIFY(framework && framework->completer());
+    QStringList offered;
+    const QAbstractItemModel* names = framework->completer()->model();
+    for (int row = 0; row < names->rowCount(); ++row)
+        offered << names->index(row, 0).data().toString();
+    for (const auto& profile : catalog_->frameworkProfiles())
+        QVERIFY(offered.contains(QString::fromStdString(profile.framework)));
+    QCOMPARE(offered.size(), QSet<QString>(offered.begin(), offered.end()).size()); // each framework once
+    emit framework->completer()->activated(u"megatron"_s);
+    QCOMPARE(document.scenario().workload.framework, std::string("megatron"));
+    document.undoStack()->undo();
+    QVERIFY(document.scenario().workload.framework.empty());
 }
 
 void TestWorkloadEditor::initTestCase() {
