@@ -146,6 +146,8 @@ void drawRuns(WholeRun& run, const Reliability& settings, double segments, doubl
     run.recovery_total_s = median.recoveries;
     run.lost_work_s = median.lost;
     run.note = std::to_string(run.trials) + " Monte Carlo runs, seed " + std::to_string(settings.seed);
+    if (run.trials < settings.trials)
+        run.note += " (of " + std::to_string(settings.trials) + " asked: the draws are bounded)";
 }
 
 } // namespace

@@ -146,6 +146,11 @@ private slots:
         QCOMPARE(run.trials, std::int64_t{0});
         QCOMPARE(run.p50_s, run.expected_s);
         QVERIFY2(run.note.find("expectation only") == 0, run.note.c_str());
+        // Fewer interruptions a run: as many trials as the bound allows, and the note says so.
+        const auto fewer = onDevices(16384);
+        const WholeRun drawn = wholeRun(*fewer.reliability, settings(100'000), 2000.0 * 86400.0, 10.0);
+        QVERIFY(drawn.trials >= 50 && drawn.trials < 100'000);
+        QVERIFY2(drawn.note.find("of 100000 asked") != std::string::npos, drawn.note.c_str());
     }
 
     // Bad input names the field.
