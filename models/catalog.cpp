@@ -698,6 +698,17 @@ const StorageTier* Catalog::storage(const std::string& id) const {
     return nullptr;
 }
 
+const StorageTier* Catalog::storage(const std::string& id, const std::string& path,
+                                    Diagnostics& errors) const {
+    if (const StorageTier* tier = storage(id))
+        return tier;
+    std::string known;
+    for (const auto& tier : storage_)
+        known += (known.empty() ? "" : ", ") + tier.id;
+    errors.push_back({path, "unknown storage tier \"" + id + "\" (known: " + known + ")"});
+    return nullptr;
+}
+
 std::string describeAccuracy(const DeviceAccuracy& a) {
     auto signedError = [](double pct) {
         char text[48];

@@ -245,6 +245,9 @@ public:
 
     // The storage tier with this id, or nullptr; the list for messages.
     [[nodiscard]] const StorageTier* storage(const std::string& id) const;
+    // The storage tier with this id, or nullptr after an error at `path` that lists the known tiers.
+    [[nodiscard]] const StorageTier* storage(const std::string& id, const std::string& path,
+                                             Diagnostics& errors) const;
     [[nodiscard]] const std::vector<StorageTier>& storageTiers() const { return storage_; }
     // The serving engine with this id or alias (case-insensitive), or nullptr; all of them.
     [[nodiscard]] const ServingEngine* engine(const std::string& id) const;

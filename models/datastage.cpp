@@ -146,14 +146,7 @@ std::optional<ResolvedDataStage> resolveDataStage(const Scenario& s, const std::
     ResolvedDataStage out;
     out.stage = *s.workload.data;
     const std::string path = dataStagePath(out.stage);
-    out.storage = catalog.storage(out.stage.storage);
-    if (!out.storage) {
-        std::string known;
-        for (const auto& tier : catalog.storageTiers())
-            known += (known.empty() ? "" : ", ") + tier.id;
-        errors.push_back(
-            {path + ".storage", "unknown storage tier \"" + out.stage.storage + "\" (known: " + known + ")"});
-    }
+    out.storage = catalog.storage(out.stage.storage, path + ".storage", errors);
     if (!placeStage(pools, trainingPool, catalog, out, errors) || !sizeSamples(s, out, errors) ||
         !out.storage)
         return std::nullopt;

@@ -196,16 +196,10 @@ std::optional<ResolvedReliability> resolveReliability(const Scenario& s,
         interruptionsPerHour(*profile, devices, perNode) * settings.failure_rate_scale;
     out.detection_s = settings.detection_s.value_or(profile->detection_s.value);
     out.restart_s = settings.restart_s.value_or(profile->restart_s.value);
-    const StorageTier* tier = catalog.storage(settings.checkpoint_storage);
-    if (!tier) {
-        std::string known;
-        for (const auto& t : catalog.storageTiers())
-            known += (known.empty() ? "" : ", ") + t.id;
-        errors.push_back(
-            {"workload.reliability.checkpoint_storage",
-             "unknown storage tier \"" + settings.checkpoint_storage + "\" (known: " + known + ")"});
+    const StorageTier* tier =
+        catalog.storage(settings.checkpoint_storage, "workload.reliability.checkpoint_storage", errors);
+    if (!tier)
         return std::nullopt;
-    }
     out.storage = tier->name;
     const auto bytes = trainingStateBytes(s.workload);
     out.checkpoint_bytes = countParameters(s.workload.model).total() * (bytes.weights + bytes.optimizer);
