@@ -427,7 +427,8 @@ struct DeviceParser {
                                   "host_link_GBps",
                                   "cores",
                                   "data_rates",
-                                  "host"});
+                                  "host",
+                                  "lead_time_weeks"});
         Device dev;
         readIdentity(dev, d, path);
         perPrecision(dev.peak_tflops, d, path, "peak_tflops", true);
@@ -438,6 +439,7 @@ struct DeviceParser {
         take(dev.nic_Gbps, d, path, "nic_Gbps", true);
         take(dev.compute_units, d, path, "compute_units", false);
         take(dev.host_link_GBps, d, path, "host_link_GBps", false);
+        take(dev.lead_time_weeks, d, path, "lead_time_weeks", false);
         if (dev.compute_units.present() &&
             (dev.compute_units.value < 1.0 || dev.compute_units.value != std::floor(dev.compute_units.value)))
             reader.error(JsonReader::join(JsonReader::join(path, "compute_units"), "value"),

@@ -219,6 +219,9 @@ struct Device {
     Sourced cores;                // CPUs: physical cores per socket
     DataRates data_rates;         // CPUs: input-pipeline rates per core
     std::optional<HostCpus> host; // accelerators: the CPUs beside them in their reference server
+    // Weeks from an order to delivery, as last reported (press or analysts, dated); absent where nothing is
+    // published, when a plan takes it as the planner's input (models/plan.h).
+    Sourced lead_time_weeks;
     // Predictions against published runs on this device, where any were compared.
     std::optional<DeviceAccuracy> accuracy;
 

@@ -46,6 +46,8 @@ models::Json deviceJson(const models::Device& d, const models::Catalog& catalog)
                    {"price",
                     {{"buy_usd", price(d.buy_usd, d.no_buy_price, catalog)},
                      {"rent_usd_per_hour", price(d.rent_usd_per_hour, d.no_rent_price, catalog)}}}};
+    if (d.lead_time_weeks.present())
+        j["lead_time_weeks"] = figure(d.lead_time_weeks, catalog);
     if (!d.aliases.empty())
         j["aliases"] = d.aliases;
     return j;
@@ -112,6 +114,11 @@ void printText(const models::Catalog& catalog) {
     std::cout << "\nno price (-), and why:\n";
     for (const auto& line : unpriced)
         std::cout << "  " << line << "\n";
+    std::cout << "\nlead times from order to delivery (plan; the others are the planner's to give):\n";
+    for (const auto& d : catalog.devices())
+        if (d.lead_time_weeks.present())
+            std::cout << "  " << d.id << ": " << models::formatNumber(d.lead_time_weeks.value) << " weeks ("
+                      << d.lead_time_weeks.source << ", " << d.lead_time_weeks.note << ")\n";
     std::cout << "\ntraining-framework profiles (workload.framework, framework_version from):\n";
     for (const auto& p : catalog.frameworkProfiles())
         std::cout << "  " << p.framework << " " << p.from << "  " << p.id << ": " << p.name << "\n";
