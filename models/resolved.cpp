@@ -287,6 +287,34 @@ LinkRates linkRates(const Network& net, const Device& dev) {
 
 namespace {
 
+// A network plan's graph, built, checked and measured: its figures, or nullopt after the check's errors. The
+// last few plans' answers are kept (per thread), so that a search that lays one model out many ways on the
+// same cluster (sim/plan.h) builds each cluster's graph once: the graph costs more than the rest of a
+// resolution.
+std::optional<TopologyFigures> checkedTopology(const NetworkPlan& plan, Diagnostics& errors) {
+    struct Checked {
+        NetworkPlan plan;
+        std::optional<TopologyFigures> figures;
+        Diagnostics errors;
+    };
+    constexpr std::size_t kKept = 16;
+    thread_local std::vector<Checked> kept;
+    for (const auto& k : kept)
+        if (k.plan == plan) {
+            errors.insert(errors.end(), k.errors.begin(), k.errors.end());
+            return k.figures;
+        }
+    Checked c{plan, std::nullopt, {}};
+    const auto graph = buildTopologyGraph(plan);
+    if (checkTopologyGraph(graph, plan.devices, "cluster.network.topology", c.errors))
+        c.figures = topologyFigures(plan, graph);
+    errors.insert(errors.end(), c.errors.begin(), c.errors.end());
+    if (kept.size() >= kKept)
+        kept.erase(kept.begin());
+    kept.push_back(std::move(c));
+    return kept.back().figures;
+}
+
 // The checks of one pool that need no other part of the scenario; returns its device (nullptr if unknown).
 const Device* checkPool(const Pool& pool, std::size_t index, const Catalog& catalog, Diagnostics& errors) {
     const std::string path = "cluster.pools[" + std::to_string(index) + "]";
@@ -492,11 +520,10 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
     r.nodes_per_leaf = net.topology.nodes_per_leaf.value_or(kDefaultNodesPerLeaf);
     // The topology graph: planned (ports, shapes), built, checked (connected, every device routed), measured.
     if (auto plan = planNetwork(pool, r.training_pool, dev, net, rates, errors)) {
-        const auto graph = buildTopologyGraph(*plan);
-        if (checkTopologyGraph(graph, plan->devices, "cluster.network.topology", errors)) {
+        if (const auto figures = checkedTopology(*plan, errors)) {
             r.network = *plan;
             r.nodes_per_leaf = plan->nodes_per_leaf;
-            r.topology = topologyFigures(*plan, graph);
+            r.topology = *figures;
         }
     }
 

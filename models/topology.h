@@ -77,6 +77,7 @@ struct NetworkPlan {
     [[nodiscard]] std::int64_t scaleOutHops(std::int64_t a, std::int64_t b) const;
     // Edge groups whose uplinks are the only shared links (leaves of an oversubscribed fat tree).
     [[nodiscard]] bool oversubscribed() const;
+    bool operator==(const NetworkPlan&) const = default;
 };
 
 // Figures of one cluster's network, reported per run and used by cost and power later.
