@@ -117,11 +117,15 @@ void drawRuns(WholeRun& run, const Reliability& settings, double segments, doubl
     const double perTrial = run.interruptions_expected + 1.0;
     const auto affordable = static_cast<std::int64_t>(std::min(1e9, std::floor(kDrawBudget / perTrial)));
     run.trials = std::min(settings.trials, affordable);
-    if (run.trials < std::min<std::int64_t>(kMinTrials, settings.trials)) {
+    // No trials asked (a plan's screening), or too few affordable: Daly's expectation stands for the spread.
+    if (run.trials <= 0 || run.trials < std::min<std::int64_t>(kMinTrials, settings.trials)) {
         run.trials = 0;
         run.p10_s = run.p50_s = run.p90_s = run.expected_s;
-        run.note = "expectation only: about " + formatNumber(run.interruptions_expected) +
-                   " interruptions a run are too many to draw; so many make the spread small";
+        run.note = settings.trials <= 0
+                       ? std::string("expectation only: no Monte Carlo asked")
+                       : "expectation only: about " + formatNumber(run.interruptions_expected) +
+                             " interruptions a run are too many to draw; so many make the "
+                             "spread small";
         run.checkpoint_total_s = segments * stall;
         run.recovery_total_s = run.interruptions_expected * run.recovery_s;
         run.lost_work_s =

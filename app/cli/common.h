@@ -53,5 +53,6 @@ extern const Command kCatalogCommand;
 extern const Command kCalibrateCommand;
 extern const Command kWorkerCommand;
 extern const Command kFieldsCommand;
+extern const Command kPlanCommand;
 
 } // namespace choreo::cli

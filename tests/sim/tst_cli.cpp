@@ -210,6 +210,66 @@ private slots:
         QVERIFY2(r.err.contains("workload.parallel.tp: 6 does not divide heads=64"), r.err.constData());
     }
 
+    // plan: an option, written as a scenario and run again with `run`, gives the step and time to train that
+    // plan gave, at the fidelity that produced them (the fastest confirmed at flow, the rest analytical).
+    void planOptionsRunAgainTheSame() {
+        QTemporaryDir dir;
+        const Run r = choreoSim(
+            {QStringLiteral("plan"), defaultScenario(), QStringLiteral("--json"), QStringLiteral("--device"),
+             QStringLiteral("h100-sxm,h200-sxm"), QStringLiteral("--max-devices"), QStringLiteral("512"),
+             QStringLiteral("--confirm"), QStringLiteral("1"), QStringLiteral("--options"),
+             QStringLiteral("3"), QStringLiteral("--start"), QStringLiteral("2027-01-04"),
+             QStringLiteral("--budget"), QStringLiteral("30e6"), QStringLiteral("--scenarios"), dir.path()});
+        QCOMPARE(r.exitCode, 0);
+        const Json plan = Json::parse(r.out.toStdString());
+        QVERIFY(plan["searched"].get<std::int64_t>() > 100);
+        QVERIFY(plan["rejected"].contains("does not fit in memory"));
+        const auto& options = plan["options"];
+        QVERIFY(!options.empty() && options.size() <= 3);
+        QCOMPARE(options[0]["fidelity"].get<std::string>(), std::string("flow"));
+        for (std::size_t i = 0; i < options.size(); ++i) {
+            const auto& o = options[i];
+            QVERIFY(o["cost_usd"].get<double>() <= 30e6);
+            for (const char* key : {"scenario", "device", "count", "layout", "time_to_train_s", "cost_usd",
+                                    "energy_MWh", "binding_constraint"})
+                QVERIFY2(o.contains(key), key);
+            const QString file = dir.filePath(QStringLiteral("option-%1.json").arg(i + 1));
+            const Run again = choreoSim({QStringLiteral("run"), file, QStringLiteral("--json"),
+                                         QStringLiteral("--fidelity"),
+                                         QString::fromStdString(o["fidelity"].get<std::string>())});
+            QCOMPARE(again.exitCode, 0);
+            const Json result = Json::parse(again.out.toStdString());
+            QCOMPARE(result["step_time_s"].get<double>(), o["step_time_s"].get<double>());
+            QCOMPARE(result["time_to_train_s"].get<double>(), o["time_to_train_s"].get<double>());
+        }
+    }
+
+    // An impossible request names the limit and by how much, exit 2; bad options are refused by name.
+    void planSaysWhatCannotBeMet() {
+        const Run r = choreoSim({QStringLiteral("plan"), defaultScenario(), QStringLiteral("--device"),
+                                 QStringLiteral("h100-sxm"), QStringLiteral("--max-devices"),
+                                 QStringLiteral("256"), QStringLiteral("--deadline"), QStringLiteral("30"),
+                                 QStringLiteral("--confirm"), QStringLiteral("0")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.out.contains("no option: the deadline cannot be met") &&
+                     r.out.contains("days past the deadline"),
+                 r.out.constData());
+        const Run badDate = choreoSim({QStringLiteral("plan"), defaultScenario(),
+                                       QStringLiteral("--deadline"), QStringLiteral("2027-02-30")});
+        QCOMPARE(badDate.exitCode, 1);
+        QVERIFY2(
+            badDate.err.contains("--deadline: expected a date (YYYY-MM-DD) or a positive number of days"),
+            badDate.err.constData());
+        const Run badDevice = choreoSim(
+            {QStringLiteral("plan"), defaultScenario(), QStringLiteral("--device"), QStringLiteral("h1OO")});
+        QCOMPARE(badDevice.exitCode, 1);
+        QVERIFY(badDevice.err.contains("--device: unknown device or vendor \"h1OO\""));
+        const Run cpu = choreoSim({QStringLiteral("plan"), defaultScenario(), QStringLiteral("--device"),
+                                   QStringLiteral("epyc-9654")});
+        QCOMPARE(cpu.exitCode, 1);
+        QVERIFY(cpu.err.contains("epyc-9654 is a CPU"));
+    }
+
     void missingFileExitsFour() {
         const Run r = choreoSim({QStringLiteral("run"), QStringLiteral("/nonexistent.json")});
         QCOMPARE(r.exitCode, 4);

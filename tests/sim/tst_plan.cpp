@@ -1,0 +1,193 @@
+// Goal seeking (sim/plan.h): the candidates are real layouts, every option meets its limits and none
+// dominates another, an option re-run as `run` runs it gives the same figures, an infeasible request says
+// which limit and by how much, lead times move the finish, and the same request gives the same plan.
+#include "models/resolved.h"
+#include "models/scenarioio.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+
+#include <QTest>
+
+#include <filesystem>
+
+using namespace choreo;
+using std::chrono::days;
+using std::chrono::sys_days;
+
+namespace {
+
+const models::Catalog& catalog() {
+    static const models::Catalog loaded = [] {
+        models::Diagnostics errors;
+        auto c = models::Catalog::load(std::filesystem::path(CHOREO_TEST_ASSETS) / "catalog", errors);
+        if (!c)
+            throw std::runtime_error(models::joinDiagnostics(errors));
+        return std::move(*c);
+    }();
+    return loaded;
+}
+
+// Llama 3 70B on 1T tokens (the default scenario's model, a shorter run), H100 and H200 up to 1,024 of them.
+sim::PlanRequest request() {
+    models::Diagnostics errors;
+    auto base = models::loadScenarioFile(
+        std::filesystem::path(CHOREO_TEST_ASSETS) / "scenarios" / "default.json", errors);
+    if (!base)
+        throw std::runtime_error(models::joinDiagnostics(errors));
+    base->workload.tokens_to_train = 1e12;
+    sim::PlanRequest r;
+    r.base = *base;
+    r.devices = {"h100-sxm", "h200-sxm"};
+    r.start = *sim::parseDate("2027-01-04");
+    r.max_devices = 1024;
+    r.confirm = 0;
+    return r;
+}
+
+bool meetsLimits(const sim::PlanRequest& r, const sim::PlanFigures& f) {
+    const double deadline = r.deadline ? static_cast<double>((*r.deadline - r.start).count()) : 1e300;
+    return f.finish_days <= deadline && f.cost_usd <= r.budget_usd.value_or(1e300) &&
+           f.peak_MW <= r.site_power_MW.value_or(1e300);
+}
+
+} // namespace
+
+class TestPlan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void datesReadAndWrite() {
+        QCOMPARE(sim::formatDate(*sim::parseDate("2027-03-01")), std::string("2027-03-01"));
+        QVERIFY(!sim::parseDate("2027-02-30"));
+        QVERIFY(!sim::parseDate("2027-3-1"));
+        QVERIFY(!sim::parseDate("2027-03-01x"));
+        QCOMPARE((*sim::parseDate("2028-03-01") - *sim::parseDate("2028-02-01")).count(), 29);
+    }
+
+    void candidatesAreWholeLayouts() {
+        const auto r = request();
+        std::map<std::string, std::int64_t> rejected;
+        const auto candidates = sim::planCandidates(r, catalog(), rejected);
+        QVERIFY(candidates.size() > 100);
+        QVERIFY(rejected["batch does not split"] > 0); // dp above the global batch of 128
+        for (const auto& c : candidates) {
+            QCOMPARE(c.tp * c.pp * c.dp, c.count);
+            QCOMPARE(c.count % c.per_node, std::int64_t{0});
+            QCOMPARE(r.base.workload.global_batch % (c.dp * r.base.workload.micro_batch), std::int64_t{0});
+            QCOMPARE(r.base.workload.model.layers % c.pp, std::int64_t{0});
+            QVERIFY(c.count <= r.max_devices);
+        }
+    }
+
+    // Every option meets the deadline, budget and power it was given; none is dominated by another.
+    void everyOptionMeetsItsLimits() {
+        auto r = request();
+        r.deadline = r.start + days{120};
+        r.budget_usd = 20e6;
+        r.site_power_MW = 1.0;
+        const auto outcome = sim::plan(r, catalog());
+        QVERIFY2(!outcome.options.empty(), outcome.infeasible.c_str());
+        QVERIFY(outcome.rejected.count("does not fit in memory")); // tp1 pp1 of a 70B model
+        for (const auto& o : outcome.options) {
+            QVERIFY2(meetsLimits(r, o.figures), o.candidate.layout().c_str());
+            QVERIFY(o.binding == "deadline" || o.binding == "budget" || o.binding == "power" ||
+                    o.binding == "none");
+            QVERIFY(!o.why_binds.empty());
+            QVERIFY(!o.fewer.empty() && !o.more.empty());
+            // A limit binds when a neighbour (half or twice the devices) misses it.
+            const std::map<std::string, std::string> missed = {{"deadline", "past the deadline"},
+                                                               {"budget", "over the budget"},
+                                                               {"power", "over the site's power"}};
+            if (o.binding != "none")
+                QVERIFY2((o.fewer + o.more).find(missed.at(o.binding)) != std::string::npos, o.more.c_str());
+            QVERIFY(o.result.whole_run);
+            QVERIFY(o.result.whole_run->goodput() <= 1.0);
+            QVERIFY(o.result.time_to_train_s >= o.result.whole_run->ideal_s);
+            for (const auto& other : outcome.options) {
+                const auto& a = other.figures;
+                const auto& b = o.figures;
+                const bool dominated =
+                    a.finish_days <= b.finish_days && a.cost_usd <= b.cost_usd &&
+                    a.energy_MWh <= b.energy_MWh &&
+                    (a.finish_days < b.finish_days || a.cost_usd < b.cost_usd || a.energy_MWh < b.energy_MWh);
+                QVERIFY(!dominated);
+            }
+        }
+    }
+
+    // An option, run again as `choreo-sim run --fidelity analytical` runs its scenario, gives the same step
+    // and time to train.
+    void optionRunsAgainTheSame() {
+        const auto r = request();
+        const auto outcome = sim::plan(r, catalog());
+        QVERIFY(!outcome.options.empty());
+        for (const auto& o : outcome.options) {
+            const auto text = models::serializeScenario(o.scenario);
+            models::Diagnostics errors;
+            const auto reread = models::parseScenario(text, errors);
+            QVERIFY(reread);
+            const auto rs = models::resolveScenario(*reread, catalog(), errors);
+            QVERIFY2(rs, models::joinDiagnostics(errors).c_str());
+            const auto again = sim::runScenario(*rs, {sim::Fidelity::Analytical, {}});
+            QCOMPARE(again.step_time_s, o.result.step_time_s);
+            QCOMPARE(again.time_to_train_s, o.result.time_to_train_s);
+            QCOMPARE(again.cost_usd, o.result.cost_usd);
+        }
+    }
+
+    void impossibleDeadlineSaysByHowMuch() {
+        auto r = request();
+        r.deadline = r.start + days{1};
+        const auto outcome = sim::plan(r, catalog());
+        QVERIFY(outcome.options.empty());
+        QVERIFY2(outcome.infeasible.find("the deadline cannot be met") != std::string::npos,
+                 outcome.infeasible.c_str());
+        QVERIFY2(outcome.infeasible.find("days past the deadline") != std::string::npos,
+                 outcome.infeasible.c_str());
+        QVERIFY(outcome.rejected.at("misses the deadline") > 0);
+    }
+
+    // Each limit can be met alone, not together: the message names the one the others leave furthest off.
+    void limitsThatCannotMeetTogether() {
+        auto r = request();
+        const auto free = sim::plan(r, catalog());
+        QVERIFY(!free.options.empty());
+        double fastest = 1e300, cheapest = 1e300;
+        for (const auto& o : free.options) {
+            fastest = std::min(fastest, o.figures.finish_days);
+            cheapest = std::min(cheapest, o.figures.cost_usd);
+        }
+        r.deadline = r.start + days{static_cast<int>(std::ceil(fastest * 1.05))};
+        r.budget_usd = cheapest * 1.01;
+        const auto outcome = sim::plan(r, catalog());
+        QVERIFY(outcome.options.empty());
+        QVERIFY2(outcome.infeasible.find("cannot all be met together") != std::string::npos,
+                 outcome.infeasible.c_str());
+    }
+
+    // Buying B200s waits out their catalog lead time (52 weeks); the planner's own replaces it.
+    void leadTimeMovesTheFinish() {
+        auto r = request();
+        r.devices = {"b200"};
+        r.mode = models::CostMode::Buy;
+        auto outcome = sim::plan(r, catalog());
+        QVERIFY(!outcome.options.empty());
+        for (const auto& o : outcome.options)
+            QCOMPARE(o.figures.lead_days, 364.0);
+        r.lead_time_weeks["b200"] = 4;
+        outcome = sim::plan(r, catalog());
+        for (const auto& o : outcome.options)
+            QCOMPARE(o.figures.lead_days, 28.0);
+    }
+
+    void samePlanEachTime() {
+        auto r = request();
+        r.budget_usd = 10e6;
+        const auto a = sim::planToJson(sim::plan(r, catalog()), r).dump();
+        const auto b = sim::planToJson(sim::plan(r, catalog()), r).dump();
+        QCOMPARE(a, b);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlan)
+#include "tst_plan.moc"
