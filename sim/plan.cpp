@@ -180,11 +180,23 @@ double leadDays(const PlanRequest& request, const models::Device& device) {
     return days;
 }
 
-PlanFigures figuresOf(const PlanRequest& request, const models::RunResult& r, const models::Device& device) {
+// Every pool's devices at their purchase price (0 when renting).
+double purchaseOf(const models::ResolvedScenario& rs) {
+    if (rs.scenario.costs.mode != models::CostMode::Buy)
+        return 0.0;
+    double usd = 0.0;
+    for (const auto& pool : rs.pools)
+        usd += static_cast<double>(pool.pool.count) * pool.buy_usd_per_device;
+    return usd;
+}
+
+PlanFigures figuresOf(const PlanRequest& request, const models::RunResult& r, const models::Device& device,
+                      double purchase) {
     PlanFigures f;
     f.step_s = r.step_time_s;
     f.time_to_train_s = r.time_to_train_s;
-    f.cost_usd = r.cost_usd;
+    f.purchase_usd = purchase;
+    f.cost_usd = modeOf(request) == models::CostMode::Buy ? purchase + r.cost_electricity_usd : r.cost_usd;
     f.energy_MWh = r.energy_kWh / 1e3;
     f.peak_MW = r.site_power ? r.site_power->peak_MW : 0.0;
     f.lead_days = leadDays(request, device);
@@ -361,7 +373,7 @@ std::optional<PlanFigures> screenCandidate(const PlanRequest& request, const Pla
         reason = "never finishes";
         return std::nullopt;
     }
-    return figuresOf(request, result, rs->device());
+    return figuresOf(request, result, rs->device(), purchaseOf(*rs));
 }
 
 namespace {
@@ -476,7 +488,7 @@ std::optional<PlanOption> analyticalOption(const PlanRequest& request, const mod
         return std::nullopt;
     option.result = runScenario(*rs, {Fidelity::Analytical, {}});
     option.fidelity = "analytical";
-    option.figures = figuresOf(request, option.result, rs->device());
+    option.figures = figuresOf(request, option.result, rs->device(), purchaseOf(*rs));
     option.figures.peak_MW = screened.peak_MW; // rated power, whatever the run's length
     return option;
 }
@@ -512,7 +524,8 @@ void confirmAtFlow(const PlanRequest& request, const models::Catalog& catalog,
         const double peak = option.figures.peak_MW;
         option.result = *result;
         option.fidelity = "flow";
-        option.figures = figuresOf(request, option.result, *catalog.find(option.candidate.device));
+        option.figures = figuresOf(request, option.result, *catalog.find(option.candidate.device),
+                                   option.figures.purchase_usd);
         option.figures.peak_MW = peak;
     }
 }
@@ -688,6 +701,8 @@ models::Json planToJson(const PlanOutcome& outcome, const PlanRequest& request) 
             {"step_time_s", f.step_s},
             {"time_to_train_s", f.time_to_train_s},
             {"cost_usd", f.cost_usd},
+            {"purchase_usd", f.purchase_usd},
+            {"run_cost_usd", o.result.cost_usd},
             {"energy_MWh", f.energy_MWh},
             {"peak_MW", f.peak_MW},
             {"start",

@@ -50,7 +50,11 @@ struct PlanCandidate {
 struct PlanFigures {
     double step_s = 0;
     double time_to_train_s = 0; // with failures
+    // What the plan spends, the budget's measure: renting, the run's hours (the result's cost_usd); buying,
+    // every pool's devices at their price and the run's electricity (the result's cost_usd then charges the
+    // run's share of the depreciation alone).
     double cost_usd = 0;
+    double purchase_usd = 0; // buying: every pool's devices at their price; renting: 0
     double energy_MWh = 0;
     double peak_MW = 0;     // the cluster at the facility, rated power x PUE
     double lead_days = 0;   // from the order until the devices are there (availability and lead time)

@@ -87,7 +87,8 @@ const Option kDeadlineOption{
 const Option kBudgetOption{
     "--budget",
     "USD",
-    "The most the training may cost (renting: the hours; buying: depreciation and power)",
+    "The most the plan may spend: renting, the run's device-hours; buying, every device at its price "
+    "and the run's electricity",
     "a number of dollars",
     {},
     positiveNumber};

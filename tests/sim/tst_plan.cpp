@@ -172,8 +172,13 @@ private slots:
         r.mode = models::CostMode::Buy;
         auto outcome = sim::plan(r, catalog());
         QVERIFY(!outcome.options.empty());
-        for (const auto& o : outcome.options)
+        const double price = catalog().find("b200")->buy_usd.value;
+        for (const auto& o : outcome.options) {
             QCOMPARE(o.figures.lead_days, 364.0);
+            // Buying spends the devices' price and the run's electricity, whatever share the run depreciates.
+            QCOMPARE(o.figures.purchase_usd, static_cast<double>(o.candidate.count) * price);
+            QCOMPARE(o.figures.cost_usd, o.figures.purchase_usd + o.result.cost_electricity_usd);
+        }
         r.lead_time_weeks["b200"] = 4;
         outcome = sim::plan(r, catalog());
         for (const auto& o : outcome.options)
