@@ -5,6 +5,7 @@
 #include "sim/analytical.h"
 #include "sim/engine.h"
 #include "sim/isolate.h"
+#include "sim/plan.h"
 #include "sim/platform.h"
 #include "sim/serving.h"
 #include "sim/simulator.h"
@@ -104,6 +105,7 @@ BenchCase fromOutcome(BenchCase c, const IsolatedOutcome& o) {
     c.activities = j.value("activities", std::int64_t{0});
     c.platform_s = j.value("platform_s", 0.0);
     c.per_call_s = j.value("per_call_s", 0.0);
+    c.candidates = j.value("candidates", std::int64_t{0});
     return c;
 }
 
@@ -149,6 +151,30 @@ std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const Bench
         const char* name = layout == StepLayout::Timeline ? "Llama-3 405B + timeline, 1000 closed forms"
                                                           : "Llama-3 405B step, 1000 closed forms";
         out.push_back(fromOutcome(named(name, 16384, "analytical"), runIsolated({job}, 1).front()));
+    }
+    // The plan's screening: every candidate for Llama 3 405B on every device that trains, up to 65,536.
+    {
+        auto job = [&catalog] {
+            PlanRequest request;
+            request.base = llama405b(16384, 16, 128);
+            request.start = *parseDate("2027-01-04");
+            std::map<std::string, std::int64_t> rejected;
+            const auto candidates = planCandidates(request, catalog, rejected);
+            std::int64_t resolved = 0;
+            const auto start = std::chrono::steady_clock::now();
+            for (const auto& candidate : candidates) {
+                std::string reason;
+                resolved += screenCandidate(request, candidate, catalog, reason) ? 1 : 0;
+            }
+            const double wall =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const auto n = static_cast<double>(std::max<std::size_t>(1, candidates.size()));
+            return models::Json{
+                {"per_call_s", wall / n}, {"candidates", candidates.size()}, {"resolved", resolved}}
+                .dump();
+        };
+        out.push_back(fromOutcome(named("plan screening, Llama-3 405B, every device", 65536, "analytical"),
+                                  runIsolated({job}, 1).front()));
     }
     // One step of Llama 3 405B on 16,384 GPUs at flow fidelity.
     out.push_back(fromOutcome(named("Llama-3 405B step, tp8 pp16 dp128", 16384, "flow"),
@@ -209,6 +235,10 @@ models::Json benchToJson(const std::vector<BenchCase>& cases) {
             j["platform_s"] = c.platform_s;
         if (c.per_call_s > 0)
             j["per_call_s"] = c.per_call_s;
+        if (c.candidates > 0) {
+            j["candidates"] = c.candidates;
+            j["candidates_per_s"] = 1.0 / c.per_call_s;
+        }
         if (c.step_time_s > 0) {
             j["simulated_step_time_s"] = c.step_time_s;
             j["activities"] = c.activities;
@@ -230,6 +260,9 @@ std::string benchRow(const BenchCase& c) {
         std::snprintf(notes, sizeof notes, "FAILED: %.140s", c.error.c_str());
     else if (c.platform_s > 0)
         std::snprintf(notes, sizeof notes, "construction %.3f s", c.platform_s);
+    else if (c.candidates > 0)
+        std::snprintf(notes, sizeof notes, "%lld candidates, %.0f a second on one core",
+                      static_cast<long long>(c.candidates), 1.0 / c.per_call_s);
     else if (c.per_call_s > 0)
         std::snprintf(notes, sizeof notes, "%.1f us per estimate, step %.3f s", c.per_call_s * 1e6,
                       c.step_time_s);

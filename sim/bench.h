@@ -21,6 +21,7 @@ struct BenchCase {
     double platform_s = 0;  // SimGrid platform construction alone (platform cases)
     double step_time_s = 0; // the simulated step (step cases)
     std::int64_t activities = 0;
+    std::int64_t candidates = 0;        // plan cases: candidates screened (per_call_s: each)
     int points = 0;                     // sweep cases
     std::vector<BenchCase> point_cases; // sweep cases: each point on its own
 };
