@@ -328,10 +328,10 @@ private slots:
     void usageErrors() {
         const Run unknown = choreoSim({QStringLiteral("fly")});
         QCOMPARE(unknown.exitCode, 1);
-        QVERIFY2(
-            unknown.err.contains("unknown command \"fly\" (commands: run, validate, accuracy, report, bench, "
-                                 "calibrate, fields, catalog, worker)"),
-            unknown.err.constData());
+        QVERIFY2(unknown.err.contains(
+                     "unknown command \"fly\" (commands: run, plan, validate, accuracy, report, bench, "
+                     "calibrate, fields, catalog, worker)"),
+                 unknown.err.constData());
         const Run level = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
                                      QStringLiteral("quantum")});
         QCOMPARE(level.exitCode, 1);
