@@ -7,6 +7,7 @@
 #include "ui/compare/comparedialog.h"
 #include "ui/document.h"
 #include "ui/mainwindow.h"
+#include "ui/plan/plandialog.h"
 #include "ui/results/resultspanel.h"
 #include "ui/runs/runqueuedock.h"
 #include "ui/workload/modelpresets.h"
@@ -65,7 +66,9 @@ struct Options {
         QObject::tr(
             "With --screenshot: picture <page> instead of the results: network (the topology view, "
             "without a run; --zoom scales it), run-queue (the run queue, with a device-type sweep) or "
-            "compare (the compare view: the scenario and the further scenario files given, run)."),
+            "compare (the compare view: the scenario and the further scenario files given, run) or plan "
+            "(Tools > "
+            "Plan a cluster, a year's deadline, a $200 million budget, 30 MW, no flow confirmation)."),
         u"page"_s};
     const QCommandLineOption zoom{u"zoom"_s, QObject::tr("With --show network: zoom factor after fitting."),
                                   u"factor"_s, u"1"_s};
@@ -112,6 +115,7 @@ void configureWindow(choreo::ui::MainWindow& window, const std::filesystem::path
         QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(u"calibration"_s);
     window.document()->setProfileFolders({assets / "calibration"});
     window.setCalibration({workerExe, {u"calibrate"_s, u"--assets"_s, assetsDir}}, userProfiles);
+    window.setPlanning({workerExe, {u"plan"_s, u"--assets"_s, assetsDir}});
     // The smoke test never touches the user's autosave.
     if (interactive)
         window.enableAutosave(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation),
@@ -172,6 +176,31 @@ int screenshotCompare(QApplication& app, choreo::ui::MainWindow& window, const Q
     return app.exec();
 }
 
+// Smoke-test mode with --show plan: a picture of the plan dialog after a plan of the scenario.
+int screenshotPlan(QApplication& app, choreo::ui::MainWindow& window, const QString& png) {
+    window.planCluster();
+    choreo::ui::PlanDialog* plan = window.planDialog();
+    if (!plan) {
+        std::fprintf(stderr, "choreo: no plan dialog (no choreo-sim to plan with)\n");
+        return 1;
+    }
+    choreo::ui::PlanSettings settings;
+    settings.start = QDate::currentDate();
+    settings.deadline = settings.start.addYears(1);
+    settings.budget_usd = 200e6;
+    settings.site_power_MW = 30.0;
+    settings.confirm = 0;
+    plan->setSettings(settings);
+    plan->resize(1280, 800);
+    QObject::connect(plan, &choreo::ui::PlanDialog::planFinished, plan, [plan, png] {
+        QTimer::singleShot(300, plan, [plan, png] {
+            QCoreApplication::exit(plan->optionCount() > 0 && plan->grab().save(png, "PNG") ? 0 : 1);
+        });
+    });
+    QTimer::singleShot(0, plan, &choreo::ui::PlanDialog::start);
+    return app.exec();
+}
+
 // Smoke-test mode: a fixed size, one run, a picture of the window with its results, exit status.
 int screenshotRun(QApplication& app, choreo::ui::MainWindow& window, const QCommandLineParser& parser,
                   const Options& options, const QStringList& positional) {
@@ -203,13 +232,15 @@ int screenshotRun(QApplication& app, choreo::ui::MainWindow& window, const QComm
         return screenshotNetwork(app, window, png, parser.value(options.zoom).toDouble());
     if (shown == u"compare"_s)
         return screenshotCompare(app, window, positional.mid(1), tab, png);
+    if (shown == u"plan"_s)
+        return screenshotPlan(app, window, png);
     if (shown == u"run-queue"_s) {
         window.runQueueDock()->show();
         QTimer::singleShot(0, &window, [&window] {
             window.runQueueDock()->queueSweep(choreo::ui::RunQueueDock::Sweep::DeviceType);
         });
     } else if (!shown.isEmpty()) {
-        std::fprintf(stderr, "choreo: --show takes network, run-queue or compare\n");
+        std::fprintf(stderr, "choreo: --show takes network, run-queue, compare or plan\n");
         return 1;
     }
     if (!window.document()->isValid()) {

@@ -19,6 +19,7 @@
 #include "ui/itemmodels/memorystagemodel.h"
 #include "ui/itemmodels/sweepresultmodel.h"
 #include "ui/pipeline/pipelineview.h"
+#include "ui/plan/plandialog.h"
 #include "ui/reports/reportoptionsdialog.h"
 #include "ui/reports/reportwriter.h"
 #include "ui/reports/sweepcsv.h"
@@ -264,8 +265,11 @@ void MainWindow::createActions() {
     compareAction_->setObjectName(u"compareAction"_s);
     compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
 
-    // Calibration: measure this machine, look at a profile.
+    // Planning a cluster; calibration: measure this machine, look at a profile.
     QMenu* toolsMenu = menuBar()->addMenu(tr("&Tools"));
+    planAction_ = toolsMenu->addAction(tr("&Plan a cluster…"), this, &MainWindow::planCluster);
+    planAction_->setObjectName(u"planAction"_s);
+    planAction_->setEnabled(false); // until setPlanning()
     calibrateAction_ = toolsMenu->addAction(tr("&Calibrate this machine…"), this, &MainWindow::calibrate);
     calibrateAction_->setObjectName(u"calibrateAction"_s);
     calibrateAction_->setEnabled(false); // until setCalibration()
@@ -564,6 +568,29 @@ void MainWindow::calibrate() {
     }
     calibrate_->show();
     calibrate_->raise();
+}
+
+void MainWindow::setPlanning(WorkerCommand command) {
+    planCommand_ = std::move(command);
+    planAction_->setEnabled(!planCommand_.program.isEmpty());
+}
+
+void MainWindow::planCluster() {
+    if (planCommand_.program.isEmpty())
+        return;
+    if (!plan_) {
+        plan_ = new PlanDialog(catalog_, document_, planCommand_, this);
+        connect(plan_, &PlanDialog::openRequested, this, &MainWindow::openPlanOption);
+    }
+    plan_->show();
+    plan_->raise();
+}
+
+bool MainWindow::openPlanOption(const models::Scenario& scenario) {
+    if (!maybeSave())
+        return false;
+    document_->reset(scenario, QString());
+    return true;
 }
 
 ProfileView* MainWindow::showProfile(const QString& path) {

@@ -38,6 +38,7 @@ class Document;
 class HardwarePanel;
 class LayoutSuggestDialog;
 class MemoryStageModel;
+class PlanDialog;
 class ProfileView;
 class ResultsPanel;
 class RunQueue;
@@ -84,6 +85,10 @@ public:
     void setCalibration(WorkerCommand command, const QString& profilesFolder);
     // The calibrate dialog, created on first use (nullptr before).
     [[nodiscard]] CalibrateDialog* calibrateDialog() const { return calibrate_; }
+    // Enables Tools > Plan a cluster: `command` starts `choreo-sim plan` (PlanRunner adds the rest).
+    void setPlanning(WorkerCommand command);
+    // The plan dialog, created on first use (nullptr before).
+    [[nodiscard]] PlanDialog* planDialog() const { return plan_; }
     // Shows a profile file in the profile window (created on first use); nullptr, with a message, when the
     // file is not a profile.
     ProfileView* showProfile(const QString& path);
@@ -104,6 +109,11 @@ public slots:
     void compareScenarios();
     // Opens Tools > Calibrate this machine.
     void calibrate();
+    // Opens Tools > Plan a cluster for the document's scenario.
+    void planCluster();
+    // Opens a plan's option as a new, unsaved scenario (after asking about unsaved changes); false when the
+    // user kept the document.
+    bool openPlanOption(const models::Scenario& scenario);
 
 signals:
     // A run (base and sweep) is over; ok when the base run gave a result. Not emitted on cancel.
@@ -166,10 +176,13 @@ private:
     QAction* compareHardwareAction_ = nullptr;
     QAction* compareAction_ = nullptr;
     QAction* calibrateAction_ = nullptr;
+    QAction* planAction_ = nullptr;
 
     WorkerCommand calibrateCommand_;
     QString profilesFolder_;
     CalibrateDialog* calibrate_ = nullptr;
+    WorkerCommand planCommand_;
+    PlanDialog* plan_ = nullptr;
     ProfileView* profileView_ = nullptr;
 
     // Every run goes through the queue: bounded parallel workers, results cached by scenario content.
