@@ -12,8 +12,8 @@ int main(int argc, char** argv) {
         CHOREO_VERSION,
         "Runs a scenario, validates against published runs, measures this machine, writes a report, or "
         "serves one simulation as the desktop program's worker (docs/protocol.md).",
-        {&kRunCommand, &kPlanCommand, &kValidateCommand, &kAccuracyCommand, &kReportCommand, &kBenchCommand,
-         &kCalibrateCommand, &kFieldsCommand, &kCatalogCommand, &kWorkerCommand},
+        {&kRunCommand, &kPlanCommand, &kMergeCommand, &kValidateCommand, &kAccuracyCommand, &kReportCommand,
+         &kBenchCommand, &kCalibrateCommand, &kFieldsCommand, &kCatalogCommand, &kWorkerCommand},
         {&kAssetsOption}};
     return dispatch(program, argc, argv);
 }

@@ -7,6 +7,7 @@ CHOREO_PACKAGES=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libsimgrid-dev libboost-graph-dev nlohmann-json3-dev libopenblas-dev
   xvfb xauth poppler-utils clang libclang-rt-14-dev
+  slurm-wlm munge
 )
 
 choreo_install_deps() {

@@ -521,12 +521,7 @@ void confirmAtFlow(const PlanRequest& request, const models::Catalog& catalog,
                             "); analytical figures kept");
             continue;
         }
-        const double peak = option.figures.peak_MW;
-        option.result = *result;
-        option.fidelity = "flow";
-        option.figures = figuresOf(request, option.result, *catalog.find(option.candidate.device),
-                                   option.figures.purchase_usd);
-        option.figures.peak_MW = peak;
+        confirmOption(request, catalog, option, *result);
     }
 }
 
@@ -588,23 +583,9 @@ void explainBinding(const PlanRequest& request, const Search& search, const std:
     const Neighbour more = neighbour(request, search, options, c, c.count * 2);
     option.fewer = fewer.text;
     option.more = more.text;
-    const auto all = slacks(request, option.figures);
     const auto binding = more.missed ? more.missed : fewer.missed;
-    if (binding) {
-        option.binding = toString(*binding);
-        for (const auto& s : all)
-            if (s.limit == *binding)
-                option.why_binds = s.text;
-        return;
-    }
-    option.binding = "none";
-    if (all.empty()) {
-        option.why_binds = "no deadline, budget or power cap was given";
-        return;
-    }
-    const auto tightest = std::min_element(
-        all.begin(), all.end(), [](const Slack& x, const Slack& y) { return x.fraction < y.fraction; });
-    option.why_binds = "no limit stops it; the nearest: " + tightest->text;
+    option.binding = binding ? toString(*binding) : std::string("none");
+    describeMargin(request, option);
 }
 
 // What was assumed, once each: lead times, devices left out for want of a price, the calibration dropped.
@@ -645,6 +626,42 @@ void addNotes(const PlanRequest& request, const models::Catalog& catalog, PlanOu
 
 } // namespace
 
+void confirmOption(const PlanRequest& request, const models::Catalog& catalog, PlanOption& option,
+                   const models::RunResult& flow) {
+    const double peak = option.figures.peak_MW; // rated power: the same at every fidelity
+    option.result = flow;
+    option.fidelity = flow.fidelity;
+    option.figures = figuresOf(request, option.result, *catalog.find(option.candidate.device),
+                               option.figures.purchase_usd);
+    option.figures.peak_MW = peak;
+}
+
+void describeMargin(const PlanRequest& request, PlanOption& option) {
+    const auto all = slacks(request, option.figures);
+    for (const auto& s : all)
+        if (toString(s.limit) == option.binding) {
+            option.why_binds = s.text;
+            return;
+        }
+    if (all.empty()) {
+        option.why_binds = "no deadline, budget or power cap was given";
+        return;
+    }
+    const auto tightest = std::min_element(
+        all.begin(), all.end(), [](const Slack& x, const Slack& y) { return x.fraction < y.fraction; });
+    option.why_binds = "no limit stops it; the nearest: " + tightest->text;
+}
+
+void dropOptionsMissingLimits(const PlanRequest& request, PlanOutcome& outcome) {
+    std::erase_if(outcome.options, [&](const PlanOption& o) {
+        if (meets(request, o.figures))
+            return false;
+        outcome.notes.push_back(std::to_string(o.candidate.count) + " x " + o.candidate.device +
+                                " left out: at " + o.fidelity + " fidelity it misses a limit");
+        return true;
+    });
+}
+
 PlanOutcome plan(const PlanRequest& request, const models::Catalog& catalog) {
     PlanOutcome out;
     const auto began = std::chrono::steady_clock::now();
@@ -670,13 +687,7 @@ PlanOutcome plan(const PlanRequest& request, const models::Catalog& catalog) {
                                 ") left out: its Monte Carlo median misses a limit Daly's expectation met");
     }
     confirmAtFlow(request, catalog, out.options, out.notes);
-    std::erase_if(out.options, [&](const PlanOption& o) {
-        if (meets(request, o.figures))
-            return false;
-        out.notes.push_back(std::to_string(o.candidate.count) + " x " + o.candidate.device +
-                            " left out: at flow fidelity it misses a limit");
-        return true;
-    });
+    dropOptionsMissingLimits(request, out);
     if (out.options.empty()) {
         out.infeasible = whyInfeasible(request, search, out);
         return out;
@@ -705,6 +716,7 @@ models::Json planToJson(const PlanOutcome& outcome, const PlanRequest& request) 
             {"run_cost_usd", o.result.cost_usd},
             {"energy_MWh", f.energy_MWh},
             {"peak_MW", f.peak_MW},
+            {"lead_days", f.lead_days},
             {"start",
              formatDate(request.start + std::chrono::days{static_cast<int>(std::ceil(f.lead_days))})},
             {"finish",
@@ -727,10 +739,124 @@ models::Json planToJson(const PlanOutcome& outcome, const PlanRequest& request) 
                    {"start", formatDate(request.start)},
                    {"limits", limits},
                    {"mode", models::toString(modeOf(request))},
+                   {"confirm", request.confirm},
                    {"notes", outcome.notes}};
     if (!outcome.infeasible.empty())
         j["infeasible"] = outcome.infeasible;
     return j;
+}
+
+namespace {
+
+// Reads what planToJson wrote; each problem names its path.
+class PlanReader {
+public:
+    std::string error;
+
+    double number(const models::Json& j, const std::string& path, const char* key) {
+        if (!j.contains(key) || !j[key].is_number()) {
+            fail(path + key, "expected a number");
+            return 0.0;
+        }
+        return j[key].get<double>();
+    }
+    std::string text(const models::Json& j, const std::string& path, const char* key) {
+        if (!j.contains(key) || !j[key].is_string()) {
+            fail(path + key, "expected a string");
+            return {};
+        }
+        return j[key].get<std::string>();
+    }
+    std::optional<sys_days> date(const models::Json& j, const std::string& path, const char* key) {
+        const auto day = parseDate(text(j, path, key));
+        if (!day)
+            fail(path + key, "expected a date (YYYY-MM-DD)");
+        return day;
+    }
+    void fail(const std::string& path, const std::string& problem) {
+        if (error.empty())
+            error = path + ": " + problem;
+    }
+};
+
+PlanRequest requestFromJson(const models::Json& j, PlanReader& read) {
+    PlanRequest r;
+    r.start = read.date(j, "", "start").value_or(sys_days{});
+    r.mode = read.text(j, "", "mode") == "buy" ? models::CostMode::Buy : models::CostMode::Rent;
+    r.confirm = static_cast<int>(read.number(j, "", "confirm"));
+    const models::Json limits = j.value("limits", models::Json::object());
+    if (limits.contains("deadline"))
+        r.deadline = read.date(limits, "limits.", "deadline");
+    if (limits.contains("budget_usd"))
+        r.budget_usd = read.number(limits, "limits.", "budget_usd");
+    if (limits.contains("site_power_MW"))
+        r.site_power_MW = read.number(limits, "limits.", "site_power_MW");
+    return r;
+}
+
+std::optional<PlanOption> optionFromJson(const models::Json& o, const std::string& path, PlanReader& read) {
+    PlanOption option;
+    models::Diagnostics errors;
+    const auto scenario =
+        o.contains("scenario") ? models::readScenarioDocument(o["scenario"], errors) : std::nullopt;
+    if (!scenario || !scenario->trainingPool()) {
+        read.fail(path + "scenario", errors.empty() ? "missing" : models::joinDiagnostics(errors));
+        return std::nullopt;
+    }
+    option.scenario = *scenario;
+    const auto& pool = *scenario->trainingPool();
+    const auto& par = scenario->workload.parallel;
+    option.candidate = {pool.device, pool.count, pool.devices_per_node,        par.tp,
+                        par.pp,      par.dp,     scenario->workload.precision, scenario->workload.recompute};
+    auto& f = option.figures;
+    f.step_s = read.number(o, path, "step_time_s");
+    f.time_to_train_s = read.number(o, path, "time_to_train_s");
+    f.cost_usd = read.number(o, path, "cost_usd");
+    f.purchase_usd = read.number(o, path, "purchase_usd");
+    f.energy_MWh = read.number(o, path, "energy_MWh");
+    f.peak_MW = read.number(o, path, "peak_MW");
+    f.lead_days = read.number(o, path, "lead_days");
+    f.finish_days = f.lead_days + f.time_to_train_s / kDay;
+    option.fidelity = read.text(o, path, "fidelity");
+    option.result.fidelity = option.fidelity;
+    option.result.step_time_s = f.step_s;
+    option.result.time_to_train_s = f.time_to_train_s;
+    option.result.cost_usd = read.number(o, path, "run_cost_usd");
+    option.binding = read.text(o, path, "binding_constraint");
+    option.why_binds = read.text(o, path, "why");
+    option.fewer = read.text(o, path, "fewer_devices");
+    option.more = read.text(o, path, "more_devices");
+    return option;
+}
+
+} // namespace
+
+std::optional<std::pair<PlanRequest, PlanOutcome>> planFromJson(const models::Json& j, std::string& error) {
+    PlanReader read;
+    if (!j.is_object() || !j.contains("options") || !j["options"].is_array()) {
+        error = "options: expected an array (is this what plan --json wrote?)";
+        return std::nullopt;
+    }
+    PlanRequest request = requestFromJson(j, read);
+    PlanOutcome outcome;
+    for (std::size_t i = 0; i < j["options"].size(); ++i)
+        if (auto option = optionFromJson(j["options"][i], "options[" + std::to_string(i) + "].", read))
+            outcome.options.push_back(std::move(*option));
+    outcome.searched = static_cast<std::int64_t>(read.number(j, "", "searched"));
+    if (j.contains("rejected") && j["rejected"].is_object())
+        for (const auto& [reason, count] : j["rejected"].items())
+            outcome.rejected[reason] = count.is_number_integer() ? count.get<std::int64_t>() : 0;
+    if (j.contains("notes") && j["notes"].is_array())
+        for (const auto& note : j["notes"])
+            if (note.is_string())
+                outcome.notes.push_back(note.get<std::string>());
+    if (j.contains("infeasible") && j["infeasible"].is_string())
+        outcome.infeasible = j["infeasible"].get<std::string>();
+    if (!read.error.empty()) {
+        error = read.error;
+        return std::nullopt;
+    }
+    return std::make_pair(std::move(request), std::move(outcome));
 }
 
 } // namespace choreo::sim

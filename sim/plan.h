@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace choreo::sim {
@@ -107,6 +108,19 @@ PlanOutcome plan(const PlanRequest& request, const models::Catalog& catalog);
 
 // {"options": [...], "searched": N, "rejected": {...}, ...}, as `plan --json` prints it.
 models::Json planToJson(const PlanOutcome& outcome, const PlanRequest& request);
+
+// An option re-run at another fidelity (a flow confirmation, here or on a cluster): its result, fidelity and
+// figures; its purchase and peak power stay.
+void confirmOption(const PlanRequest& request, const models::Catalog& catalog, PlanOption& option,
+                   const models::RunResult& confirmed);
+// Words the option's margin to the limit that binds it (or to the nearest, when none does) from its figures.
+void describeMargin(const PlanRequest& request, PlanOption& option);
+// Drops the options that miss a limit (after a confirmation), each with a note.
+void dropOptionsMissingLimits(const PlanRequest& request, PlanOutcome& outcome);
+
+// Reads what planToJson wrote back into a request (its limits, start, mode and confirmations) and an outcome;
+// nullopt with `error` naming the field. The options' results keep only their headline figures.
+std::optional<std::pair<PlanRequest, PlanOutcome>> planFromJson(const models::Json& plan, std::string& error);
 
 // "2027-03-01" from a day; a day from "2027-03-01" (nullopt when it is not a date).
 std::string formatDate(std::chrono::sys_days day);

@@ -54,5 +54,6 @@ extern const Command kCalibrateCommand;
 extern const Command kWorkerCommand;
 extern const Command kFieldsCommand;
 extern const Command kPlanCommand;
+extern const Command kMergeCommand;
 
 } // namespace choreo::cli

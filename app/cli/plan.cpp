@@ -331,6 +331,95 @@ bool writeScenarios(const Invocation& call, const sim::PlanOutcome& outcome) {
     return true;
 }
 
+// Prints the plan as text or JSON and writes --scenarios; the exit code.
+int report(const Invocation& call, const sim::PlanRequest& request, const sim::PlanOutcome& outcome) {
+    if (call.has("--json"))
+        std::cout << sim::planToJson(outcome, request).dump(2) << "\n";
+    else {
+        printLimits(request, outcome);
+        if (outcome.options.empty())
+            std::cout << "\nno option: " << outcome.infeasible << "\n";
+        else
+            printOptions(request, outcome);
+    }
+    if (!writeScenarios(call, outcome))
+        return kExitIo;
+    return outcome.options.empty() ? kExitInvalidInput : kExitOk;
+}
+
+bool writeFile(const fs::path& file, const std::string& text) {
+    std::string error;
+    if (models::writeTextFileAtomically(file, text, error))
+        return true;
+    std::cerr << "choreo-sim: " << file.string() << ": " << error << "\n";
+    return false;
+}
+
+// What one array task may use: SimGrid's platform and the step, about 16 KiB a device, and a margin.
+std::int64_t taskMemoryMiB(const sim::PlanOutcome& outcome, std::size_t tasks) {
+    std::int64_t devices = 0;
+    for (std::size_t i = 0; i < tasks; ++i)
+        devices = std::max(devices, outcome.options[i].candidate.count);
+    return 512 + devices * 16 / 1024;
+}
+
+// --slurm DIR: the plan (plan.json), each option as a scenario (option-K.json), and a Slurm job array that
+// confirms the first --confirm of them at flow fidelity (confirm.sbatch), for `choreo-sim merge DIR`.
+int writeSlurmArray(const Invocation& call, sim::PlanRequest request, const sim::PlanOutcome& outcome) {
+    const fs::path dir = fs::absolute(*call.value("--slurm"));
+    const std::string exe = fs::absolute(call.self).string();
+    const std::string assets = fs::absolute(call.assets).string();
+    for (const std::string& path : {dir.string(), exe, assets})
+        if (path.find('\'') != std::string::npos)
+            return usageError(call,
+                              "--slurm: a path with a quote (') cannot go into the job script: " + path);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    const std::size_t tasks = std::min(outcome.options.size(), static_cast<std::size_t>(request.confirm));
+    request.confirm = static_cast<int>(tasks);
+    if (!writeFile(dir / "plan.json", sim::planToJson(outcome, request).dump(2) + "\n"))
+        return kExitIo;
+    for (std::size_t i = 0; i < outcome.options.size(); ++i)
+        if (!writeFile(dir / ("option-" + std::to_string(i + 1) + ".json"),
+                       models::serializeScenario(outcome.options[i].scenario)))
+            return kExitIo;
+    const std::string d = dir.string();
+    const std::string script =
+        "#!/bin/sh\n"
+        "# choreo-sim plan's flow confirmations, one array task an option (docs/plan.md).\n"
+        "# Submit: sbatch " +
+        d + "/confirm.sbatch    Then: choreo-sim merge " + d +
+        "\n"
+        "#SBATCH --job-name=choreo-plan\n"
+        "#SBATCH --array=1-" +
+        std::to_string(std::max<std::size_t>(1, tasks)) +
+        "\n"
+        "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n"
+        "#SBATCH --mem=" +
+        std::to_string(taskMemoryMiB(outcome, tasks)) +
+        "M\n"
+        "#SBATCH --output=" +
+        d +
+        "/slurm-%a.log\n"
+        "set -eu\n"
+        "task=$SLURM_ARRAY_TASK_ID\n"
+        "'" +
+        exe + "' run '" + d + "/option-'$task'.json' --fidelity flow --json --assets '" + assets + "' > '" +
+        d +
+        "/result-'$task'.json.part'\n"
+        "mv '" +
+        d + "/result-'$task'.json.part' '" + d + "/result-'$task'.json'\n";
+    if (tasks > 0 && !writeFile(dir / "confirm.sbatch", script))
+        return kExitIo;
+    std::cerr << "choreo-sim: wrote " << d << ": " << outcome.options.size() << " options; "
+              << (tasks > 0
+                      ? std::to_string(tasks) + " flow confirmations as a Slurm job array. Submit: sbatch " +
+                            d + "/confirm.sbatch; then: choreo-sim merge " + d
+                      : std::string("nothing to confirm"))
+              << "\n";
+    return kExitOk;
+}
+
 int run(const Invocation& call) {
     if (call.positional.size() != 1)
         return usageError(call, "plan needs exactly one SCENARIO file");
@@ -344,22 +433,70 @@ int run(const Invocation& call) {
     const auto request = readRequest(call, *catalog, std::move(*base));
     if (!request)
         return kExitUsage;
-    const auto outcome = sim::plan(*request, *catalog);
-    if (call.has("--json"))
-        std::cout << sim::planToJson(outcome, *request).dump(2) << "\n";
-    else {
-        printLimits(*request, outcome);
-        if (outcome.options.empty())
-            std::cout << "\nno option: " << outcome.infeasible << "\n";
-        else
-            printOptions(*request, outcome);
-    }
-    if (!writeScenarios(call, outcome))
+    if (!call.has("--slurm"))
+        return report(call, *request, sim::plan(*request, *catalog));
+    auto local = *request; // the confirmations go to the cluster
+    local.confirm = 0;
+    const auto outcome = sim::plan(local, *catalog);
+    if (const int written = writeSlurmArray(call, *request, outcome); written != kExitOk)
+        return written;
+    return report(call, local, outcome);
+}
+
+// merge DIR: the array's results into the plan --slurm wrote.
+int merge(const Invocation& call) {
+    if (call.positional.size() != 1)
+        return usageError(call, "merge needs exactly one DIR, the one plan --slurm wrote");
+    auto catalog = loadCatalogOrSay(call.assets);
+    if (!catalog)
         return kExitIo;
-    return outcome.options.empty() ? kExitInvalidInput : kExitOk;
+    const fs::path dir = call.positional[0];
+    std::string text, error;
+    if (!models::readTextFile(dir / "plan.json", text, error)) {
+        std::cerr << "choreo-sim: " << (dir / "plan.json").string() << ": " << error << "\n";
+        return kExitIo;
+    }
+    const auto json = models::Json::parse(text, nullptr, false);
+    auto read = json.is_discarded() ? std::nullopt : sim::planFromJson(json, error);
+    if (!read) {
+        std::cerr << "choreo-sim: " << (dir / "plan.json").string() << ": "
+                  << (json.is_discarded() ? std::string("not JSON") : error) << "\n";
+        return kExitInvalidInput;
+    }
+    auto& [request, outcome] = *read;
+    const auto tasks =
+        std::min(outcome.options.size(), static_cast<std::size_t>(std::max(0, request.confirm)));
+    for (std::size_t i = 0; i < tasks; ++i) {
+        const fs::path file = dir / ("result-" + std::to_string(i + 1) + ".json");
+        models::Diagnostics errors;
+        std::optional<models::RunResult> result;
+        if (models::readTextFile(file, text, error)) {
+            const auto j = models::Json::parse(text, nullptr, false);
+            if (!j.is_discarded())
+                result = models::resultFromJson(j, errors);
+        }
+        if (!result) {
+            outcome.notes.push_back("option " + std::to_string(i + 1) + ": no result in " + file.string() +
+                                    " (its array task did not finish: see slurm-" + std::to_string(i + 1) +
+                                    ".log); analytical figures kept");
+            continue;
+        }
+        sim::confirmOption(request, *catalog, outcome.options[i], *result);
+    }
+    sim::dropOptionsMissingLimits(request, outcome);
+    for (auto& option : outcome.options)
+        sim::describeMargin(request, option);
+    return report(call, request, outcome);
 }
 
 } // namespace
+
+const Option kSlurmOption{
+    "--slurm", "DIR",
+    "Writes the plan, its options and a Slurm job array (DIR/confirm.sbatch) that confirms the "
+    "--confirm fastest at flow fidelity across a cluster, instead of on this machine; "
+    "`choreo-sim merge DIR` collects the results",
+    "a folder"};
 
 const Command kPlanCommand{
     "plan",
@@ -370,8 +507,18 @@ const Command kPlanCommand{
     "site power, the limit that binds each option and why fewer devices lost; the fastest options are "
     "confirmed at flow fidelity. With no option, says which limit cannot be met and by how much (exit 2).",
     {&kDeviceOption, &kModeOption, &kDeadlineOption, &kBudgetOption, &kPowerCapOption, &kStartOption,
-     &kLeadTimeOption, &kMaxDevicesOption, &kConfirmOption, &kOptionsOption, &kScenariosOption, &kJsonOption,
-     &kJobsOption, &kSetOption},
+     &kLeadTimeOption, &kMaxDevicesOption, &kConfirmOption, &kOptionsOption, &kScenariosOption, &kSlurmOption,
+     &kJsonOption, &kJobsOption, &kSetOption},
     run};
+
+const Command kMergeCommand{
+    "merge",
+    "DIR",
+    "Collect the flow confirmations of a Slurm job array that `plan --slurm DIR` wrote (DIR/result-K.json) "
+    "into "
+    "the plan: each confirmed option's figures become the flow ones, an option that then misses a limit is "
+    "dropped with a note, and a task that did not finish is named. Prints the plan as plan does.",
+    {&kJsonOption, &kScenariosOption},
+    merge};
 
 } // namespace choreo::cli

@@ -244,6 +244,55 @@ private slots:
         }
     }
 
+    // plan --slurm writes a job array that a real Slurm cluster runs (the CTest fixture
+    // scripts/slurm-cluster.sh starts); merge takes its results, and each confirmed option is what `run
+    // --fidelity flow` gives. A task without a result is named, and its option keeps the analytical figures.
+    void planArrayRunsOnSlurm() {
+        if (qEnvironmentVariableIsSet("CHOREO_SLOW_TESTS_APART"))
+            QSKIP("runs as slurm.plan_array, against the cluster its fixture starts");
+        if (!qEnvironmentVariableIsSet("SLURM_CONF"))
+            QFAIL("no Slurm cluster: run the CTest test slurm.plan_array, whose fixture starts one");
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("array"));
+        const Run plan =
+            choreoSim({QStringLiteral("plan"), defaultScenario(), QStringLiteral("--device"),
+                       QStringLiteral("h100-sxm,h200-sxm"), QStringLiteral("--max-devices"),
+                       QStringLiteral("512"), QStringLiteral("--confirm"), QStringLiteral("2"),
+                       QStringLiteral("--options"), QStringLiteral("3"), QStringLiteral("--start"),
+                       QStringLiteral("2027-01-04"), QStringLiteral("--slurm"), out});
+        QVERIFY2(plan.exitCode == 0, plan.err.constData());
+        QVERIFY(plan.err.contains("2 flow confirmations as a Slurm job array"));
+        QProcess sbatch;
+        sbatch.start(QStringLiteral("sbatch"),
+                     {QStringLiteral("--wait"), out + QStringLiteral("/confirm.sbatch")});
+        QVERIFY(sbatch.waitForFinished(300000));
+        QVERIFY2(sbatch.exitCode() == 0, sbatch.readAllStandardError().constData());
+        const Run merged = choreoSim({QStringLiteral("merge"), out, QStringLiteral("--json")});
+        QVERIFY2(merged.exitCode == 0, merged.err.constData());
+        const Json j = Json::parse(merged.out.toStdString());
+        QCOMPARE(j["confirm"].get<int>(), 2);
+        for (int k = 1; k <= 2; ++k) {
+            const auto& o = j["options"][static_cast<std::size_t>(k - 1)];
+            QCOMPARE(o["fidelity"].get<std::string>(), std::string("flow"));
+            const Run again =
+                choreoSim({QStringLiteral("run"), out + QStringLiteral("/option-%1.json").arg(k),
+                           QStringLiteral("--json")});
+            QCOMPARE(again.exitCode, 0);
+            const Json result = Json::parse(again.out.toStdString());
+            QCOMPARE(result["step_time_s"].get<double>(), o["step_time_s"].get<double>());
+            QCOMPARE(result["time_to_train_s"].get<double>(), o["time_to_train_s"].get<double>());
+        }
+        QVERIFY(QFile::remove(out + QStringLiteral("/result-2.json")));
+        const Run partial = choreoSim({QStringLiteral("merge"), out});
+        QCOMPARE(partial.exitCode, 0);
+        QVERIFY2(partial.out.contains("option 2: no result in") &&
+                     partial.out.contains("analytical figures kept"),
+                 partial.out.constData());
+        const Run notAPlan = choreoSim({QStringLiteral("merge"), dir.path()});
+        QCOMPARE(notAPlan.exitCode, 4);
+        QVERIFY(notAPlan.err.contains("plan.json"));
+    }
+
     // An impossible request names the limit and by how much, exit 2; bad options are refused by name.
     void planSaysWhatCannotBeMet() {
         const Run r = choreoSim({QStringLiteral("plan"), defaultScenario(), QStringLiteral("--device"),
@@ -328,10 +377,11 @@ private slots:
     void usageErrors() {
         const Run unknown = choreoSim({QStringLiteral("fly")});
         QCOMPARE(unknown.exitCode, 1);
-        QVERIFY2(unknown.err.contains(
-                     "unknown command \"fly\" (commands: run, plan, validate, accuracy, report, bench, "
-                     "calibrate, fields, catalog, worker)"),
-                 unknown.err.constData());
+        QVERIFY2(
+            unknown.err.contains(
+                "unknown command \"fly\" (commands: run, plan, merge, validate, accuracy, report, bench, "
+                "calibrate, fields, catalog, worker)"),
+            unknown.err.constData());
         const Run level = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
                                      QStringLiteral("quantum")});
         QCOMPARE(level.exitCode, 1);
