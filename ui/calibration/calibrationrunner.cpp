@@ -2,18 +2,13 @@
 
 #include "models/jsonreader.h"
 #include "models/scenarioio.h"
+#include "ui/runs/processgroup.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
-
-#ifdef Q_OS_UNIX
-#include <csignal>
-#include <sys/types.h>
-#include <unistd.h>
-#endif
 
 using namespace Qt::StringLiterals;
 
@@ -65,10 +60,8 @@ bool CalibrationRunner::start(const QString& destination, bool quick) {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(u"TMPDIR"_s, scratch_->path());
     process_->setProcessEnvironment(env);
-#ifdef Q_OS_UNIX
     // Its own process group: cancel kills choreo-sim and the choreo-calibrate-gpu it may be running.
-    process_->setChildProcessModifier([] { ::setpgid(0, 0); });
-#endif
+    startInOwnProcessGroup(*process_);
     connect(process_, &QProcess::readyReadStandardOutput, this, &CalibrationRunner::onReadyRead);
     connect(process_, &QProcess::readyReadStandardError, this, [this] {
         stderrTail_ += QString::fromUtf8(process_->readAllStandardError());
@@ -88,11 +81,7 @@ void CalibrationRunner::cancel() {
     if (!process_ || cancelRequested_)
         return;
     cancelRequested_ = true;
-#ifdef Q_OS_UNIX
-    if (const qint64 pid = process_->processId(); pid > 0)
-        ::kill(-static_cast<pid_t>(pid), SIGKILL);
-#endif
-    process_->kill();
+    killProcessGroup(*process_);
 }
 
 void CalibrationRunner::onReadyRead() {

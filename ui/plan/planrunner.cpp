@@ -2,15 +2,10 @@
 
 #include "models/exitcodes.h"
 #include "models/scenarioio.h"
+#include "ui/runs/processgroup.h"
 
 #include <QDir>
 #include <QTemporaryDir>
-
-#ifdef Q_OS_UNIX
-#include <csignal>
-#include <sys/types.h>
-#include <unistd.h>
-#endif
 
 using namespace Qt::StringLiterals;
 
@@ -72,10 +67,8 @@ bool PlanRunner::start(const models::Scenario& base, const PlanSettings& setting
     }
     cancelRequested_ = false;
     process_ = new QProcess(this);
-#ifdef Q_OS_UNIX
     // Its own process group: cancel kills choreo-sim and the flow confirmations it forked.
-    process_->setChildProcessModifier([] { ::setpgid(0, 0); });
-#endif
+    startInOwnProcessGroup(*process_);
     connect(process_, &QProcess::finished, this, &PlanRunner::onFinished);
     connect(process_, &QProcess::errorOccurred, this, &PlanRunner::onError);
     process_->start(command_.program, command_.arguments + QStringList{file} + arguments(settings));
@@ -86,11 +79,7 @@ void PlanRunner::cancel() {
     if (!process_ || cancelRequested_)
         return;
     cancelRequested_ = true;
-#ifdef Q_OS_UNIX
-    if (const qint64 pid = process_->processId(); pid > 0)
-        ::kill(-static_cast<pid_t>(pid), SIGKILL);
-#endif
-    process_->kill();
+    killProcessGroup(*process_);
 }
 
 void PlanRunner::onError(QProcess::ProcessError error) {
