@@ -588,6 +588,24 @@ void explainBinding(const PlanRequest& request, const Search& search, const std:
     describeMargin(request, option);
 }
 
+// Options whose step is mostly pipeline bubble: the scenario's global batch leaves too few micro-batches a
+// replica at their scale, which a larger batch (a training choice the search keeps) would change.
+void noteBubbles(const PlanRequest& request, PlanOutcome& out) {
+    std::string bubbly;
+    for (std::size_t i = 0; i < out.options.size(); ++i) {
+        const auto& r = out.options[i].result;
+        if (r.step_time_s > 0.0 && r.breakdown.pipeline_bubble_s > 0.5 * r.step_time_s)
+            bubbly += (bubbly.empty() ? "" : ", ") + std::to_string(i + 1) +
+                      fmt(" (%.0f %%)", 100.0 * r.breakdown.pipeline_bubble_s / r.step_time_s);
+    }
+    if (!bubbly.empty())
+        out.notes.push_back(
+            "options " + bubbly + " spend most of a step in pipeline bubbles: a global batch of " +
+            std::to_string(request.base.workload.global_batch) +
+            " sequences leaves few micro-batches a replica at that scale (the search keeps the "
+            "batch; --set workload.global_batch=N tries another)");
+}
+
 // What was assumed, once each: lead times, devices left out for want of a price, the calibration dropped.
 void addNotes(const PlanRequest& request, const models::Catalog& catalog, PlanOutcome& out) {
     std::vector<std::string> unpriced;
@@ -696,6 +714,7 @@ PlanOutcome plan(const PlanRequest& request, const models::Catalog& catalog) {
         explainBinding(request, search, out.options, option);
     }
     addNotes(request, catalog, out);
+    noteBubbles(request, out);
     return out;
 }
 

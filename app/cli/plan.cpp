@@ -504,7 +504,7 @@ const Command kPlanCommand{
     "Search the clusters that train SCENARIO's model on its tokens: every allowed device x count x parallel "
     "layout x precision x recompute at the analytical level, failures and checkpoints included, memory "
     "checked. Lists the Pareto front of time to train, cost and energy that meets the deadline, budget and "
-    "site power, the limit that binds each option and why fewer devices lost; the fastest options are "
+    "site power, the limit that binds each option and why half or twice its devices lost; the fastest are "
     "confirmed at flow fidelity. With no option, says which limit cannot be met and by how much (exit 2).",
     {&kDeviceOption, &kModeOption, &kDeadlineOption, &kBudgetOption, &kPowerCapOption, &kStartOption,
      &kLeadTimeOption, &kMaxDevicesOption, &kConfirmOption, &kOptionsOption, &kScenariosOption, &kSlurmOption,
