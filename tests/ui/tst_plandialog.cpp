@@ -6,6 +6,7 @@
 #include "ui/plan/plandialog.h"
 
 #include <QAction>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -60,6 +61,14 @@ private slots:
         QCOMPARE(args.at(args.indexOf(u"--budget"_s) + 1), u"25000000"_s);
         QCOMPARE(args.at(args.indexOf(u"--power-cap"_s) + 1), u"1.5"_s);
         QCOMPARE(args.at(args.indexOf(u"--device"_s) + 1), u"h100-sxm"_s);
+        s.lead_time_weeks[u"h200-sxm"_s] = 16;
+        args = choreo::ui::PlanRunner::arguments(s);
+        QCOMPARE(args.at(args.indexOf(u"--lead-time"_s) + 1), u"h200-sxm=16"_s);
+        QString error;
+        const auto leads = choreo::ui::PlanDialog::parseLeadTimes(u" h200-sxm=16, mi300x = 20.5 "_s, error);
+        QVERIFY(leads && leads->size() == 2 && leads->value(u"mi300x"_s) == 20.5);
+        QVERIFY(!choreo::ui::PlanDialog::parseLeadTimes(u"h200-sxm=soon"_s, error));
+        QCOMPARE(error, u"expected DEVICE=WEEKS (0 to 520), got \"h200-sxm=soon\""_s);
     }
 
     void optionsListWhatBindsThem() {
@@ -115,6 +124,13 @@ private slots:
         dialog.start();
         QVERIFY(!dialog.runner()->isRunning());
         QCOMPARE(dialog.message(), u"Tick at least one device."_s);
+        // A lead time that is not one is refused by the field.
+        s.devices.clear();
+        dialog.setSettings(s);
+        dialog.findChild<QLineEdit*>(u"planLeadTimes"_s)->setText(u"h100-sxm=-3"_s);
+        dialog.start();
+        QVERIFY(!dialog.runner()->isRunning());
+        QVERIFY(dialog.message().startsWith(u"Lead times: expected DEVICE=WEEKS"_s));
     }
 
     // In the window: Tools > Plan a cluster, and an option opened replaces the (unmodified) document.

@@ -12,8 +12,10 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -94,7 +96,11 @@ PlanDialog::PlanDialog(const models::Catalog& catalog, Document* document, Worke
     buttons->addButton(open_, QDialogButtonBox::ApplyRole);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(table_);
-    split->addWidget(detail_);
+    auto* detailScroll = new QScrollArea; // the notes can outgrow the pane
+    detailScroll->setWidget(detail_);
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    split->addWidget(detailScroll);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
@@ -164,6 +170,10 @@ QWidget* PlanDialog::createLimits() {
     form->addRow(tr("Rent or buy"), mode_);
     form->addRow(tr("Largest pool"), maxDevices_);
     form->addRow(tr("Confirmed at flow"), confirm_);
+    leadTimes_ = new QLineEdit;
+    leadTimes_->setObjectName(u"planLeadTimes"_s);
+    leadTimes_->setPlaceholderText(tr("e.g. h200-sxm=16, mi300x=20 (weeks; the catalog's otherwise)"));
+    form->addRow(tr("Lead times"), leadTimes_);
     return box;
 }
 
@@ -200,6 +210,8 @@ PlanSettings PlanDialog::settings() const {
     s.mode = mode_->currentData().toString();
     s.max_devices = maxDevices_->value();
     s.confirm = confirm_->value();
+    QString unused;
+    s.lead_time_weeks = parseLeadTimes(leadTimes_->text(), unused).value_or(QMap<QString, double>{});
     bool all = true;
     for (int i = 0; i < devices_->count(); ++i) {
         const bool checked = devices_->item(i)->checkState() == Qt::Checked;
@@ -226,6 +238,10 @@ void PlanDialog::setSettings(const PlanSettings& s) {
     mode_->setCurrentIndex(s.mode == u"buy"_s ? 1 : 0);
     maxDevices_->setValue(s.max_devices);
     confirm_->setValue(s.confirm);
+    QStringList leads;
+    for (auto it = s.lead_time_weeks.cbegin(); it != s.lead_time_weeks.cend(); ++it)
+        leads << it.key() + u'=' + QString::number(it.value());
+    leadTimes_->setText(leads.join(u", "_s));
     for (int i = 0; i < devices_->count(); ++i) {
         const QString id = devices_->item(i)->data(Qt::UserRole).toString();
         devices_->item(i)->setCheckState(s.devices.isEmpty() || s.devices.contains(id) ? Qt::Checked
@@ -244,6 +260,10 @@ void PlanDialog::start() {
         showMessage(tr("Tick at least one device."), true);
         return;
     }
+    if (QString error; !parseLeadTimes(leadTimes_->text(), error)) {
+        showMessage(tr("Lead times: %1").arg(error), true);
+        return;
+    }
     if (s.deadline && *s.deadline <= s.start) {
         showMessage(tr("The deadline (%1) must come after the order (%2).")
                         .arg(s.deadline->toString(Qt::ISODate), s.start.toString(Qt::ISODate)),
@@ -257,6 +277,21 @@ void PlanDialog::start() {
     setRunning(true);
     showMessage(tr("Searching every device, count and layout…"), false);
     runner_->start(document_->scenario(), s);
+}
+
+std::optional<QMap<QString, double>> PlanDialog::parseLeadTimes(const QString& text, QString& error) {
+    QMap<QString, double> out;
+    for (const QString& item : text.split(u',', Qt::SkipEmptyParts)) {
+        const QStringList parts = item.trimmed().split(u'=');
+        bool number = false;
+        const double weeks = parts.size() == 2 ? parts[1].trimmed().toDouble(&number) : 0.0;
+        if (parts.size() != 2 || parts[0].trimmed().isEmpty() || !number || weeks < 0.0 || weeks > 520.0) {
+            error = tr("expected DEVICE=WEEKS (0 to 520), got \"%1\"").arg(item.trimmed());
+            return std::nullopt;
+        }
+        out[parts[0].trimmed()] = weeks;
+    }
+    return out;
 }
 
 void PlanDialog::cancel() {

@@ -7,6 +7,7 @@
 
 #include <QDialog>
 
+#include <optional>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
@@ -15,6 +16,7 @@ class QComboBox;
 class QDateEdit;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
@@ -46,6 +48,8 @@ public:
     [[nodiscard]] QString message() const;
     // The explanation shown for option `row`: what binds it, fewer and more devices.
     [[nodiscard]] QString explanation(int row) const;
+    // "h200-sxm=16, mi300x=20" as weeks by device; nullopt with `error` naming the entry that is wrong.
+    static std::optional<QMap<QString, double>> parseLeadTimes(const QString& text, QString& error);
 
 public slots:
     void start();
@@ -83,6 +87,7 @@ private:
     QComboBox* mode_;
     QSpinBox* maxDevices_;
     QSpinBox* confirm_;
+    QLineEdit* leadTimes_;
     QListWidget* devices_;
     QTableWidget* table_;
     QLabel* detail_;

@@ -51,6 +51,8 @@ QStringList PlanRunner::arguments(const PlanSettings& s) {
         args << u"--power-cap"_s << number(*s.site_power_MW);
     if (!s.devices.isEmpty())
         args << u"--device"_s << s.devices.join(u',');
+    for (auto it = s.lead_time_weeks.cbegin(); it != s.lead_time_weeks.cend(); ++it)
+        args << u"--lead-time"_s << it.key() + u'=' + number(it.value());
     return args;
 }
 

@@ -5,6 +5,7 @@
 #include "ui/runs/workercommand.h"
 
 #include <QDate>
+#include <QMap>
 #include <QObject>
 #include <QProcess>
 #include <QString>
@@ -28,7 +29,8 @@ struct PlanSettings {
     QString mode = QStringLiteral("rent"); // "rent" or "buy"
     QStringList devices;                   // catalog ids; empty: every device that trains
     int max_devices = 65536;
-    int confirm = 3; // options confirmed at flow fidelity
+    int confirm = 3;                       // options confirmed at flow fidelity
+    QMap<QString, double> lead_time_weeks; // the planner's, by device id; over the catalog's
 };
 
 // Runs `choreo-sim plan SCENARIO --json` on a copy of the scenario (written into a private temporary folder)
