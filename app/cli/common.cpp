@@ -52,6 +52,19 @@ const Option kOutOption{
     "a file name",
     {"-o", "--output"}};
 
+std::vector<models::FieldOverride> setOverrides(const Invocation& call) {
+    std::vector<models::FieldOverride> overrides;
+    for (const auto& assignment : call.values("--set")) {
+        std::string error;
+        overrides.push_back(*models::parseFieldOverride(assignment, error)); // checked as it was read
+    }
+    return overrides;
+}
+
+int scenarioLoadExit(const models::Diagnostics& errors) {
+    return errors.size() == 1 && errors[0].path == "(file)" ? kExitIo : kExitInvalidInput;
+}
+
 sim::Fidelity fidelityOf(const Invocation& call) {
     const auto value = call.value("--fidelity");
     return value ? *sim::fidelityFromString(*value) : sim::Fidelity::Flow;

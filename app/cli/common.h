@@ -5,6 +5,7 @@
 #include "app/cli/command.h"
 #include "models/catalog.h"
 #include "models/diagnostic.h"
+#include "models/fieldoverride.h"
 #include "models/validationcase.h"
 #include "sim/simulator.h"
 
@@ -30,6 +31,11 @@ std::optional<models::Catalog> loadCatalog(const std::filesystem::path& assets, 
 std::optional<models::Catalog> loadCatalogOrSay(const std::filesystem::path& assets);
 
 void printDiagnostics(const std::string& file, const models::Diagnostics& errors);
+
+// The --set overrides of `call` (each checked as it was read).
+std::vector<models::FieldOverride> setOverrides(const Invocation& call);
+// The exit code of a scenario file that did not load with `errors`: a file error, else invalid input.
+int scenarioLoadExit(const models::Diagnostics& errors);
 
 // Adds the columns of the --join file, when given, to the validation CSV `text` read from `file`; kExitOk,
 // or the exit code after saying what is wrong.

@@ -5,7 +5,6 @@
 
 #include "app/cli/common.h"
 #include "models/exitcodes.h"
-#include "models/fieldoverride.h"
 #include "models/resolved.h"
 #include "models/scenarioio.h"
 
@@ -250,13 +249,7 @@ std::optional<sim::PlanRequest> readRequest(const Invocation& call, const models
 std::optional<models::Scenario> loadBase(const Invocation& call, const models::Catalog& catalog, int& exit) {
     const std::string& file = call.positional[0];
     models::Diagnostics errors;
-    std::vector<models::FieldOverride> overrides;
-    for (const auto& assignment : call.values("--set")) {
-        std::string error;
-        auto o = models::parseFieldOverride(assignment, error);
-        overrides.push_back(*o);
-    }
-    auto scenario = models::loadScenarioFile(file, errors, overrides);
+    auto scenario = models::loadScenarioFile(file, errors, setOverrides(call));
     if (scenario && !scenario->workload.trains())
         errors.push_back({"workload.kind", "plan searches clusters that train; this workload only serves"});
     else if (scenario && !scenario->trainingPool())
@@ -265,7 +258,7 @@ std::optional<models::Scenario> loadBase(const Invocation& call, const models::C
         models::resolveScenario(*scenario, catalog, errors, false);
     if (!scenario || !errors.empty()) {
         printDiagnostics(file, errors);
-        exit = !scenario && errors.size() == 1 && errors[0].path == "(file)" ? kExitIo : kExitInvalidInput;
+        exit = scenario ? kExitInvalidInput : scenarioLoadExit(errors);
         return std::nullopt;
     }
     return scenario;

@@ -247,11 +247,7 @@ std::optional<models::ResolvedScenario> loadResolved(const Invocation& call, con
                                                      const std::vector<std::string>& extra, int& exit) {
     const std::string& file = call.positional[0];
     models::Diagnostics errors;
-    std::vector<models::FieldOverride> overrides;
-    for (const auto& assignment : call.values("--set")) {
-        std::string error;
-        overrides.push_back(*models::parseFieldOverride(assignment, error)); // checked as it was read
-    }
+    std::vector<models::FieldOverride> overrides = setOverrides(call);
     for (const auto& assignment : extra) {
         std::string error;
         auto o = models::parseFieldOverride(assignment, error);
@@ -265,7 +261,7 @@ std::optional<models::ResolvedScenario> loadResolved(const Invocation& call, con
     auto scenario = models::loadScenarioFile(file, errors, overrides);
     if (!scenario) {
         printDiagnostics(file, errors);
-        exit = errors.size() == 1 && errors[0].path == "(file)" ? kExitIo : kExitInvalidInput;
+        exit = scenarioLoadExit(errors);
         return std::nullopt;
     }
     auto resolved = models::resolveScenario(*scenario, catalog, errors);
