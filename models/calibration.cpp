@@ -17,8 +17,8 @@ bool applyCalibrationProfile(ResolvedScenario& rs, const Profile& profile,
     };
     const Device* original = nullptr;
     for (const auto& p : rs.pools)
-        if (p.device && uses(*p.device))
-            original = p.device;
+        if (p.device && uses(*p.ratedDevice()))
+            original = p.ratedDevice();
     if (!original) {
         errors.push_back({"calibration.device", "no pool of the scenario uses \"" + target + "\" (profile " +
                                                     profile.name + " refines it)"});
@@ -32,12 +32,15 @@ bool applyCalibrationProfile(ResolvedScenario& rs, const Profile& profile,
         return false;
     }
     for (auto& p : rs.pools)
-        if (p.device == original)
+        if (p.ratedDevice() == original) {
             p.device = device.get();
-    rs.calibrated_devices.push_back(device);
+            p.rated_device = nullptr;
+        }
+    rs.device_copies.push_back(device);
     rs.calibration = profile.name;
     rs.calibration_source = profileSource(profile);
-    return true;
+    // A pool's power limit holds the calibrated device now.
+    return applyPowerLimits(rs, errors);
 }
 
 bool applyScenarioCalibration(ResolvedScenario& rs, const std::vector<std::filesystem::path>& folders,

@@ -428,7 +428,10 @@ struct DeviceParser {
                                   "cores",
                                   "data_rates",
                                   "host",
-                                  "lead_time_weeks"});
+                                  "lead_time_weeks",
+                                  "min_power_limit_W",
+                                  "memory_bound_W",
+                                  "clock_power_exponent"});
         Device dev;
         readIdentity(dev, d, path);
         perPrecision(dev.peak_tflops, d, path, "peak_tflops", true);
@@ -440,6 +443,9 @@ struct DeviceParser {
         take(dev.compute_units, d, path, "compute_units", false);
         take(dev.host_link_GBps, d, path, "host_link_GBps", false);
         take(dev.lead_time_weeks, d, path, "lead_time_weeks", false);
+        take(dev.min_power_limit_W, d, path, "min_power_limit_W", false);
+        take(dev.memory_bound_W, d, path, "memory_bound_W", false);
+        take(dev.clock_power_exponent, d, path, "clock_power_exponent", false);
         if (dev.compute_units.present() &&
             (dev.compute_units.value < 1.0 || dev.compute_units.value != std::floor(dev.compute_units.value)))
             reader.error(JsonReader::join(JsonReader::join(path, "compute_units"), "value"),

@@ -222,6 +222,12 @@ struct Device {
     // Weeks from an order to delivery, as last reported (press or analysts, dated); absent where nothing is
     // published, when a plan takes it as the planner's input (models/plan.h).
     Sourced lead_time_weeks;
+    // Under a board power limit (models/powerlimit.h): the lowest limit the board accepts; the board power of
+    // memory-bound work at full clocks (absent: tdp_W); and k in "dynamic power grows as clock^k" (absent:
+    // the default there). All optional.
+    Sourced min_power_limit_W;
+    Sourced memory_bound_W;
+    Sourced clock_power_exponent;
     // Predictions against published runs on this device, where any were compared.
     std::optional<DeviceAccuracy> accuracy;
 

@@ -465,7 +465,7 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
         errors.push_back({"cluster.pools", "at least one pool is needed"});
         return std::nullopt;
     }
-    if (errors.size() != before)
+    if (errors.size() != before || !applyPowerLimits(r, errors))
         return std::nullopt;
     if (!s.workload.trains())
         return resolveServingOnly(std::move(r), catalog, errors);

@@ -6,6 +6,7 @@
 #include "models/evalstage.h"
 #include "models/memory.h"
 #include "models/offload.h"
+#include "models/powerlimit.h"
 #include "models/reliability.h"
 #include "models/scenario.h"
 #include "models/serving.h"
@@ -24,6 +25,13 @@ struct ResolvedPool {
     const Device* device = nullptr;
     double rent_usd_per_device_hour = 0;
     double buy_usd_per_device = 0;
+    // What the pool's power limit (Pool::power_limit_W) does to its device, and the device without it:
+    // `device` is then a slower copy held by ResolvedScenario::device_copies. Absent, and nullptr, without a
+    // limit.
+    std::optional<PowerLimitEffect> power_limit{};
+    const Device* rated_device = nullptr;
+    // The device as the catalog (or a calibration profile) rates it, before any power limit.
+    [[nodiscard]] const Device* ratedDevice() const { return rated_device ? rated_device : device; }
 };
 
 // A scenario checked against the catalog, with every default filled in: what the simulator runs.
@@ -51,11 +59,12 @@ struct ResolvedScenario {
     // The model's serving (workload.stages, kind "serve"). A serving workload has only this: training_pool
     // is then the pool that serves, and the training figures above stay empty.
     std::optional<ResolvedServing> serving;
-    // Set by applyScenarioCalibration (models/calibration.h): the profile's name and source, and the
-    // calibrated copies of catalog devices that `pools` then point to.
+    // Set by applyScenarioCalibration (models/calibration.h): the profile's name and source.
     std::string calibration;
     std::optional<Source> calibration_source;
-    std::vector<std::shared_ptr<const Device>> calibrated_devices;
+    // The copies of catalog devices that `pools` point to: calibrated (models/calibration.h) or power-limited
+    // (models/powerlimit.h).
+    std::vector<std::shared_ptr<const Device>> device_copies;
     // The framework profile applied to `scenario` and what it set, in words (applyFrameworkProfile); empty
     // when the scenario names no framework.
     std::string framework;

@@ -136,8 +136,15 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
     r.cost_hardware_usd = r.cost_electricity_usd = r.energy_kWh = 0.0;
     for (std::size_t i = 0; i < rs.pools.size(); ++i) {
         const ResolvedPool& rp = rs.pools[i];
-        PoolResult pool{
-            rp.pool.name, rp.device->id, rp.pool.count, poolStages(rs, i, data != nullptr), 0.0, 0.0, 0.0};
+        PoolResult pool{rp.pool.name,
+                        rp.device->id,
+                        rp.pool.count,
+                        poolStages(rs, i, data != nullptr),
+                        0.0,
+                        0.0,
+                        0.0,
+                        rp.pool.power_limit_W,
+                        rp.power_limit ? rp.power_limit->clock_fraction : 1.0};
         if (servesOnly(pool.stages)) {
             r.pools.push_back(std::move(pool));
             continue;
@@ -327,14 +334,16 @@ namespace {
 
 Json poolsToJson(const std::vector<PoolResult>& list) {
     Json pools = Json::array();
-    for (const auto& pool : list)
-        pools.push_back(Json{{"name", pool.name},
-                             {"device", pool.device},
-                             {"count", pool.count},
-                             {"stages", pool.stages},
-                             {"utilisation", pool.utilisation},
-                             {"energy_kWh", pool.energy_kWh},
-                             {"cost_usd", pool.cost_usd}});
+    for (const auto& pool : list) {
+        Json j{{"name", pool.name},        {"device", pool.device},           {"count", pool.count},
+               {"stages", pool.stages},    {"utilisation", pool.utilisation}, {"energy_kWh", pool.energy_kWh},
+               {"cost_usd", pool.cost_usd}};
+        if (pool.power_limit_W) {
+            j["power_limit_W"] = *pool.power_limit_W;
+            j["clock_fraction"] = pool.clock_fraction;
+        }
+        pools.push_back(std::move(j));
+    }
     return pools;
 }
 
@@ -515,6 +524,8 @@ void readPoolsAndBottleneck(JsonReader& rd, const Json& j, const std::string& p,
             pool.utilisation = rd.number(o, here, "utilisation", false).value_or(0.0);
             pool.energy_kWh = rd.number(o, here, "energy_kWh", false).value_or(0.0);
             pool.cost_usd = rd.number(o, here, "cost_usd", false).value_or(0.0);
+            pool.power_limit_W = rd.number(o, here, "power_limit_W", true, false);
+            pool.clock_fraction = rd.number(o, here, "clock_fraction", true, false).value_or(1.0);
             r.pools.push_back(std::move(pool));
         }
     }

@@ -33,6 +33,10 @@ struct PoolResult {
     double utilisation = 0;          // busy fraction of the step
     double energy_kWh = 0;           // whole training, at the facility
     double cost_usd = 0;             // hardware (rent or depreciation) and, when bought, electricity
+    // The pool's board power limit per device and the clock it leaves compute-bound work, as a fraction of
+    // the unlimited clock (ResolvedPool::power_limit); absent without a limit.
+    std::optional<double> power_limit_W{};
+    double clock_fraction = 1;
 };
 
 // The stage that limits tokens/s, where it runs, and the step time were it infinitely fast (the next

@@ -22,6 +22,9 @@ struct Pool {
     std::int64_t devices_per_node = 0;
     std::optional<double> rent_usd_per_device_hour{};
     std::optional<double> buy_usd_per_device{};
+    // Board power limit per device, watts (what `nvidia-smi -pl` sets): below the device's busy power its
+    // clocks drop and its compute slows (models/powerlimit.h). Absent: the device's rated power.
+    std::optional<double> power_limit_W{};
     bool operator==(const Pool&) const = default;
 };
 

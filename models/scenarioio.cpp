@@ -124,15 +124,16 @@ Pool readPool(JsonReader& r, const Json& j, const std::string& path) {
     Pool p;
     if (!r.expectObject(j, path))
         return p;
-    r.rejectUnknownKeys(
-        j, path,
-        {"name", "device", "count", "devices_per_node", "rent_usd_per_device_hour", "buy_usd_per_device"});
+    r.rejectUnknownKeys(j, path,
+                        {"name", "device", "count", "devices_per_node", "rent_usd_per_device_hour",
+                         "buy_usd_per_device", "power_limit_W"});
     p.name = r.text(j, path, "name").value_or("");
     p.device = r.text(j, path, "device").value_or("");
     p.count = r.integer(j, path, "count").value_or(0);
     p.devices_per_node = r.integer(j, path, "devices_per_node").value_or(0);
     p.rent_usd_per_device_hour = r.number(j, path, "rent_usd_per_device_hour", true, false);
     p.buy_usd_per_device = r.number(j, path, "buy_usd_per_device", true, false);
+    p.power_limit_W = r.number(j, path, "power_limit_W", true, false);
     if (p.name.empty() && j.contains("name") && j["name"].is_string())
         r.error(JsonReader::join(path, "name"), "must not be empty");
     return p;
@@ -491,6 +492,7 @@ std::string serializeScenario(const Scenario& s) {
                   {"devices_per_node", p.devices_per_node}};
         putOptional(pool, "rent_usd_per_device_hour", p.rent_usd_per_device_hour);
         putOptional(pool, "buy_usd_per_device", p.buy_usd_per_device);
+        putOptional(pool, "power_limit_W", p.power_limit_W);
         pools.push_back(pool);
     }
     Json network = Json::object();

@@ -402,7 +402,15 @@ RunResult servingRunResult(const ResolvedScenario& rs, const ServingResult& serv
     double itEnergyJ = 0.0;
     for (std::size_t i = 0; i < rs.pools.size(); ++i) {
         const ResolvedPool& rp = rs.pools[i];
-        PoolResult pool{rp.pool.name, rp.device->id, rp.pool.count, {}, 0.0, 0.0, 0.0};
+        PoolResult pool{rp.pool.name,
+                        rp.device->id,
+                        rp.pool.count,
+                        {},
+                        0.0,
+                        0.0,
+                        0.0,
+                        rp.pool.power_limit_W,
+                        rp.power_limit ? rp.power_limit->clock_fraction : 1.0};
         double busyDevices = 0.0, usedDevices = 0.0, energyJ = 0.0;
         for (const auto& load : serving.stream.loads)
             if (load.pool == i) {

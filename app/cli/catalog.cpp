@@ -48,6 +48,11 @@ models::Json deviceJson(const models::Device& d, const models::Catalog& catalog)
                      {"rent_usd_per_hour", price(d.rent_usd_per_hour, d.no_rent_price, catalog)}}}};
     if (d.lead_time_weeks.present())
         j["lead_time_weeks"] = figure(d.lead_time_weeks, catalog);
+    for (const auto& [key, value] : {std::pair{"min_power_limit_W", &d.min_power_limit_W},
+                                     std::pair{"memory_bound_W", &d.memory_bound_W},
+                                     std::pair{"clock_power_exponent", &d.clock_power_exponent}})
+        if (value->present())
+            j["figures"][key] = figure(*value, catalog);
     if (!d.aliases.empty())
         j["aliases"] = d.aliases;
     return j;

@@ -53,7 +53,11 @@ void printPools(const models::RunResult& r) {
                   << std::string(pool.name.size() < 15 ? 15 - pool.name.size() : 1, ' ') << pool.count
                   << " x " << pool.device << ": " << (stages.empty() ? "idle" : stages)
                   << fmt(", busy %.0f %%", 100.0 * pool.utilisation) << fmt(", %.4g kWh", pool.energy_kWh)
-                  << fmt(", $%.0f", pool.cost_usd) << "\n";
+                  << fmt(", $%.0f", pool.cost_usd);
+        if (pool.power_limit_W)
+            std::cout << fmt(", limited to %.0f W", *pool.power_limit_W)
+                      << fmt(" (compute clock %.0f %%)", 100.0 * pool.clock_fraction);
+        std::cout << "\n";
     }
     if (r.data_stage)
         std::cout << "data stage          " << fmt("%.3f s a batch", r.data_stage->stage_s())
