@@ -1,5 +1,6 @@
 #include "sim/plan.h"
 
+#include "models/powerlimit.h"
 #include "models/resolved.h"
 #include "models/scenarioio.h"
 #include "models/sweep.h"
@@ -85,6 +86,31 @@ std::int64_t nodeSize(const models::Device& device, std::int64_t baseNode) {
     return domain <= kLargestNode ? domain : std::max<std::int64_t>(1, baseNode);
 }
 
+// The power limits tried on `device`, in watts (nullopt: its rated power), each once: the request's, else the
+// base pool's own limit on its own device, else none. A limit the device cannot take (at or below its idle
+// power, below its lowest) is left out and counted in `refused`.
+std::vector<std::optional<double>> powerLimitsOf(const PlanRequest& request, const models::Device& device,
+                                                 std::int64_t& refused) {
+    std::vector<std::optional<double>> out;
+    const auto add = [&](std::optional<double> watts) {
+        models::Diagnostics ignored;
+        if (watts && !models::powerLimitEffect(device, *watts, "", ignored)) {
+            ++refused;
+            return;
+        }
+        if (std::find(out.begin(), out.end(), watts) == out.end())
+            out.push_back(watts);
+    };
+    for (const auto& limit : request.power_limits)
+        add(limit.wattsOn(device));
+    if (request.power_limits.empty()) {
+        const models::Pool* base = request.base.trainingPool();
+        const bool own = base && base->power_limit_W && device.answersTo(base->device);
+        add(own ? base->power_limit_W : std::nullopt);
+    }
+    return out;
+}
+
 // The precisions and recompute policies tried: bf16, and fp8 where the device has it.
 std::vector<models::Precision> precisionsOf(const models::Device& device) {
     std::vector<models::Precision> out = {models::Precision::Bf16};
@@ -102,6 +128,8 @@ void addLayouts(const PlanRequest& request, const models::Device& device, std::i
                 std::int64_t count, std::vector<PlanCandidate>& out,
                 std::map<std::string, std::int64_t>& rejected) {
     const auto& w = request.base.workload;
+    std::int64_t refusedLimits = 0;
+    const auto limits = powerLimitsOf(request, device, refusedLimits);
     for (std::int64_t tp = 1; tp <= node && tp <= count; tp *= 2) {
         if (node % tp != 0)
             continue;
@@ -109,15 +137,20 @@ void addLayouts(const PlanRequest& request, const models::Device& device, std::i
             if (pp > kMaxPipelineStages || count % (tp * pp) != 0)
                 continue;
             const std::int64_t dp = count / (tp * pp);
-            const std::int64_t variants =
-                static_cast<std::int64_t>(precisionsOf(device).size() * std::size(kRecomputes));
+            const std::int64_t variants = static_cast<std::int64_t>(
+                precisionsOf(device).size() * std::size(kRecomputes) * (limits.size() + refusedLimits));
             if (w.micro_batch <= 0 || w.global_batch % (dp * w.micro_batch) != 0) {
                 rejected["batch does not split"] += variants;
                 continue;
             }
+            if (refusedLimits > 0)
+                rejected["a power limit the device does not take"] +=
+                    refusedLimits *
+                    static_cast<std::int64_t>(precisionsOf(device).size() * std::size(kRecomputes));
             for (const auto precision : precisionsOf(device))
                 for (const auto recompute : kRecomputes)
-                    out.push_back({device.id, count, node, tp, pp, dp, precision, recompute});
+                    for (const auto& limit : limits)
+                        out.push_back({device.id, count, node, tp, pp, dp, precision, recompute, limit});
         }
     }
 }
@@ -288,7 +321,20 @@ std::string toString(PlanLimit limit) {
 
 std::string PlanCandidate::layout() const {
     return "tp" + std::to_string(tp) + " pp" + std::to_string(pp) + " dp" + std::to_string(dp) + ", " +
-           models::toString(precision) + ", recompute " + models::toString(recompute);
+           models::toString(precision) + ", recompute " + models::toString(recompute) +
+           (power_limit_W ? ", limited to " + models::formatNumber(*power_limit_W) + " W" : "");
+}
+
+std::optional<double> PlanPowerLimit::wattsOn(const models::Device& device) const {
+    const double busy = device.tdp_W.value;
+    const double watts = fraction ? value * busy : value;
+    if (watts >= busy)
+        return std::nullopt;
+    return watts;
+}
+
+std::string PlanPowerLimit::text() const {
+    return fraction ? models::formatNumber(100.0 * value) + " %" : models::formatNumber(value) + " W";
 }
 
 std::string formatDate(sys_days day) {
@@ -347,6 +393,7 @@ models::Scenario candidateScenario(const PlanRequest& request, const PlanCandida
     par.vp = 1;
     s.workload.precision = c.precision;
     s.workload.recompute = c.recompute;
+    pool->power_limit_W = c.power_limit_W;
     s.costs.mode = modeOf(request);
     s.costs.site_power_MW = request.site_power_MW;
     s.calibration.reset(); // a calibration refines one device; the search compares the catalog's
@@ -546,7 +593,8 @@ Neighbour neighbour(const PlanRequest& request, const Search& search, const std:
     const Screened* best = nullptr;
     for (const auto& s : search.screened) {
         const auto& sc = search.candidates[s.candidate];
-        if (sc.device == c.device && sc.count == count && (!best || better(s.figures, best->figures)))
+        if (sc.device == c.device && sc.count == count && sc.power_limit_W == c.power_limit_W &&
+            (!best || better(s.figures, best->figures)))
             best = &s;
     }
     if (!best) {
@@ -607,6 +655,33 @@ void noteBubbles(const PlanRequest& request, PlanOutcome& out) {
 }
 
 // What was assumed, once each: lead times, devices left out for want of a price, the calibration dropped.
+// The power limits tried, and what each option's limit does to its device's clock.
+void notePowerLimits(const PlanRequest& request, const models::Catalog& catalog, PlanOutcome& out) {
+    if (!request.power_limits.empty()) {
+        std::string tried;
+        for (const auto& limit : request.power_limits)
+            tried += (tried.empty() ? "" : ", ") + limit.text();
+        out.notes.push_back("power limits tried on every device: " + tried +
+                            " (a limit at or above a device's busy power is its rated power)");
+    }
+    std::vector<std::pair<std::string, double>> seen;
+    for (const auto& option : out.options) {
+        const auto& c = option.candidate;
+        if (!c.power_limit_W ||
+            std::find(seen.begin(), seen.end(), std::pair{c.device, *c.power_limit_W}) != seen.end())
+            continue;
+        seen.emplace_back(c.device, *c.power_limit_W);
+        models::Diagnostics ignored;
+        const auto effect = models::powerLimitEffect(*catalog.find(c.device), *c.power_limit_W, "", ignored);
+        if (effect)
+            out.notes.push_back(
+                c.device + " limited to " + models::formatNumber(*c.power_limit_W) + " W: compute at " +
+                fmt("%.0f %%", 100.0 * effect->clock_fraction) + " of its clock, memory-bound work at " +
+                fmt("%.0f %%", 100.0 * effect->memory_fraction) + " (dynamic power ~ clock^" +
+                models::formatNumber(effect->exponent.value) + ", " + effect->exponent.source + ")");
+    }
+}
+
 void addNotes(const PlanRequest& request, const models::Catalog& catalog, PlanOutcome& out) {
     std::vector<std::string> unpriced;
     searchedDevices(request, catalog, unpriced);
@@ -640,6 +715,7 @@ void addNotes(const PlanRequest& request, const models::Catalog& catalog, PlanOu
     if (request.base.calibration)
         out.notes.emplace_back("the scenario's calibration is not applied: the search compares the catalog's "
                                "figures");
+    notePowerLimits(request, catalog, out);
 }
 
 } // namespace
@@ -727,6 +803,8 @@ models::Json planToJson(const PlanOutcome& outcome, const PlanRequest& request) 
             {"device", o.candidate.device},
             {"count", o.candidate.count},
             {"layout", o.candidate.layout()},
+            {"power_limit_W",
+             o.candidate.power_limit_W ? models::Json(*o.candidate.power_limit_W) : models::Json()},
             {"fidelity", o.fidelity},
             {"step_time_s", f.step_s},
             {"time_to_train_s", f.time_to_train_s},
@@ -825,8 +903,15 @@ std::optional<PlanOption> optionFromJson(const models::Json& o, const std::strin
     option.scenario = *scenario;
     const auto& pool = *scenario->trainingPool();
     const auto& par = scenario->workload.parallel;
-    option.candidate = {pool.device, pool.count, pool.devices_per_node,        par.tp,
-                        par.pp,      par.dp,     scenario->workload.precision, scenario->workload.recompute};
+    option.candidate = {pool.device,
+                        pool.count,
+                        pool.devices_per_node,
+                        par.tp,
+                        par.pp,
+                        par.dp,
+                        scenario->workload.precision,
+                        scenario->workload.recompute,
+                        pool.power_limit_W};
     auto& f = option.figures;
     f.step_s = read.number(o, path, "step_time_s");
     f.time_to_train_s = read.number(o, path, "time_to_train_s");

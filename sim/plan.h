@@ -20,6 +20,17 @@
 
 namespace choreo::sim {
 
+// A board power limit the search tries on every device (models/powerlimit.h): watts, or a fraction of the
+// device's busy power.
+struct PlanPowerLimit {
+    double value = 1.0;
+    bool fraction = true;
+    // The limit on `device` in watts; nullopt when it is the device's busy power or above (no limit).
+    [[nodiscard]] std::optional<double> wattsOn(const models::Device& device) const;
+    [[nodiscard]] std::string text() const; // "80 %" or "500 W"
+    bool operator==(const PlanPowerLimit&) const = default;
+};
+
 struct PlanRequest {
     models::Scenario base; // the model, its tokens and batch, the workload's stages, other pools, the costs
     std::vector<std::string> devices;              // catalog ids allowed; empty: every device that trains
@@ -33,6 +44,9 @@ struct PlanRequest {
     int confirm = 3;                               // options confirmed at flow fidelity (0: none)
     int jobs = 1;                                  // flow confirmations at once
     std::size_t max_options = 12;                  // the Pareto front is thinned to this many
+    // Power limits tried on every device; empty: each device at its rated power (the base pool's own limit
+    // on its own device).
+    std::vector<PlanPowerLimit> power_limits;
 };
 
 // One point of the search: the training pool and how the model is laid out on it.
@@ -43,7 +57,8 @@ struct PlanCandidate {
     std::int64_t tp = 1, pp = 1, dp = 1;
     models::Precision precision = models::Precision::Bf16;
     models::Recompute recompute = models::Recompute::None;
-    [[nodiscard]] std::string layout() const; // "tp8 pp4 dp64, bf16, recompute full"
+    std::optional<double> power_limit_W{};    // per device; absent: its rated power
+    [[nodiscard]] std::string layout() const; // "tp8 pp4 dp64, bf16, recompute full[, limited to 500 W]"
     bool operator==(const PlanCandidate&) const = default;
 };
 

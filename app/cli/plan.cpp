@@ -125,6 +125,47 @@ const Option kLeadTimeOption{
         return "WEEKS needs a number from 0 to 520, got \"" + weeks + "\"";
     },
     true};
+// "70%,85%,100%" or "450,600": the power limits to try, or nullopt with what is wrong in `error`.
+std::optional<std::vector<sim::PlanPowerLimit>> parsePowerLimits(const std::string& text,
+                                                                 std::string& error) {
+    std::vector<sim::PlanPowerLimit> out;
+    std::size_t from = 0;
+    while (from <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', from), text.size());
+        std::string item = text.substr(from, comma - from);
+        from = comma + 1;
+        const bool percent = !item.empty() && item.back() == '%';
+        if (percent)
+            item.pop_back();
+        double value = 0.0;
+        std::size_t used = 0;
+        try {
+            value = std::stod(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != item.size() || !std::isfinite(value) || value <= 0.0 ||
+            (percent && value > 100.0)) {
+            error = "expected watts (500) or a percent of the device's busy power up to 100 (80%), got \"" +
+                    item + (percent ? "%" : "") + "\"";
+            return std::nullopt;
+        }
+        out.push_back(percent ? sim::PlanPowerLimit{value / 100.0, true} : sim::PlanPowerLimit{value, false});
+    }
+    return out;
+}
+
+const Option kPowerLimitOption{
+    "--power-limit",
+    "LIST",
+    "Board power limits to try on every device, comma-separated: watts, or a percent "
+    "of the device's busy power (e.g. 70%,85%,100%); default: rated power only",
+    "watts or percents (e.g. 70%,85%,100%)",
+    {},
+    [](const std::string& v) {
+        std::string error;
+        return parsePowerLimits(v, error) ? std::string() : error;
+    }};
 const Option kMaxDevicesOption{
     "--max-devices",       "N", "The largest training pool tried (default 65536; at most 1048576)",
     "a number of devices", {},  [](const std::string& v) { return wholeNumber(v, 1, kMaxPlanDevices); }};
@@ -235,6 +276,10 @@ std::optional<sim::PlanRequest> readRequest(const Invocation& call, const models
         }
         request.lead_time_weeks[device->id] = std::stod(item.substr(eq + 1));
     }
+    if (const auto limits = call.value("--power-limit")) {
+        std::string ignored;
+        request.power_limits = *parsePowerLimits(*limits, ignored);
+    }
     if (const auto max = call.value("--max-devices"))
         request.max_devices = std::stoll(*max);
     if (const auto confirm = call.value("--confirm"))
@@ -276,22 +321,28 @@ void printLimits(const sim::PlanRequest& request, const sim::PlanOutcome& outcom
     std::cout << "\n"
               << outcome.searched << " candidates searched" << fmt(" (%.1f s screening)", outcome.screen_s)
               << "; set aside:";
-    for (const auto& [reason, count] : outcome.rejected)
-        std::cout << " " << count << " " << reason << ",";
+    const char* separator = " ";
+    for (const auto& [reason, count] : outcome.rejected) {
+        std::cout << separator << count << " " << reason;
+        separator = ", ";
+    }
     std::cout << "\n";
 }
 
 void printOptions(const sim::PlanRequest& request, const sim::PlanOutcome& outcome) {
-    std::cout << "\n #  devices               layout                                days  finish       "
-                 "cost ($M)    MWh   peak MW  binds\n";
+    int width = 36; // the layout column: the longest layout (a power limit lengthens it)
+    for (const auto& o : outcome.options)
+        width = std::max(width, static_cast<int>(o.candidate.layout().size()));
+    std::cout << "\n #  devices               " << std::string("layout").append(width - 3, ' ')
+              << "days  finish       cost ($M)    MWh   peak MW  binds\n";
     int n = 0;
     for (const auto& o : outcome.options) {
         const auto& f = o.figures;
         const std::string devices = std::to_string(o.candidate.count) + " x " + o.candidate.device;
-        char line[320];
+        char line[400];
         std::snprintf(
-            line, sizeof line, "%2d  %-21s %-36s %6.1f  %s %10.2f %7.0f %8.2f  %s%s\n", ++n, devices.c_str(),
-            o.candidate.layout().c_str(), f.time_to_train_s / 86400.0,
+            line, sizeof line, "%2d  %-21s %-*s %6.1f  %s %10.2f %7.0f %8.2f  %s%s\n", ++n, devices.c_str(),
+            width, o.candidate.layout().c_str(), f.time_to_train_s / 86400.0,
             sim::formatDate(request.start + std::chrono::days{static_cast<int>(std::ceil(f.finish_days))})
                 .c_str(),
             f.cost_usd / 1e6, f.energy_MWh, f.peak_MW, o.binding.c_str(),
@@ -500,8 +551,8 @@ const Command kPlanCommand{
     "site power, the limit that binds each option and why half or twice its devices lost; the fastest are "
     "confirmed at flow fidelity. With no option, says which limit cannot be met and by how much (exit 2).",
     {&kDeviceOption, &kModeOption, &kDeadlineOption, &kBudgetOption, &kPowerCapOption, &kStartOption,
-     &kLeadTimeOption, &kMaxDevicesOption, &kConfirmOption, &kOptionsOption, &kScenariosOption, &kSlurmOption,
-     &kJsonOption, &kJobsOption, &kSetOption},
+     &kLeadTimeOption, &kPowerLimitOption, &kMaxDevicesOption, &kConfirmOption, &kOptionsOption,
+     &kScenariosOption, &kSlurmOption, &kJsonOption, &kJobsOption, &kSetOption},
     run};
 
 const Command kMergeCommand{

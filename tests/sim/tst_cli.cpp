@@ -317,6 +317,44 @@ private slots:
                                    QStringLiteral("epyc-9654")});
         QCOMPARE(cpu.exitCode, 1);
         QVERIFY(cpu.err.contains("epyc-9654 is a CPU"));
+        const Run badLimit = choreoSim({QStringLiteral("plan"), defaultScenario(),
+                                        QStringLiteral("--power-limit"), QStringLiteral("70%,120%")});
+        QCOMPARE(badLimit.exitCode, 1);
+        QVERIFY2(
+            badLimit.err.contains("--power-limit: expected watts (500) or a percent of the device's busy "
+                                  "power up to 100 (80%), got \"120%\""),
+            badLimit.err.constData());
+    }
+
+    // A pool's power limit: run says what it leaves the clock, slower and cooler than the rated pool; a limit
+    // the device cannot take names the field.
+    void runUnderAPowerLimit() {
+        const Run rated = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                                     QStringLiteral("analytical"), QStringLiteral("--json")});
+        const Run limited =
+            choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                       QStringLiteral("analytical"), QStringLiteral("--json"), QStringLiteral("--set"),
+                       QStringLiteral("cluster.pools[0].power_limit_W=500")});
+        QCOMPARE(rated.exitCode, 0);
+        QCOMPARE(limited.exitCode, 0);
+        const Json a = Json::parse(rated.out.toStdString());
+        const Json b = Json::parse(limited.out.toStdString());
+        QVERIFY(b["step_time_s"].get<double>() > a["step_time_s"].get<double>());
+        QVERIFY(b["it_power_kW"].get<double>() < a["it_power_kW"].get<double>());
+        QCOMPARE(b["pools"][0]["power_limit_W"].get<double>(), 500.0);
+        QVERIFY(!a["pools"][0].contains("power_limit_W"));
+        const double clock = std::sqrt((500.0 - 84.0) / (700.0 - 84.0));
+        QVERIFY(std::abs(b["pools"][0]["clock_fraction"].get<double>() - clock) < 1e-12);
+        const Run text = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--fidelity"),
+                                    QStringLiteral("analytical"), QStringLiteral("--set"),
+                                    QStringLiteral("cluster.pools[0].power_limit_W=500")});
+        QVERIFY2(text.out.contains("limited to 500 W (compute clock 82 %)"), text.out.constData());
+        const Run tooLow = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--set"),
+                                      QStringLiteral("cluster.pools[0].power_limit_W=50")});
+        QCOMPARE(tooLow.exitCode, 2);
+        QVERIFY2(
+            tooLow.err.contains("cluster.pools[0].power_limit_W: 50 W is at or below h100-sxm's idle power"),
+            tooLow.err.constData());
     }
 
     void missingFileExitsFour() {

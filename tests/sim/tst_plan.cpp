@@ -8,6 +8,7 @@
 
 #include <QTest>
 
+#include <cmath>
 #include <filesystem>
 
 using namespace choreo;
@@ -183,6 +184,57 @@ private slots:
         outcome = sim::plan(r, catalog());
         for (const auto& o : outcome.options)
             QCOMPARE(o.figures.lead_days, 28.0);
+    }
+
+    // A power limit slows compute, not the rest: the step grows by less than the clock falls, and the devices
+    // draw less.
+    void powerLimitSlowsTheStepAndCoolsTheDevices() {
+        auto r = request();
+        r.devices = {"h100-sxm"};
+        const sim::PlanCandidate rated{"h100-sxm", 256, 8, 8, 4, 8};
+        sim::PlanCandidate limited = rated;
+        limited.power_limit_W = 392.0; // half the H100's dynamic power: sqrt(1/2) of its clock
+        std::string reason;
+        const auto full = sim::screenCandidate(r, rated, catalog(), reason);
+        const auto slow = sim::screenCandidate(r, limited, catalog(), reason);
+        QVERIFY2(full && slow, reason.c_str());
+        QVERIFY(slow->step_s > full->step_s);
+        QVERIFY2(slow->step_s < full->step_s / std::sqrt(0.5),
+                 std::to_string(slow->step_s / full->step_s).c_str());
+        QVERIFY(slow->peak_MW < full->peak_MW * 392.0 / 700.0 * 1.0001);
+        QVERIFY(slow->energy_MWh < full->energy_MWh);
+        QVERIFY(limited.layout().find("limited to 392 W") != std::string::npos);
+    }
+
+    // Under a site cap that holds 256 H100 at their rated power, half-power devices let twice as many in; the
+    // plan tries them, and every option still meets the cap.
+    void powerLimitsLetMoreDevicesUnderACap() {
+        auto r = request();
+        r.devices = {"h100-sxm"};
+        r.max_devices = 512;
+        std::string reason;
+        const auto at256 = sim::screenCandidate(r, {"h100-sxm", 256, 8, 8, 4, 8}, catalog(), reason);
+        QVERIFY2(at256, reason.c_str());
+        r.site_power_MW = at256->peak_MW * 1.01;
+        r.power_limits = {{0.5, true}, {1.0, true}, {150.0, false}};
+        std::map<std::string, std::int64_t> rejected;
+        const auto candidates = sim::planCandidates(r, catalog(), rejected);
+        QVERIFY(rejected.at("a power limit the device does not take") > 0); // 150 W: below the H100's 200
+        const auto outcome = sim::plan(r, catalog());
+        QVERIFY2(!outcome.options.empty(), outcome.infeasible.c_str());
+        std::int64_t mostRated = 0, mostLimited = 0;
+        for (const auto& o : outcome.options) {
+            QVERIFY2(meetsLimits(r, o.figures), o.candidate.layout().c_str());
+            auto& most = o.candidate.power_limit_W ? mostLimited : mostRated;
+            most = std::max(most, o.candidate.count);
+            QCOMPARE(o.scenario.trainingPool()->power_limit_W, o.candidate.power_limit_W);
+        }
+        QCOMPARE(mostRated, std::int64_t{256});
+        QCOMPARE(mostLimited, std::int64_t{512});
+        bool noted = false;
+        for (const auto& note : outcome.notes)
+            noted = noted || note.find("h100-sxm limited to 350 W: compute at 66 % of its clock") == 0;
+        QVERIFY(noted);
     }
 
     void samePlanEachTime() {
