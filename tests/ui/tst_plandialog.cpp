@@ -64,6 +64,10 @@ private slots:
         s.lead_time_weeks[u"h200-sxm"_s] = 16;
         args = choreo::ui::PlanRunner::arguments(s);
         QCOMPARE(args.at(args.indexOf(u"--lead-time"_s) + 1), u"h200-sxm=16"_s);
+        QVERIFY(!args.contains(u"--power-limit"_s));
+        s.power_limits = u"70%, 85% ,100%"_s;
+        args = choreo::ui::PlanRunner::arguments(s);
+        QCOMPARE(args.at(args.indexOf(u"--power-limit"_s) + 1), u"70%,85%,100%"_s);
         QString error;
         const auto leads = choreo::ui::PlanDialog::parseLeadTimes(u" h200-sxm=16, mi300x = 20.5 "_s, error);
         QVERIFY(leads && leads->size() == 2 && leads->value(u"mi300x"_s) == 20.5);

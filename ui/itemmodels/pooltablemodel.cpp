@@ -55,6 +55,17 @@ QString PoolTableModel::priceText(const models::Pool& pool, bool rent, bool edit
     return price.present() ? QString::number(price.value, 'g', 10) : tr("none");
 }
 
+// The pool's power limit, or in grey the device's rated power ("" to edit, so that clearing it removes the
+// limit).
+QString PoolTableModel::powerLimitText(const models::Pool& pool, bool editing) const {
+    if (pool.power_limit_W)
+        return QString::number(*pool.power_limit_W, 'g', 10);
+    if (editing)
+        return {};
+    const models::Device* device = document_->catalog().find(pool.device);
+    return device ? tr("%1 rated").arg(device->tdp_W.value, 0, 'g', 10) : QString();
+}
+
 PoolTableModel::PoolTableModel(Document* document, QObject* parent)
     : QAbstractTableModel(parent)
     , document_(document)
@@ -104,10 +115,18 @@ QVariant PoolTableModel::data(const QModelIndex& index, int role) const {
         case RentColumn:
         case BuyColumn:
             return priceText(pool, index.column() == RentColumn, role == Qt::EditRole);
+        case PowerLimitColumn:
+            return powerLimitText(pool, role == Qt::EditRole);
         default:
             return {};
         }
     }
+    if (role == Qt::ForegroundRole && index.column() == PowerLimitColumn && !pool.power_limit_W)
+        return QColor(Qt::gray); // the device's rated power, not a limit
+    if (role == Qt::ToolTipRole && index.column() == PowerLimitColumn)
+        return tr(
+            "Board power limit per device, watts (nvidia-smi -pl); empty: the device's rated power (shown "
+            "grey). Below the device's busy power its clocks drop and its compute slows.");
     if (role == Qt::ForegroundRole && (index.column() == RentColumn || index.column() == BuyColumn) &&
         !(index.column() == RentColumn ? pool.rent_usd_per_device_hour : pool.buy_usd_per_device))
         return QColor(Qt::gray); // the catalog's price, not the pool's own
@@ -139,6 +158,8 @@ QVariant PoolTableModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Rent $/h");
     case BuyColumn:
         return tr("Buy $");
+    case PowerLimitColumn:
+        return tr("Limit W");
     default:
         return {};
     }
@@ -195,6 +216,16 @@ bool PoolTableModel::setData(const QModelIndex& index, const QVariant& value, in
             return false; // the table keeps the old price; the delegate shows the text was refused
         price = text.isEmpty() ? std::nullopt : std::optional<double>(usd);
         description = index.column() == RentColumn ? tr("Change rent price") : tr("Change purchase price");
+        break;
+    }
+    case PowerLimitColumn: {
+        const QString text = value.toString().trimmed();
+        bool ok = text.isEmpty();
+        const double watts = ok ? 0.0 : text.toDouble(&ok);
+        if (!ok || watts <= 0.0 || !std::isfinite(watts))
+            return false; // the table keeps the old limit; resolving checks it against the device
+        pool.power_limit_W = text.isEmpty() ? std::nullopt : std::optional<double>(watts);
+        description = tr("Change power limit");
         break;
     }
     default:

@@ -26,6 +26,7 @@ public:
         DevicesPerNodeColumn,
         RentColumn,
         BuyColumn,
+        PowerLimitColumn,
         ColumnCount
     };
 
@@ -56,6 +57,7 @@ public:
 private:
     void onScenarioChanged();
     [[nodiscard]] QString priceText(const models::Pool& pool, bool rent, bool editing) const;
+    [[nodiscard]] QString powerLimitText(const models::Pool& pool, bool editing) const;
 
     Document* document_;
     int rows_ = 0; // rows the views know about

@@ -291,12 +291,15 @@ void ResultSummaryModel::addPipelineRows(const models::RunResult& r, std::vector
         for (const auto& stage : pool.stages)
             stages << QString::fromStdString(stage);
         const QString work = stages.isEmpty() ? tr("idle") : stages.join(u" + "_s);
+        QString text = tr("%1 × %2: %3, busy %4, %5")
+                           .arg(QString::number(pool.count), QString::fromStdString(pool.device), work,
+                                formatPercent(pool.utilisation), formatUsd(pool.cost_usd));
+        if (pool.power_limit_W)
+            text +=
+                tr(", limited to %1 W (compute clock %2)")
+                    .arg(QString::number(*pool.power_limit_W, 'g', 6), formatPercent(pool.clock_fraction));
         rows.push_back(Row{G::Results, u"pool:"_s + QString::fromStdString(pool.name),
-                           tr("Pool %1").arg(QString::fromStdString(pool.name)),
-                           tr("%1 × %2: %3, busy %4, %5")
-                               .arg(QString::number(pool.count), QString::fromStdString(pool.device), work,
-                                    formatPercent(pool.utilisation), formatUsd(pool.cost_usd)),
-                           pool.cost_usd});
+                           tr("Pool %1").arg(QString::fromStdString(pool.name)), text, pool.cost_usd});
     }
     for (const auto& o : r.offload)
         rows.push_back(

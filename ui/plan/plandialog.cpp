@@ -15,6 +15,8 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QRegularExpressionValidator>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
@@ -174,6 +176,15 @@ QWidget* PlanDialog::createLimits() {
     leadTimes_->setObjectName(u"planLeadTimes"_s);
     leadTimes_->setPlaceholderText(tr("e.g. h200-sxm=16, mi300x=20 (weeks; the catalog's otherwise)"));
     form->addRow(tr("Lead times"), leadTimes_);
+    powerLimits_ = new QLineEdit;
+    powerLimits_->setObjectName(u"planPowerLimits"_s);
+    powerLimits_->setPlaceholderText(tr("e.g. 70%, 85%, 100% of each device's busy power, or watts"));
+    powerLimits_->setValidator(new QRegularExpressionValidator(
+        QRegularExpression(u"\\s*(\\d+(\\.\\d*)?%?\\s*(,\\s*\\d+(\\.\\d*)?%?\\s*)*)?"_s), powerLimits_));
+    powerLimits_->setToolTip(
+        tr("Board power limits the search tries on every device (nvidia-smi -pl). Under a "
+           "site power cap, more devices at a lower clock can beat fewer at full clocks."));
+    form->addRow(tr("Power limits"), powerLimits_);
     return box;
 }
 
@@ -212,6 +223,7 @@ PlanSettings PlanDialog::settings() const {
     s.confirm = confirm_->value();
     QString unused;
     s.lead_time_weeks = parseLeadTimes(leadTimes_->text(), unused).value_or(QMap<QString, double>{});
+    s.power_limits = powerLimits_->text().trimmed();
     bool all = true;
     for (int i = 0; i < devices_->count(); ++i) {
         const bool checked = devices_->item(i)->checkState() == Qt::Checked;
@@ -242,6 +254,7 @@ void PlanDialog::setSettings(const PlanSettings& s) {
     for (auto it = s.lead_time_weeks.cbegin(); it != s.lead_time_weeks.cend(); ++it)
         leads << it.key() + u'=' + QString::number(it.value());
     leadTimes_->setText(leads.join(u", "_s));
+    powerLimits_->setText(s.power_limits);
     for (int i = 0; i < devices_->count(); ++i) {
         const QString id = devices_->item(i)->data(Qt::UserRole).toString();
         devices_->item(i)->setCheckState(s.devices.isEmpty() || s.devices.contains(id) ? Qt::Checked

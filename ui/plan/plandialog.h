@@ -88,6 +88,7 @@ private:
     QSpinBox* maxDevices_;
     QSpinBox* confirm_;
     QLineEdit* leadTimes_;
+    QLineEdit* powerLimits_;
     QListWidget* devices_;
     QTableWidget* table_;
     QLabel* detail_;

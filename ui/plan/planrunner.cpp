@@ -53,6 +53,8 @@ QStringList PlanRunner::arguments(const PlanSettings& s) {
         args << u"--device"_s << s.devices.join(u',');
     for (auto it = s.lead_time_weeks.cbegin(); it != s.lead_time_weeks.cend(); ++it)
         args << u"--lead-time"_s << it.key() + u'=' + number(it.value());
+    if (QString limits = s.power_limits; !limits.remove(u' ').isEmpty())
+        args << u"--power-limit"_s << limits;
     return args;
 }
 

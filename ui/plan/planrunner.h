@@ -31,6 +31,9 @@ struct PlanSettings {
     int max_devices = 65536;
     int confirm = 3;                       // options confirmed at flow fidelity
     QMap<QString, double> lead_time_weeks; // the planner's, by device id; over the catalog's
+    // Board power limits tried on every device, as `plan --power-limit` reads them ("70%,85%,100%" or watts);
+    // empty: rated power.
+    QString power_limits;
 };
 
 // Runs `choreo-sim plan SCENARIO --json` on a copy of the scenario (written into a private temporary folder)

@@ -76,11 +76,14 @@ void addClusterRows(KeyValueRows& rows, const ReportInput& in, const models::Poo
     for (const auto& p : s.cluster.pools) {
         const models::Device* d = in.catalog ? in.catalog->find(p.device) : nullptr;
         rows.emplace_back(QObject::tr("Pool \"%1\"").arg(q(p.name)),
-                          QObject::tr("%1 × %2 (%3), %4 per node%5")
+                          QObject::tr("%1 × %2 (%3), %4 per node%5%6")
                               .arg(p.count)
                               .arg(q(p.device), d ? q(d->name) : QObject::tr("unknown device"))
                               .arg(p.devices_per_node)
-                              .arg(&p == training ? QObject::tr("; trains the model") : QString()));
+                              .arg(p.power_limit_W
+                                       ? QObject::tr(", limited to %1 W").arg(formatCompact(*p.power_limit_W))
+                                       : QString(),
+                                   &p == training ? QObject::tr("; trains the model") : QString()));
     }
     rows.emplace_back(
         QObject::tr("NIC per device"),
