@@ -225,6 +225,39 @@ struct DeviceParser {
         return tier;
     }
 
+    // {"id", "name", "offers": [{"device", "instance", "devices_per_instance", "usd_per_instance_hour",
+    // "region"}]}
+    std::optional<Provider> provider(const Json& j, const std::string& path) {
+        if (!reader.expectObject(j, path))
+            return std::nullopt;
+        reader.rejectUnknownKeys(j, path, {"id", "name", "offers"});
+        Provider provider;
+        provider.id = reader.text(j, path, "id").value_or("");
+        provider.name = reader.text(j, path, "name").value_or("");
+        const auto offers = j.find("offers");
+        if (offers == j.end() || !offers->is_array() || offers->empty()) {
+            reader.error(JsonReader::join(path, "offers"), "expected a non-empty array of offers");
+            return std::nullopt;
+        }
+        for (std::size_t i = 0; i < offers->size(); ++i) {
+            const Json& o = (*offers)[i];
+            const std::string p = JsonReader::index(JsonReader::join(path, "offers"), i);
+            if (!reader.expectObject(o, p))
+                continue;
+            reader.rejectUnknownKeys(
+                o, p, {"device", "instance", "devices_per_instance", "usd_per_instance_hour", "region"});
+            RentOffer offer;
+            offer.device = reader.text(o, p, "device").value_or("");
+            offer.instance = reader.text(o, p, "instance").value_or("");
+            offer.devices_per_instance = reader.integer(o, p, "devices_per_instance").value_or(1);
+            offer.region = reader.text(o, p, "region", false).value_or("");
+            if (auto price = sourced(o, p, "usd_per_instance_hour", true))
+                offer.usd_per_instance_hour = *price;
+            provider.offers.push_back(std::move(offer));
+        }
+        return provider;
+    }
+
     std::optional<FailureProfile> failureProfile(const Json& f, const std::string& path) {
         if (!reader.expectObject(f, path))
             return std::nullopt;
@@ -538,7 +571,7 @@ public:
             return;
         reader.rejectUnknownKeys(doc, "",
                                  {"format", "sources", "devices", "accuracy", "storage", "serving_engines",
-                                  "training_frameworks", "failure_profiles"});
+                                  "training_frameworks", "failure_profiles", "providers"});
         auto format = reader.text(doc, "", "format");
         if (format && *format != "choreo-catalog/1")
             reader.error("format", "expected \"choreo-catalog/1\", got \"" + *format + "\"");
@@ -575,6 +608,13 @@ public:
                 catalog_.addFailureProfile(std::move(*profile));
             }
         });
+        forEachEntry(doc, "providers", reader, [&](const Json& entry, const std::string& p) {
+            if (auto provider = parser.provider(entry, p)) {
+                define("provider:" + provider->id, p, "provider \"" + provider->id + "\" is defined twice",
+                       reader);
+                catalog_.addProvider(std::move(*provider));
+            }
+        });
         forEachEntry(doc, "devices", reader, [&](const Json& entry, const std::string& p) {
             auto dev = parser.device(entry, p);
             if (!dev)
@@ -600,6 +640,7 @@ public:
             }
         checkFrameworkProfiles(catalog_, errors);
         checkFailureProfiles(catalog_, errors);
+        checkOffers(errors);
         for (auto& entry : accuracies_) {
             auto* device = catalog_.findMutable(entry.device);
             if (!device)
@@ -612,6 +653,21 @@ public:
     }
 
 private:
+    // Each offer names a catalog device by its id, once per provider.
+    void checkOffers(Diagnostics& errors) const {
+        for (const auto& provider : catalog_.providers())
+            for (std::size_t i = 0; i < provider.offers.size(); ++i) {
+                const auto& offer = provider.offers[i];
+                const std::string path = provider.id + ".offers[" + std::to_string(i) + "].device";
+                const Device* device = catalog_.find(offer.device);
+                if (!device || device->id != offer.device)
+                    errors.push_back({path, "\"" + offer.device + "\" is not a catalog device id" +
+                                                (device ? " (it is " + device->id + "'s alias)" : "")});
+                else if (provider.offer(offer.device) != &offer)
+                    errors.push_back({path, provider.id + " offers " + offer.device + " twice"});
+            }
+    }
+
     void readSources(const Json& sources, JsonReader& reader) {
         for (const auto& [key, value] : sources.items()) {
             const std::string p = "sources." + key;
@@ -697,6 +753,34 @@ const ServingEngine* Catalog::engine(const std::string& id) const {
         if (e.answersTo(id))
             return &e;
     return nullptr;
+}
+
+const RentOffer* Provider::offer(const std::string& deviceId) const {
+    for (const auto& o : offers)
+        if (o.device == deviceId)
+            return &o;
+    return nullptr;
+}
+
+std::string Provider::deviceList() const {
+    std::string out;
+    for (const auto& o : offers)
+        out += (out.empty() ? "" : ", ") + o.device;
+    return out;
+}
+
+const Provider* Catalog::provider(const std::string& id) const {
+    for (const auto& p : providers_)
+        if (p.id == id)
+            return &p;
+    return nullptr;
+}
+
+std::string Catalog::providerList() const {
+    std::string out;
+    for (const auto& p : providers_)
+        out += (out.empty() ? "" : ", ") + p.id;
+    return out;
 }
 
 const StorageTier* Catalog::storage(const std::string& id) const {

@@ -113,6 +113,31 @@ struct HostCpus {
     Sourced cpus_per_device; // sockets per accelerator (0.25 for 2 per 8)
 };
 
+// One way to rent a device from a cloud: an instance of `devices_per_instance` devices at its published
+// on-demand price.
+struct RentOffer {
+    std::string device;   // catalog id
+    std::string instance; // the provider's name for it ("p5.48xlarge")
+    std::int64_t devices_per_instance = 1;
+    Sourced usd_per_instance_hour; // on demand, as published, with its date in the source
+    std::string region;
+    [[nodiscard]] double usdPerDeviceHour() const {
+        return usd_per_instance_hour.value / static_cast<double>(devices_per_instance);
+    }
+};
+
+// A cloud that rents devices by the hour (docs/catalog.md, "Providers"): a scenario's costs.provider prices
+// its pools at these offers, and `plan --provider` searches them.
+struct Provider {
+    std::string id;
+    std::string name;
+    std::vector<RentOffer> offers;
+    // Its offer of the catalog device `deviceId`, or nullptr.
+    [[nodiscard]] const RentOffer* offer(const std::string& deviceId) const;
+    // "h100-sxm, h200-sxm", for messages.
+    [[nodiscard]] std::string deviceList() const;
+};
+
 // A storage tier as one client node sees it (models/datastage.h): streaming read bandwidth and the latency
 // of one request; and, where the tier is one shared system, what all its clients get together.
 struct StorageTier {
@@ -260,6 +285,11 @@ public:
     [[nodiscard]] const std::vector<StorageTier>& storageTiers() const { return storage_; }
     // The serving engine with this id or alias (case-insensitive), or nullptr; all of them.
     [[nodiscard]] const ServingEngine* engine(const std::string& id) const;
+    // The rent provider with this id, or nullptr; all of them; their ids for messages.
+    [[nodiscard]] const Provider* provider(const std::string& id) const;
+    [[nodiscard]] const std::vector<Provider>& providers() const { return providers_; }
+    [[nodiscard]] std::string providerList() const;
+    void addProvider(Provider provider) { providers_.push_back(std::move(provider)); }
     [[nodiscard]] const std::vector<ServingEngine>& engines() const { return engines_; }
 
     void addDevice(Device device) { devices_.push_back(std::move(device)); }
@@ -281,6 +311,7 @@ private:
     std::vector<ServingEngine> engines_;
     std::vector<FrameworkProfile> frameworks_;
     std::vector<FailureProfile> failures_;
+    std::vector<Provider> providers_;
     std::map<std::string, Source> sources_;
 };
 

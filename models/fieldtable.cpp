@@ -595,6 +595,13 @@ void addCostFields(std::vector<FieldSpec>& t) {
                     .tip("Scenario-wide rent per device-hour; unset, each pool's or the catalog's")
                     .access([](auto& s) -> auto& { return s.costs.rent_usd_per_device_hour; })
                     .take());
+    t.push_back(Field("costs.provider", FieldKind::Text, g, "Provider")
+                    .omitted(std::string())
+                    .tip("Renting: the cloud whose on-demand prices the pools take (aws, gcp, azure, lambda, "
+                         "...; assets/catalog/providers.json), under any price set here or on a pool; empty: "
+                         "the catalog's rent prices")
+                    .access([](auto& s) -> auto& { return s.costs.provider; })
+                    .take());
     t.push_back(Field("costs.buy_usd_per_device", FieldKind::OptionalNumber, g, "Purchase per device")
                     .above(0, 1e9)
                     .optional({})

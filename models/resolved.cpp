@@ -332,17 +332,39 @@ const Device* checkPool(const Pool& pool, std::size_t index, const Catalog& cata
     return dev;
 }
 
-// Prices: the pool's own, else (training pool) the costs section's, else the catalog's; a missing one
-// for the cost mode is an error naming the pool's field.
+// The provider whose offers price a rented scenario's pools (Costs::provider), or nullptr: none named, or
+// buying. An unknown provider, or one that does not offer the training pool's device, is an error.
+const Provider* rentProvider(const Scenario& s, const ResolvedPool& training, const Catalog& catalog,
+                             Diagnostics& errors) {
+    if (s.costs.provider.empty() || s.costs.mode != CostMode::Rent)
+        return nullptr;
+    const Provider* provider = catalog.provider(s.costs.provider);
+    if (!provider) {
+        errors.push_back({"costs.provider", "unknown provider \"" + s.costs.provider +
+                                                "\" (known: " + catalog.providerList() + ")"});
+        return nullptr;
+    }
+    if (!provider->offer(training.ratedDevice()->id)) {
+        errors.push_back({"costs.provider", provider->id + " offers no " + training.ratedDevice()->id +
+                                                " (it offers " + provider->deviceList() + ")"});
+        return nullptr;
+    }
+    return provider;
+}
+
+// Prices: the pool's own, else (training pool) the costs section's, else the provider's offer (renting),
+// else the catalog's; a missing one for the cost mode is an error naming the pool's field.
 void priceEachPool(const Scenario& s, std::vector<ResolvedPool>& pools, std::size_t trainingPool,
-                   Diagnostics& errors) {
+                   const Catalog& catalog, Diagnostics& errors) {
+    const Provider* provider = rentProvider(s, pools[trainingPool], catalog, errors);
     for (std::size_t i = 0; i < pools.size(); ++i) {
         ResolvedPool& rp = pools[i];
         const bool training = i == trainingPool;
         const std::string path = "cluster.pools[" + std::to_string(i) + "]";
+        const RentOffer* offer = provider ? provider->offer(rp.ratedDevice()->id) : nullptr;
+        const double listed = offer ? offer->usdPerDeviceHour() : rp.device->rent_usd_per_hour.value;
         rp.rent_usd_per_device_hour = rp.pool.rent_usd_per_device_hour.value_or(
-            training ? s.costs.rent_usd_per_device_hour.value_or(rp.device->rent_usd_per_hour.value)
-                     : rp.device->rent_usd_per_hour.value);
+            training ? s.costs.rent_usd_per_device_hour.value_or(listed) : listed);
         rp.buy_usd_per_device = rp.pool.buy_usd_per_device.value_or(
             training ? s.costs.buy_usd_per_device.value_or(rp.device->buy_usd.value)
                      : rp.device->buy_usd.value);
@@ -379,7 +401,7 @@ std::optional<ResolvedScenario> resolveServingOnly(ResolvedScenario r, const Cat
     if (!r.serving)
         return std::nullopt;
     r.training_pool = r.serving->serve.pool;
-    priceEachPool(s, r.pools, r.training_pool, errors);
+    priceEachPool(s, r.pools, r.training_pool, catalog, errors);
     if (errors.size() != before)
         return std::nullopt;
     return r;
@@ -527,7 +549,7 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
         }
     }
 
-    priceEachPool(s, r.pools, r.training_pool, errors);
+    priceEachPool(s, r.pools, r.training_pool, catalog, errors);
     if (s.workload.data)
         r.data = resolveDataStage(s, r.pools, r.training_pool, catalog, errors);
     r.offload = resolveOffloads(s, r.pools, r.training_pool, catalog, errors);

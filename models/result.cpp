@@ -283,6 +283,8 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
         r.model_flops_per_step / r.step_time_s / static_cast<double>(r.devices) / 1e12;
     r.mfu = peak > 0 ? r.achieved_tflops_per_device * 1e12 / peak : 0.0;
     r.cost_mode = toString(rs.scenario.costs.mode);
+    if (rs.scenario.costs.mode == CostMode::Rent)
+        r.provider = rs.scenario.costs.provider;
     for (const auto& offload : rs.offload) {
         r.offload.push_back(offloadLoad(offload, w));
         r.offload.back().simulated =
@@ -332,6 +334,14 @@ std::string unphysicalQuantity(const RunResult& r) {
 
 namespace {
 
+// {"mode", "hardware", "electricity"[, "provider"]}
+Json costBreakdownToJson(const RunResult& r) {
+    Json j{{"mode", r.cost_mode}, {"hardware", r.cost_hardware_usd}, {"electricity", r.cost_electricity_usd}};
+    if (!r.provider.empty())
+        j["provider"] = r.provider;
+    return j;
+}
+
 Json poolsToJson(const std::vector<PoolResult>& list) {
     Json pools = Json::array();
     for (const auto& pool : list) {
@@ -368,8 +378,7 @@ Json servingRunToJson(const RunResult& r) {
     j["average_power_kW"] = r.average_power_kW;
     j["it_power_kW"] = r.it_power_kW;
     j["cost_usd"] = r.cost_usd;
-    j["cost_breakdown_usd"] = Json{
-        {"mode", r.cost_mode}, {"hardware", r.cost_hardware_usd}, {"electricity", r.cost_electricity_usd}};
+    j["cost_breakdown_usd"] = costBreakdownToJson(r);
     j["pools"] = poolsToJson(r.pools);
     if (r.serving)
         j["serving"] = servingToJson(*r.serving);
@@ -420,8 +429,7 @@ Json resultToJson(const RunResult& r) {
     j["average_power_kW"] = r.average_power_kW;
     j["it_power_kW"] = r.it_power_kW;
     j["cost_usd"] = r.cost_usd;
-    j["cost_breakdown_usd"] = Json{
-        {"mode", r.cost_mode}, {"hardware", r.cost_hardware_usd}, {"electricity", r.cost_electricity_usd}};
+    j["cost_breakdown_usd"] = costBreakdownToJson(r);
     j["memory_per_device_GB"] = r.memory_per_device_GB;
     j["memory_breakdown_GB"] =
         Json{{"weights", r.memory.weights_GB},     {"gradients", r.memory.gradients_GB},
@@ -614,6 +622,7 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
     if (auto it = j.find("cost_breakdown_usd");
         it != j.end() && rd.expectObject(*it, p + ".cost_breakdown_usd")) {
         r.cost_mode = rd.text(*it, p + ".cost_breakdown_usd", "mode").value_or("");
+        r.provider = rd.text(*it, p + ".cost_breakdown_usd", "provider", false).value_or("");
         r.cost_hardware_usd = num(*it, p + ".cost_breakdown_usd", "hardware");
         r.cost_electricity_usd = num(*it, p + ".cost_breakdown_usd", "electricity");
     }

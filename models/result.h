@@ -123,6 +123,7 @@ struct RunResult {
     double cost_hardware_usd = 0;
     double cost_electricity_usd = 0;
     std::string cost_mode;
+    std::string provider; // renting: the provider whose offers priced the pools (Costs::provider); else empty
     double memory_per_device_GB = 0;
     MemoryBreakdown memory;
     StepBreakdown breakdown;

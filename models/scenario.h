@@ -507,6 +507,9 @@ struct Costs {
     // The training pool's prices; default: the pool's own, else the catalog's. Other pools: Pool.
     std::optional<double> rent_usd_per_device_hour;
     std::optional<double> buy_usd_per_device;
+    // Renting: the cloud whose on-demand offers price the pools (the catalog's "providers"), under any price
+    // the scenario sets; empty: the catalog's rent prices.
+    std::string provider;
     double amortisation_years = 4.0;
     double electricity_usd_per_kWh = 0.08;
     double pue = 1.3;

@@ -397,6 +397,8 @@ RunResult servingRunResult(const ResolvedScenario& rs, const ServingResult& serv
     r.serving = serving;
     const auto& costs = rs.scenario.costs;
     r.cost_mode = toString(costs.mode);
+    if (costs.mode == CostMode::Rent)
+        r.provider = costs.provider;
     const double span = serving.stream.span_s;
     const double hours = span / 3600.0;
     double itEnergyJ = 0.0;

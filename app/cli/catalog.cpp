@@ -88,7 +88,22 @@ models::Json catalogJson(const models::Catalog& catalog) {
                             {"observed_devices", figure(p.observed_devices, catalog)},
                             {"observed_days", figure(p.observed_days, catalog)}});
     }
-    return {{"devices", devices}, {"training_frameworks", frameworks}, {"failure_profiles", failures}};
+    models::Json providers = models::Json::array();
+    for (const auto& p : catalog.providers()) {
+        models::Json offers = models::Json::array();
+        for (const auto& o : p.offers)
+            offers.push_back({{"device", o.device},
+                              {"instance", o.instance},
+                              {"devices_per_instance", o.devices_per_instance},
+                              {"usd_per_instance_hour", figure(o.usd_per_instance_hour, catalog)},
+                              {"usd_per_device_hour", o.usdPerDeviceHour()},
+                              {"region", o.region}});
+        providers.push_back({{"id", p.id}, {"name", p.name}, {"offers", offers}});
+    }
+    return {{"devices", devices},
+            {"training_frameworks", frameworks},
+            {"failure_profiles", failures},
+            {"providers", providers}};
 }
 
 std::string priceText(const models::Sourced& s, const char* format) {
@@ -124,6 +139,13 @@ void printText(const models::Catalog& catalog) {
         if (d.lead_time_weeks.present())
             std::cout << "  " << d.id << ": " << models::formatNumber(d.lead_time_weeks.value) << " weeks ("
                       << d.lead_time_weeks.source << ", " << d.lead_time_weeks.note << ")\n";
+    std::cout << "\nrent providers' on-demand offers (costs.provider, plan --provider), $ a device-hour:\n";
+    for (const auto& p : catalog.providers()) {
+        std::cout << "  " << p.id << " (" << p.name << "):";
+        for (const auto& o : p.offers)
+            std::printf(" %s %.2f (%s)%s", o.device.c_str(), o.usdPerDeviceHour(), o.instance.c_str(),
+                        &o == &p.offers.back() ? "\n" : ",");
+    }
     std::cout << "\ntraining-framework profiles (workload.framework, framework_version from):\n";
     for (const auto& p : catalog.frameworkProfiles())
         std::cout << "  " << p.framework << " " << p.from << "  " << p.id << ": " << p.name << "\n";

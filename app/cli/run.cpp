@@ -149,7 +149,8 @@ void printText(const models::RunResult& r) {
               << " at the facility\n"
               << "average power       " << fmt("%.0f kW", r.average_power_kW) << " (IT "
               << fmt("%.0f kW", r.it_power_kW) << ")\n"
-              << "cost                " << fmt("$%.0f", r.cost_usd) << " (" << r.cost_mode << ")\n"
+              << "cost                " << fmt("$%.0f", r.cost_usd) << " (" << r.cost_mode
+              << (r.provider.empty() ? std::string() : ", " + r.provider) << ")\n"
               << "memory per device   " << fmt("%.1f GB", r.memory_per_device_GB) << "  ("
               << r.memory.describe() << ")\n";
     printPools(r);
