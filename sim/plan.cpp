@@ -51,12 +51,28 @@ bool trains(const models::Device& device) {
            device.peakFlops(models::Precision::Bf16).has_value();
 }
 
-bool priced(const models::Device& device, models::CostMode mode) {
-    return mode == models::CostMode::Rent ? device.rent_usd_per_hour.present() : device.buy_usd.present();
-}
-
 models::CostMode modeOf(const PlanRequest& request) {
     return request.mode.value_or(request.base.costs.mode);
+}
+
+// The providers searched for `device`: those of the request that offer it; {""} (the catalog's price) when
+// the request names none or buys.
+std::vector<std::string> providersOf(const PlanRequest& request, const models::Catalog& catalog,
+                                     const models::Device& device) {
+    if (request.providers.empty() || modeOf(request) == models::CostMode::Buy)
+        return {""};
+    std::vector<std::string> out;
+    for (const auto& id : request.providers)
+        if (const models::Provider* p = catalog.provider(id); p && p->offer(device.id))
+            out.push_back(p->id);
+    return out;
+}
+
+bool priced(const PlanRequest& request, const models::Catalog& catalog, const models::Device& device) {
+    if (modeOf(request) == models::CostMode::Buy)
+        return device.buy_usd.present();
+    return request.providers.empty() ? device.rent_usd_per_hour.present()
+                                     : !providersOf(request, catalog, device).empty();
 }
 
 // The catalog devices the search covers: those asked for (every one that trains when none is), with a price
@@ -67,7 +83,7 @@ std::vector<const models::Device*> searchedDevices(const PlanRequest& request, c
     const auto consider = [&](const models::Device* device) {
         if (!device || !trains(*device) || std::find(out.begin(), out.end(), device) != out.end())
             return;
-        if (priced(*device, modeOf(request)))
+        if (priced(request, catalog, *device))
             out.push_back(device);
         else
             unpriced.push_back(device->id);
@@ -124,12 +140,13 @@ constexpr models::Recompute kRecomputes[] = {models::Recompute::None, models::Re
 
 // Adds the layouts of `count` devices of `device` to `out`: tp a power of two dividing the node, pp a divisor
 // of the layers, dp the rest, the global batch split evenly over dp.
-void addLayouts(const PlanRequest& request, const models::Device& device, std::int64_t node,
-                std::int64_t count, std::vector<PlanCandidate>& out,
+void addLayouts(const PlanRequest& request, const models::Catalog& catalog, const models::Device& device,
+                std::int64_t node, std::int64_t count, std::vector<PlanCandidate>& out,
                 std::map<std::string, std::int64_t>& rejected) {
     const auto& w = request.base.workload;
     std::int64_t refusedLimits = 0;
     const auto limits = powerLimitsOf(request, device, refusedLimits);
+    const auto providers = providersOf(request, catalog, device);
     for (std::int64_t tp = 1; tp <= node && tp <= count; tp *= 2) {
         if (node % tp != 0)
             continue;
@@ -137,8 +154,9 @@ void addLayouts(const PlanRequest& request, const models::Device& device, std::i
             if (pp > kMaxPipelineStages || count % (tp * pp) != 0)
                 continue;
             const std::int64_t dp = count / (tp * pp);
-            const std::int64_t variants = static_cast<std::int64_t>(
-                precisionsOf(device).size() * std::size(kRecomputes) * (limits.size() + refusedLimits));
+            const std::int64_t variants =
+                static_cast<std::int64_t>(precisionsOf(device).size() * std::size(kRecomputes) *
+                                          (limits.size() + refusedLimits) * providers.size());
             if (w.micro_batch <= 0 || w.global_batch % (dp * w.micro_batch) != 0) {
                 rejected["batch does not split"] += variants;
                 continue;
@@ -150,7 +168,9 @@ void addLayouts(const PlanRequest& request, const models::Device& device, std::i
             for (const auto precision : precisionsOf(device))
                 for (const auto recompute : kRecomputes)
                     for (const auto& limit : limits)
-                        out.push_back({device.id, count, node, tp, pp, dp, precision, recompute, limit});
+                        for (const auto& provider : providers)
+                            out.push_back(
+                                {device.id, count, node, tp, pp, dp, precision, recompute, limit, provider});
         }
     }
 }
@@ -322,7 +342,8 @@ std::string toString(PlanLimit limit) {
 std::string PlanCandidate::layout() const {
     return "tp" + std::to_string(tp) + " pp" + std::to_string(pp) + " dp" + std::to_string(dp) + ", " +
            models::toString(precision) + ", recompute " + models::toString(recompute) +
-           (power_limit_W ? ", limited to " + models::formatNumber(*power_limit_W) + " W" : "");
+           (power_limit_W ? ", limited to " + models::formatNumber(*power_limit_W) + " W" : "") +
+           (provider.empty() ? "" : ", from " + provider);
 }
 
 std::optional<double> PlanPowerLimit::wattsOn(const models::Device& device) const {
@@ -367,7 +388,7 @@ std::vector<PlanCandidate> planCandidates(const PlanRequest& request, const mode
     for (const models::Device* device : searchedDevices(request, catalog, unpriced)) {
         const std::int64_t node = nodeSize(*device, baseNode);
         for (std::int64_t count = node; count <= request.max_devices; count *= 2)
-            addLayouts(request, *device, node, count, out, rejected);
+            addLayouts(request, catalog, *device, node, count, out, rejected);
     }
     return out;
 }
@@ -375,11 +396,11 @@ std::vector<PlanCandidate> planCandidates(const PlanRequest& request, const mode
 models::Scenario candidateScenario(const PlanRequest& request, const PlanCandidate& c) {
     models::Scenario s = request.base;
     models::Pool* pool = s.trainingPool();
-    const bool sameDevice = pool->device == c.device;
+    const bool samePrices = pool->device == c.device && c.provider.empty();
     pool->device = c.device;
     pool->count = c.count;
     pool->devices_per_node = c.per_node;
-    if (!sameDevice) { // the base's prices were its own device's
+    if (!samePrices) { // the base's prices were its own device's; a provider's offer replaces them
         pool->rent_usd_per_device_hour.reset();
         pool->buy_usd_per_device.reset();
         s.costs.rent_usd_per_device_hour.reset();
@@ -395,6 +416,8 @@ models::Scenario candidateScenario(const PlanRequest& request, const PlanCandida
     s.workload.recompute = c.recompute;
     pool->power_limit_W = c.power_limit_W;
     s.costs.mode = modeOf(request);
+    if (s.costs.mode == models::CostMode::Rent)
+        s.costs.provider = c.provider;
     s.costs.site_power_MW = request.site_power_MW;
     s.calibration.reset(); // a calibration refines one device; the search compares the catalog's
     s.name = request.base.name + ": " + std::to_string(c.count) + " x " + c.device + " (" + c.layout() + ")";
@@ -594,7 +617,7 @@ Neighbour neighbour(const PlanRequest& request, const Search& search, const std:
     for (const auto& s : search.screened) {
         const auto& sc = search.candidates[s.candidate];
         if (sc.device == c.device && sc.count == count && sc.power_limit_W == c.power_limit_W &&
-            (!best || better(s.figures, best->figures)))
+            sc.provider == c.provider && (!best || better(s.figures, best->figures)))
             best = &s;
     }
     if (!best) {
@@ -655,6 +678,28 @@ void noteBubbles(const PlanRequest& request, PlanOutcome& out) {
 }
 
 // What was assumed, once each: lead times, devices left out for want of a price, the calibration dropped.
+// The offer behind each option's price, once per provider and device.
+void noteOffers(const models::Catalog& catalog, PlanOutcome& out) {
+    std::vector<std::pair<std::string, std::string>> seen;
+    for (const auto& option : out.options) {
+        const auto& c = option.candidate;
+        if (c.provider.empty() ||
+            std::find(seen.begin(), seen.end(), std::pair{c.provider, c.device}) != seen.end())
+            continue;
+        seen.emplace_back(c.provider, c.device);
+        const models::Provider* provider = catalog.provider(c.provider);
+        const models::RentOffer* offer = provider ? provider->offer(c.device) : nullptr;
+        if (offer)
+            out.notes.push_back(c.device + " from " + provider->name + ": " + offer->instance +
+                                (offer->devices_per_instance > 1
+                                     ? " (" + std::to_string(offer->devices_per_instance) + " devices)"
+                                     : std::string()) +
+                                " at " + fmt("$%.2f", offer->usd_per_instance_hour.value) +
+                                " an hour on demand" + (offer->region.empty() ? "" : ", " + offer->region) +
+                                " (" + offer->usd_per_instance_hour.source + ")");
+    }
+}
+
 // The power limits tried, and what each option's limit does to its device's clock.
 void notePowerLimits(const PlanRequest& request, const models::Catalog& catalog, PlanOutcome& out) {
     if (!request.power_limits.empty()) {
@@ -689,9 +734,12 @@ void addNotes(const PlanRequest& request, const models::Catalog& catalog, PlanOu
         std::string ids;
         for (const auto& id : unpriced)
             ids += (ids.empty() ? "" : ", ") + id;
-        out.notes.push_back("left out for want of a " + models::toString(modeOf(request)) +
-                            " price in the catalog: " + ids);
+        const bool byProvider = !request.providers.empty() && modeOf(request) == models::CostMode::Rent;
+        out.notes.push_back(byProvider ? "left out, offered by none of the providers searched: " + ids
+                                       : "left out for want of a " + models::toString(modeOf(request)) +
+                                             " price in the catalog: " + ids);
     }
+    noteOffers(catalog, out);
     std::vector<std::string> seen;
     for (const auto& option : out.options) {
         const auto& id = option.candidate.device;
@@ -805,6 +853,7 @@ models::Json planToJson(const PlanOutcome& outcome, const PlanRequest& request) 
             {"layout", o.candidate.layout()},
             {"power_limit_W",
              o.candidate.power_limit_W ? models::Json(*o.candidate.power_limit_W) : models::Json()},
+            {"provider", o.candidate.provider},
             {"fidelity", o.fidelity},
             {"step_time_s", f.step_s},
             {"time_to_train_s", f.time_to_train_s},
@@ -911,7 +960,8 @@ std::optional<PlanOption> optionFromJson(const models::Json& o, const std::strin
                         par.dp,
                         scenario->workload.precision,
                         scenario->workload.recompute,
-                        pool.power_limit_W};
+                        pool.power_limit_W,
+                        scenario->costs.mode == models::CostMode::Rent ? scenario->costs.provider : ""};
     auto& f = option.figures;
     f.step_s = read.number(o, path, "step_time_s");
     f.time_to_train_s = read.number(o, path, "time_to_train_s");

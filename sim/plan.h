@@ -47,6 +47,9 @@ struct PlanRequest {
     // Power limits tried on every device; empty: each device at its rated power (the base pool's own limit
     // on its own device).
     std::vector<PlanPowerLimit> power_limits;
+    // Renting: the providers whose on-demand offers are searched (catalog ids); empty: the catalog's rent
+    // prices.
+    std::vector<std::string> providers;
 };
 
 // One point of the search: the training pool and how the model is laid out on it.
@@ -57,8 +60,10 @@ struct PlanCandidate {
     std::int64_t tp = 1, pp = 1, dp = 1;
     models::Precision precision = models::Precision::Bf16;
     models::Recompute recompute = models::Recompute::None;
-    std::optional<double> power_limit_W{};    // per device; absent: its rated power
-    [[nodiscard]] std::string layout() const; // "tp8 pp4 dp64, bf16, recompute full[, limited to 500 W]"
+    std::optional<double> power_limit_W{}; // per device; absent: its rated power
+    std::string provider{};                // renting from this provider's offer; empty: the catalog's price
+    // "tp8 pp4 dp64, bf16, recompute full[, limited to 500 W][, from aws]"
+    [[nodiscard]] std::string layout() const;
     bool operator==(const PlanCandidate&) const = default;
 };
 

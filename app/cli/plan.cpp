@@ -166,6 +166,14 @@ const Option kPowerLimitOption{
         std::string error;
         return parsePowerLimits(v, error) ? std::string() : error;
     }};
+const Option kProviderOption{"--provider",
+                             "IDS",
+                             "Rent from these providers' on-demand offers, comma-separated (aws, gcp, azure, "
+                             "lambda, ...; all: every one); default: the catalog's rent prices",
+                             "provider ids, or all",
+                             {},
+                             {},
+                             true};
 const Option kMaxDevicesOption{
     "--max-devices",       "N", "The largest training pool tried (default 65536; at most 1048576)",
     "a number of devices", {},  [](const std::string& v) { return wholeNumber(v, 1, kMaxPlanDevices); }};
@@ -227,6 +235,29 @@ sys_days today() {
 }
 
 // The request from the command line; nullopt (after saying why) when a value is wrong.
+// --provider into `request`: known ids, or "all"; renting only. False after a usage error.
+bool readProviders(const Invocation& call, const models::Catalog& catalog, sim::PlanRequest& request) {
+    for (const auto& id : splitList(call.values("--provider"))) {
+        if (id == "all") {
+            for (const auto& p : catalog.providers())
+                request.providers.push_back(p.id);
+            continue;
+        }
+        if (!catalog.provider(id)) {
+            usageError(call, "--provider: unknown provider \"" + id + "\" (known: " + catalog.providerList() +
+                                 "; or all)");
+            return false;
+        }
+        request.providers.push_back(id);
+    }
+    const auto mode = request.mode.value_or(request.base.costs.mode);
+    if (!request.providers.empty() && mode == models::CostMode::Buy) {
+        usageError(call, "--provider: providers rent; this plan buys (--mode rent rents)");
+        return false;
+    }
+    return true;
+}
+
 std::optional<sim::PlanRequest> readRequest(const Invocation& call, const models::Catalog& catalog,
                                             models::Scenario base) {
     sim::PlanRequest request;
@@ -276,6 +307,8 @@ std::optional<sim::PlanRequest> readRequest(const Invocation& call, const models
         }
         request.lead_time_weeks[device->id] = std::stod(item.substr(eq + 1));
     }
+    if (!readProviders(call, catalog, request))
+        return std::nullopt;
     if (const auto limits = call.value("--power-limit")) {
         std::string ignored;
         request.power_limits = *parsePowerLimits(*limits, ignored);
@@ -551,8 +584,8 @@ const Command kPlanCommand{
     "site power, the limit that binds each option and why half or twice its devices lost; the fastest are "
     "confirmed at flow fidelity. With no option, says which limit cannot be met and by how much (exit 2).",
     {&kDeviceOption, &kModeOption, &kDeadlineOption, &kBudgetOption, &kPowerCapOption, &kStartOption,
-     &kLeadTimeOption, &kPowerLimitOption, &kMaxDevicesOption, &kConfirmOption, &kOptionsOption,
-     &kScenariosOption, &kSlurmOption, &kJsonOption, &kJobsOption, &kSetOption},
+     &kLeadTimeOption, &kPowerLimitOption, &kProviderOption, &kMaxDevicesOption, &kConfirmOption,
+     &kOptionsOption, &kScenariosOption, &kSlurmOption, &kJsonOption, &kJobsOption, &kSetOption},
     run};
 
 const Command kMergeCommand{

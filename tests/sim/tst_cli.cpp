@@ -324,6 +324,16 @@ private slots:
             badLimit.err.contains("--power-limit: expected watts (500) or a percent of the device's busy "
                                   "power up to 100 (80%), got \"120%\""),
             badLimit.err.constData());
+        const Run badProvider = choreoSim({QStringLiteral("plan"), defaultScenario(),
+                                           QStringLiteral("--provider"), QStringLiteral("aws,awz")});
+        QCOMPARE(badProvider.exitCode, 1);
+        QVERIFY2(badProvider.err.contains("--provider: unknown provider \"awz\" (known: aws, gcp"),
+                 badProvider.err.constData());
+        const Run buying =
+            choreoSim({QStringLiteral("plan"), defaultScenario(), QStringLiteral("--provider"),
+                       QStringLiteral("all"), QStringLiteral("--mode"), QStringLiteral("buy")});
+        QCOMPARE(buying.exitCode, 1);
+        QVERIFY2(buying.err.contains("--provider: providers rent; this plan buys"), buying.err.constData());
     }
 
     // A pool's power limit: run says what it leaves the clock, slower and cooler than the rated pool; a limit

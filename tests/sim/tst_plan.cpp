@@ -8,6 +8,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -235,6 +236,41 @@ private slots:
         for (const auto& note : outcome.notes)
             noted = noted || note.find("h100-sxm limited to 350 W: compute at 66 % of its clock") == 0;
         QVERIFY(noted);
+    }
+
+    // Renting from providers: each candidate is priced at one provider's offer, the option's scenario names
+    // it and runs again at the same cost, and a device no provider offers is named in the notes.
+    void providersPriceTheCandidates() {
+        auto r = request();
+        r.devices = {"h100-sxm", "b300"};
+        r.max_devices = 256;
+        r.providers = {"aws", "lambda"};
+        std::map<std::string, std::int64_t> rejected;
+        const auto candidates = sim::planCandidates(r, catalog(), rejected);
+        QVERIFY(!candidates.empty());
+        for (const auto& c : candidates) {
+            QCOMPARE(c.device, std::string("h100-sxm")); // neither rents b300s
+            QVERIFY(c.provider == "aws" || c.provider == "lambda");
+        }
+        const auto outcome = sim::plan(r, catalog());
+        QVERIFY2(!outcome.options.empty(), outcome.infeasible.c_str());
+        for (const auto& o : outcome.options) {
+            QCOMPARE(o.scenario.costs.provider, o.candidate.provider);
+            QVERIFY(o.candidate.layout().find(", from " + o.candidate.provider) != std::string::npos);
+            models::Diagnostics errors;
+            const auto rs = models::resolveScenario(o.scenario, catalog(), errors);
+            QVERIFY2(rs, models::joinDiagnostics(errors).c_str());
+            QCOMPARE(sim::runScenario(*rs, {sim::Fidelity::Analytical, {}}).cost_usd, o.result.cost_usd);
+        }
+        // Lambda rents H100s for less than AWS: the cheapest option is Lambda's.
+        const auto cheapest = std::min_element(
+            outcome.options.begin(), outcome.options.end(),
+            [](const auto& a, const auto& b) { return a.figures.cost_usd < b.figures.cost_usd; });
+        QCOMPARE(cheapest->candidate.provider, std::string("lambda"));
+        bool named = false;
+        for (const auto& note : outcome.notes)
+            named = named || note == "left out, offered by none of the providers searched: b300";
+        QVERIFY(named);
     }
 
     void samePlanEachTime() {
