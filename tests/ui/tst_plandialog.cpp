@@ -68,6 +68,11 @@ private slots:
         s.power_limits = u"70%, 85% ,100%"_s;
         args = choreo::ui::PlanRunner::arguments(s);
         QCOMPARE(args.at(args.indexOf(u"--power-limit"_s) + 1), u"70%,85%,100%"_s);
+        s.providers = u"aws, lambda"_s;
+        args = choreo::ui::PlanRunner::arguments(s);
+        QCOMPARE(args.at(args.indexOf(u"--provider"_s) + 1), u"aws,lambda"_s);
+        s.mode = u"buy"_s; // providers rent
+        QVERIFY(!choreo::ui::PlanRunner::arguments(s).contains(u"--provider"_s));
         QString error;
         const auto leads = choreo::ui::PlanDialog::parseLeadTimes(u" h200-sxm=16, mi300x = 20.5 "_s, error);
         QVERIFY(leads && leads->size() == 2 && leads->value(u"mi300x"_s) == 20.5);

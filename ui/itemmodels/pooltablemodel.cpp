@@ -34,7 +34,8 @@ void renamePoolReferences(models::Workload& w, const std::string& from, const st
 
 } // namespace
 
-// The pool's own price, or in grey the catalog's ("" to edit, so that clearing it restores the catalog's).
+// The pool's own price, or in grey the one that applies instead: the costs section's, the provider's offer or
+// the catalog's ("" to edit, so that clearing it restores that one).
 QString PoolTableModel::priceText(const models::Pool& pool, bool rent, bool editing) const {
     const auto& own = rent ? pool.rent_usd_per_device_hour : pool.buy_usd_per_device;
     if (own)
@@ -51,6 +52,9 @@ QString PoolTableModel::priceText(const models::Pool& pool, bool rent, bool edit
     const models::Device* device = document_->catalog().find(pool.device);
     if (!device)
         return {};
+    if (const models::Provider* provider = document_->catalog().provider(s.costs.provider); rent && provider)
+        if (const models::RentOffer* offer = provider->offer(device->id))
+            return QString::number(offer->usdPerDeviceHour(), 'f', 2); // the provider's, not the catalog's
     const models::Sourced& price = rent ? device->rent_usd_per_hour : device->buy_usd;
     return price.present() ? QString::number(price.value, 'g', 10) : tr("none");
 }
@@ -131,8 +135,9 @@ QVariant PoolTableModel::data(const QModelIndex& index, int role) const {
         !(index.column() == RentColumn ? pool.rent_usd_per_device_hour : pool.buy_usd_per_device))
         return QColor(Qt::gray); // the catalog's price, not the pool's own
     if (role == Qt::ToolTipRole && (index.column() == RentColumn || index.column() == BuyColumn))
-        return tr("This pool's own price per device; empty: the catalog's (shown grey). Costs in rent mode "
-                  "use the hourly price, in buy mode the purchase price.");
+        return tr("This pool's own price per device; empty: the provider's offer (Costs: Provider) or the "
+                  "catalog's (shown grey). Costs in rent mode use the hourly price, in buy mode the purchase "
+                  "price.");
     if (role == Qt::ToolTipRole && index.column() == DeviceColumn)
         return QString::fromStdString(pool.device);
     if (role == KeyRole)

@@ -185,6 +185,17 @@ QWidget* PlanDialog::createLimits() {
         tr("Board power limits the search tries on every device (nvidia-smi -pl). Under a "
            "site power cap, more devices at a lower clock can beat fewer at full clocks."));
     form->addRow(tr("Power limits"), powerLimits_);
+    providers_ = new QLineEdit;
+    providers_->setObjectName(u"planProviders"_s);
+    providers_->setPlaceholderText(tr("renting: e.g. aws, lambda, or all (their on-demand prices)"));
+    QStringList known;
+    for (const auto& p : catalog_.providers())
+        known << q(p.id + " (" + p.name + ")");
+    providers_->setToolTip(
+        tr("The clouds whose published on-demand prices the search compares, when renting; "
+           "empty: the catalog's rent prices. Known: %1")
+            .arg(known.join(u", "_s)));
+    form->addRow(tr("Providers"), providers_);
     return box;
 }
 
@@ -224,6 +235,7 @@ PlanSettings PlanDialog::settings() const {
     QString unused;
     s.lead_time_weeks = parseLeadTimes(leadTimes_->text(), unused).value_or(QMap<QString, double>{});
     s.power_limits = powerLimits_->text().trimmed();
+    s.providers = providers_->text().trimmed();
     bool all = true;
     for (int i = 0; i < devices_->count(); ++i) {
         const bool checked = devices_->item(i)->checkState() == Qt::Checked;
@@ -255,6 +267,7 @@ void PlanDialog::setSettings(const PlanSettings& s) {
         leads << it.key() + u'=' + QString::number(it.value());
     leadTimes_->setText(leads.join(u", "_s));
     powerLimits_->setText(s.power_limits);
+    providers_->setText(s.providers);
     for (int i = 0; i < devices_->count(); ++i) {
         const QString id = devices_->item(i)->data(Qt::UserRole).toString();
         devices_->item(i)->setCheckState(s.devices.isEmpty() || s.devices.contains(id) ? Qt::Checked

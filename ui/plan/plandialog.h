@@ -89,6 +89,7 @@ private:
     QSpinBox* confirm_;
     QLineEdit* leadTimes_;
     QLineEdit* powerLimits_;
+    QLineEdit* providers_;
     QListWidget* devices_;
     QTableWidget* table_;
     QLabel* detail_;

@@ -55,6 +55,8 @@ QStringList PlanRunner::arguments(const PlanSettings& s) {
         args << u"--lead-time"_s << it.key() + u'=' + number(it.value());
     if (QString limits = s.power_limits; !limits.remove(u' ').isEmpty())
         args << u"--power-limit"_s << limits;
+    if (QString providers = s.providers; !providers.remove(u' ').isEmpty() && s.mode == u"rent"_s)
+        args << u"--provider"_s << providers;
     return args;
 }
 

@@ -34,6 +34,9 @@ struct PlanSettings {
     // Board power limits tried on every device, as `plan --power-limit` reads them ("70%,85%,100%" or watts);
     // empty: rated power.
     QString power_limits;
+    // Renting: the providers whose on-demand offers are searched, as `plan --provider` reads them
+    // ("aws,lambda" or "all"); empty: the catalog's rent prices.
+    QString providers;
 };
 
 // Runs `choreo-sim plan SCENARIO --json` on a copy of the scenario (written into a private temporary folder)

@@ -143,8 +143,9 @@ void addFieldRows(KeyValueRows& rows, const models::Scenario& s) {
     }
 }
 
-// The prices the cost used, from the scenario or the catalog's `device`.
-void addPriceRows(KeyValueRows& rows, const models::Costs& c, const models::Device* device) {
+// The prices the cost used, from the scenario, the provider's offer (renting) or the catalog's `device`.
+void addPriceRows(KeyValueRows& rows, const models::Costs& c, const models::Device* device,
+                  const models::Catalog* catalog) {
     const auto price = [](const std::optional<double>& set, const models::Sourced* fromCatalog,
                           const QString& prefix, int decimals) {
         if (set)
@@ -153,9 +154,16 @@ void addPriceRows(KeyValueRows& rows, const models::Costs& c, const models::Devi
             return prefix + formatFixed(fromCatalog->value, decimals) + QObject::tr(" (catalog)");
         return QObject::tr("not in the catalog");
     };
+    const models::Provider* provider =
+        catalog && c.mode == models::CostMode::Rent ? catalog->provider(c.provider) : nullptr;
+    const models::RentOffer* offer = provider && device ? provider->offer(device->id) : nullptr;
     rows.emplace_back(
         QObject::tr("Rent per device-hour"),
-        price(c.rent_usd_per_device_hour, device ? &device->rent_usd_per_hour : nullptr, u"$"_s, 2));
+        offer && !c.rent_usd_per_device_hour
+            ? u"$"_s + formatFixed(offer->usdPerDeviceHour(), 2) +
+                  QObject::tr(" (%1 %2, on demand, %3)")
+                      .arg(q(provider->name), q(offer->instance), q(offer->usd_per_instance_hour.source))
+            : price(c.rent_usd_per_device_hour, device ? &device->rent_usd_per_hour : nullptr, u"$"_s, 2));
     rows.emplace_back(QObject::tr("Purchase per device"),
                       price(c.buy_usd_per_device, device ? &device->buy_usd : nullptr, u"$"_s, 0));
 }
@@ -203,7 +211,7 @@ KeyValueRows scenarioRows(const ReportInput& in) {
     addClusterRows(rows, in, training, device);
     addStageRow(rows, in.scenario);
     addFieldRows(rows, in.scenario);
-    addPriceRows(rows, in.scenario.costs, device);
+    addPriceRows(rows, in.scenario.costs, device, in.catalog);
     return rows;
 }
 
