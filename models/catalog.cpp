@@ -264,7 +264,7 @@ struct DeviceParser {
         reader.rejectUnknownKeys(f, path,
                                  {"id", "name", "devices", "fallback", "observed_devices",
                                   "observed_devices_per_node", "observed_days", "causes", "detection_s",
-                                  "restart_s"});
+                                  "restart_s", "standby_restart_s"});
         FailureProfile profile;
         profile.id = reader.text(f, path, "id").value_or("");
         profile.name = reader.text(f, path, "name").value_or("");
@@ -276,6 +276,7 @@ struct DeviceParser {
               std::pair{&profile.observed_days, "observed_days"},
               std::pair{&profile.detection_s, "detection_s"}, std::pair{&profile.restart_s, "restart_s"}})
             take(*into, f, path, key, true);
+        take(profile.standby_restart_s, f, path, "standby_restart_s", false);
         const std::string causesPath = JsonReader::join(path, "causes");
         const auto causes = f.find("causes");
         if (causes == f.end() || !causes->is_array() || causes->empty()) {
@@ -287,7 +288,7 @@ struct DeviceParser {
             const Json& c = (*causes)[i];
             if (!reader.expectObject(c, p))
                 continue;
-            reader.rejectUnknownKeys(c, p, {"name", "per", "count"});
+            reader.rejectUnknownKeys(c, p, {"name", "per", "count", "spare_helps"});
             FailureCause cause;
             cause.name = reader.text(c, p, "name").value_or("");
             cause.per = reader.text(c, p, "per").value_or("");
@@ -296,6 +297,7 @@ struct DeviceParser {
                              "expected \"device\", \"node\" or \"job\", got \"" + cause.per + "\"");
             if (auto n = sourced(c, p, "count", true, true))
                 cause.count = *n;
+            cause.spare_helps = reader.boolean(c, p, "spare_helps", false).value_or(cause.per != "job");
             profile.causes.push_back(std::move(cause));
         }
         return profile;

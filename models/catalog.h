@@ -161,6 +161,9 @@ struct FailureCause {
     std::string name; // "Faulty GPU"
     std::string per;  // "device", "node" or "job": what its rate grows with
     Sourced count;    // interruptions over the observed run
+    // Whether a hot spare replaces what failed (a device's or a node's fault), so that the job restarts onto
+    // it; false where restarting in place or elsewhere is the cure (software, a switch). Default: not "job".
+    bool spare_helps = true;
 };
 
 // What interrupts a training job on a kind of device and how long getting it going again takes, from a
@@ -176,6 +179,9 @@ struct FailureProfile {
     std::vector<FailureCause> causes;
     Sourced detection_s; // from the fault until the job is known to have stopped
     Sourced restart_s;   // rescheduling and initialising the job, before its checkpoint is read
+    // Restarting onto a hot spare (a standby node already provisioned) in place of the one that failed;
+    // absent: no published figure, and a scenario's hot spares are refused.
+    Sourced standby_restart_s;
 };
 
 // A serving engine's scheduling behaviour and defaults (vLLM, TensorRT-LLM, SGLang...): what a serving stage

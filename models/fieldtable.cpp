@@ -816,6 +816,13 @@ void addReliabilityFields(std::vector<FieldSpec>& t) {
                     .tip("Multiplies every cause's published rate (a what-if; 0.5 halves the interruptions)")
                     .access([](auto& s) -> auto& { return s.workload.reliability.failure_rate_scale; })
                     .take());
+    t.push_back(count(p + "hot_spare_nodes", g, "Hot spare nodes", 100'000)
+                    .range(0, 100'000)
+                    .omitted(std::int64_t{0})
+                    .tip("Nodes held ready beside the training pool, billed like it and idle: a device's or "
+                         "node's fault restarts onto one instead of requeueing the job")
+                    .access([](auto& s) -> auto& { return s.workload.reliability.hot_spare_nodes; })
+                    .take());
     t.push_back(count(p + "trials", g, "Monte Carlo runs", 100'000)
                     .omitted(std::int64_t{1000})
                     .tip("Runs of the whole training drawn for the spread of the time to train")

@@ -38,12 +38,17 @@ const FailureProfile* profileFor(const Catalog& catalog, const std::string& devi
 }
 
 // Interruptions an hour of a pool of `devices` devices, `perNode` a node, as `profile` observed them.
-double interruptionsPerHour(const FailureProfile& profile, double devices, double perNode) {
+// Interruptions per hour of a pool of `devices`, `perNode` a node; with `spareCausesOnly`, those a hot spare
+// cures (FailureCause::spare_helps).
+double interruptionsPerHour(const FailureProfile& profile, double devices, double perNode,
+                            bool spareCausesOnly = false) {
     const double observedHours = profile.observed_days.value * 24.0;
     const double observedNodes = profile.observed_devices.value / profile.observed_devices_per_node.value;
     const double nodes = std::ceil(devices / perNode);
     double rate = 0.0;
     for (const auto& cause : profile.causes) {
+        if (spareCausesOnly && !cause.spare_helps)
+            continue;
         double observed = 1.0, here = 1.0; // "job"
         if (cause.per == "device") {
             observed = profile.observed_devices.value;
@@ -154,6 +159,23 @@ void drawRuns(WholeRun& run, const Reliability& settings, double segments, doubl
         run.note += " (of " + std::to_string(settings.trials) + " asked: the draws are bounded)";
 }
 
+// The hot spares of `settings` into `out`: their restart from the profile and the share of interruptions they
+// take; false with an error when the profile publishes no restart onto a standby node.
+bool takeSpares(const Reliability& settings, const FailureProfile& profile, double devices, double perNode,
+                ResolvedReliability& out, Diagnostics& errors) {
+    if (!profile.standby_restart_s.present()) {
+        errors.push_back({"workload.reliability.hot_spare_nodes",
+                          "the failure profile " + profile.id +
+                              " has no published restart onto a standby node (standby_restart_s); set 0"});
+        return false;
+    }
+    out.spare_nodes = settings.hot_spare_nodes;
+    out.standby_restart_s = profile.standby_restart_s.value;
+    const double all = interruptionsPerHour(profile, devices, perNode);
+    out.spare_share = all > 0.0 ? interruptionsPerHour(profile, devices, perNode, true) / all : 0.0;
+    return true;
+}
+
 } // namespace
 
 void checkFailureProfiles(const Catalog& catalog, Diagnostics& errors) {
@@ -200,6 +222,8 @@ std::optional<ResolvedReliability> resolveReliability(const Scenario& s,
         interruptionsPerHour(*profile, devices, perNode) * settings.failure_rate_scale;
     out.detection_s = settings.detection_s.value_or(profile->detection_s.value);
     out.restart_s = settings.restart_s.value_or(profile->restart_s.value);
+    if (settings.hot_spare_nodes > 0 && !takeSpares(settings, *profile, devices, perNode, out, errors))
+        return std::nullopt;
     const StorageTier* tier =
         catalog.storage(settings.checkpoint_storage, "workload.reliability.checkpoint_storage", errors);
     if (!tier)
@@ -274,6 +298,12 @@ WholeRun wholeRun(const ResolvedReliability& rel, const Reliability& settings, d
     run.expected_s = dalyWallTime(idealSeconds, segment, rel.stall_s, run.recovery_s, run.mtbf_s);
     run.interruptions_expected = run.expected_s / run.mtbf_s;
     drawRuns(run, settings, segments, segment, rel.stall_s);
+    if (rel.spare_nodes > 0)
+        run.note += "; " + std::to_string(rel.spare_nodes) + " hot spare node" +
+                    (rel.spare_nodes > 1 ? "s" : "") + ": a faulty device or node (" +
+                    formatNumber(std::round(100.0 * rel.spare_share)) +
+                    " % of interruptions) is swapped and the job restarts in " +
+                    formatNumber(rel.standby_restart_s) + " s, not " + formatNumber(rel.restart_s);
     return run;
 }
 

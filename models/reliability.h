@@ -34,10 +34,20 @@ struct ResolvedReliability {
     double stall_s = 0;   // what the training waits for a checkpoint (the write, or the host copy)
     double detection_s = 0;
     double restart_s = 0;
+    // Hot spares (Reliability::hot_spare_nodes): how many, the restart onto one, and the share of the
+    // interruptions a spare cures (FailureCause::spare_helps).
+    std::int64_t spare_nodes = 0;
+    double standby_restart_s = 0;
+    double spare_share = 0;
     std::string storage; // the tier's name
     bool async = false;
+    // The mean restart: onto a spare for the faults a spare cures when there are spares, else requeueing.
+    [[nodiscard]] double meanRestart_s() const {
+        return spare_nodes > 0 ? spare_share * standby_restart_s + (1.0 - spare_share) * restart_s
+                               : restart_s;
+    }
     // The time from a fault until training resumes: detection, restart, reading the checkpoint.
-    [[nodiscard]] double recovery_s() const { return detection_s + restart_s + restore_s; }
+    [[nodiscard]] double recovery_s() const { return detection_s + meanRestart_s() + restore_s; }
     [[nodiscard]] double mtbf_s() const { return 3600.0 / interruptions_per_hour; }
 };
 

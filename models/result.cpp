@@ -123,6 +123,27 @@ bool servesOnly(const std::vector<std::string>& stages) {
     return stages == std::vector<std::string>{"serve"};
 }
 
+// The training pool's hot spares (Reliability::hot_spare_nodes) as a pool of their own: idle for the whole
+// run, billed like the training pool; their power joins the run's, their cost its total (not the failures').
+void addSparePool(const ResolvedScenario& rs, double hours, RunResult& r) {
+    ResolvedPool spares = rs.pools[rs.training_pool];
+    spares.pool.count = rs.reliability->spare_nodes * spares.pool.devices_per_node;
+    spares.pool.name += " (hot spares)";
+    const double idleW = spares.device->idle_W.value * static_cast<double>(spares.pool.count);
+    PoolResult pool{spares.pool.name,
+                    spares.device->id,
+                    spares.pool.count,
+                    {},
+                    0.0,
+                    idleW * r.time_to_train_s * rs.scenario.costs.pue / 3.6e6,
+                    0.0,
+                    spares.pool.power_limit_W,
+                    spares.power_limit ? spares.power_limit->clock_fraction : 1.0};
+    addPoolCost(r, std::move(pool), spares, rs.scenario.costs, hours);
+    r.cost_usd = r.cost_hardware_usd + r.cost_electricity_usd;
+    r.it_power_kW += idleW / 1e3;
+}
+
 // Each pool's stages, utilisation, energy and cost, and the run's totals from them.
 void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const DataStageTimes* data,
               RunResult& r) {
@@ -172,6 +193,8 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
             (costs.mode == CostMode::Buy ? w.lost_energy_kWh * costs.electricity_usd_per_kWh : 0.0);
     }
     r.it_power_kW = itEnergyPerStepJ / r.step_time_s / 1e3;
+    if (rs.reliability && rs.reliability->spare_nodes > 0)
+        addSparePool(rs, hours, r);
     r.average_power_kW = r.it_power_kW * costs.pue;
 }
 
@@ -186,6 +209,9 @@ std::optional<SitePower> sitePower(const ResolvedScenario& rs) {
     for (std::size_t i = 0; i < rs.pools.size(); ++i)
         if (i != rs.training_pool)
             othersW += static_cast<double>(rs.pools[i].pool.count) * rs.pools[i].device->tdp_W.value;
+    if (rs.reliability) // hot spares wait at idle power
+        othersW += static_cast<double>(rs.reliability->spare_nodes * rs.pool().devices_per_node) *
+                   rs.device().idle_W.value;
     const double perDeviceW = rs.device().tdp_W.value;
     const auto count = static_cast<double>(rs.pool().count);
     out.peak_MW = (othersW + count * perDeviceW) * costs.pue / 1e6;

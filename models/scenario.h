@@ -406,8 +406,11 @@ struct Reliability {
     std::optional<double> detection_s;     // unset: the failure profile's
     std::optional<double> restart_s;       // unset: the failure profile's
     double failure_rate_scale = 1.0;       // multiplies every cause's rate (a planner's what-if)
-    std::int64_t trials = 1000;            // Monte Carlo runs of the whole training
-    std::int64_t seed = 1;                 // their draws: the same seed, the same distribution
+    // Nodes held ready beside the training pool, billed like it and idle: when a device or node fails, the
+    // job restarts onto one (FailureProfile::standby_restart_s) instead of being requeued. 0: none.
+    std::int64_t hot_spare_nodes = 0;
+    std::int64_t trials = 1000; // Monte Carlo runs of the whole training
+    std::int64_t seed = 1;      // their draws: the same seed, the same distribution
     bool operator==(const Reliability&) const = default;
 };
 
