@@ -757,39 +757,46 @@ const ServingEngine* Catalog::engine(const std::string& id) const {
     return nullptr;
 }
 
-const RentOffer* Provider::offer(const std::string& deviceId) const {
-    for (const auto& o : offers)
-        if (o.device == deviceId)
-            return &o;
+namespace {
+
+// The element of `items` whose string member `key` is `id`, or nullptr.
+template <typename T>
+const T* findByKey(const std::vector<T>& items, std::string T::*key, const std::string& id) {
+    for (const auto& item : items)
+        if (item.*key == id)
+            return &item;
     return nullptr;
+}
+
+// The string members `key` of `items`, comma-separated, for messages.
+template <typename T>
+std::string keyList(const std::vector<T>& items, std::string T::*key) {
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : ", ") + item.*key;
+    return out;
+}
+
+} // namespace
+
+const RentOffer* Provider::offer(const std::string& deviceId) const {
+    return findByKey(offers, &RentOffer::device, deviceId);
 }
 
 std::string Provider::deviceList() const {
-    std::string out;
-    for (const auto& o : offers)
-        out += (out.empty() ? "" : ", ") + o.device;
-    return out;
+    return keyList(offers, &RentOffer::device);
 }
 
 const Provider* Catalog::provider(const std::string& id) const {
-    for (const auto& p : providers_)
-        if (p.id == id)
-            return &p;
-    return nullptr;
+    return findByKey(providers_, &Provider::id, id);
 }
 
 std::string Catalog::providerList() const {
-    std::string out;
-    for (const auto& p : providers_)
-        out += (out.empty() ? "" : ", ") + p.id;
-    return out;
+    return keyList(providers_, &Provider::id);
 }
 
 const StorageTier* Catalog::storage(const std::string& id) const {
-    for (const auto& tier : storage_)
-        if (tier.id == id)
-            return &tier;
-    return nullptr;
+    return findByKey(storage_, &StorageTier::id, id);
 }
 
 const StorageTier* Catalog::storage(const std::string& id, const std::string& path,
@@ -846,10 +853,7 @@ const Source* Catalog::source(const std::string& key) const {
 }
 
 std::string Catalog::idList() const {
-    std::string out;
-    for (const auto& d : devices_)
-        out += (out.empty() ? "" : ", ") + d.id;
-    return out;
+    return keyList(devices_, &Device::id);
 }
 
 std::filesystem::path locateAssets(const std::filesystem::path& executable) {
