@@ -123,6 +123,18 @@ bool servesOnly(const std::vector<std::string>& stages) {
     return stages == std::vector<std::string>{"serve"};
 }
 
+// A pool's share before its figures: who it is, what it does, and its power limit.
+PoolResult poolResultOf(const ResolvedPool& rp, std::vector<std::string> stages) {
+    PoolResult pool;
+    pool.name = rp.pool.name;
+    pool.device = rp.device->id;
+    pool.count = rp.pool.count;
+    pool.stages = std::move(stages);
+    pool.power_limit_W = rp.pool.power_limit_W;
+    pool.clock_fraction = rp.power_limit ? rp.power_limit->clock_fraction : 1.0;
+    return pool;
+}
+
 // The training pool's hot spares (Reliability::hot_spare_nodes) as a pool of their own: idle for the whole
 // run, billed like the training pool; their power joins the run's, their cost its total (not the failures').
 void addSparePool(const ResolvedScenario& rs, double hours, RunResult& r) {
@@ -130,15 +142,8 @@ void addSparePool(const ResolvedScenario& rs, double hours, RunResult& r) {
     spares.pool.count = rs.reliability->spare_nodes * spares.pool.devices_per_node;
     spares.pool.name += " (hot spares)";
     const double idleW = spares.device->idle_W.value * static_cast<double>(spares.pool.count);
-    PoolResult pool{spares.pool.name,
-                    spares.device->id,
-                    spares.pool.count,
-                    {},
-                    0.0,
-                    idleW * r.time_to_train_s * rs.scenario.costs.pue / 3.6e6,
-                    0.0,
-                    spares.pool.power_limit_W,
-                    spares.power_limit ? spares.power_limit->clock_fraction : 1.0};
+    PoolResult pool = poolResultOf(spares, {});
+    pool.energy_kWh = idleW * r.time_to_train_s * rs.scenario.costs.pue / 3.6e6;
     addPoolCost(r, std::move(pool), spares, rs.scenario.costs, hours);
     r.cost_usd = r.cost_hardware_usd + r.cost_electricity_usd;
     r.it_power_kW += idleW / 1e3;
@@ -157,15 +162,7 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
     r.cost_hardware_usd = r.cost_electricity_usd = r.energy_kWh = 0.0;
     for (std::size_t i = 0; i < rs.pools.size(); ++i) {
         const ResolvedPool& rp = rs.pools[i];
-        PoolResult pool{rp.pool.name,
-                        rp.device->id,
-                        rp.pool.count,
-                        poolStages(rs, i, data != nullptr),
-                        0.0,
-                        0.0,
-                        0.0,
-                        rp.pool.power_limit_W,
-                        rp.power_limit ? rp.power_limit->clock_fraction : 1.0};
+        PoolResult pool = poolResultOf(rp, poolStages(rs, i, data != nullptr));
         if (servesOnly(pool.stages)) {
             r.pools.push_back(std::move(pool));
             continue;

@@ -138,15 +138,36 @@ std::vector<models::Precision> precisionsOf(const models::Device& device) {
 constexpr models::Recompute kRecomputes[] = {models::Recompute::None, models::Recompute::Selective,
                                              models::Recompute::Full};
 
+// What is tried on every layout of one device: its precisions, its power limits (and how many the device
+// refused), and the providers renting it. Found once per device.
+struct DeviceVariants {
+    std::vector<models::Precision> precisions;
+    std::vector<std::optional<double>> limits;
+    std::int64_t refused_limits = 0;
+    std::vector<std::string> providers;
+    // Candidates per layout for `limitCount` power limits.
+    [[nodiscard]] std::int64_t perLayout(std::int64_t limitCount) const {
+        return static_cast<std::int64_t>(precisions.size() * std::size(kRecomputes) * providers.size()) *
+               limitCount;
+    }
+};
+
+DeviceVariants variantsOf(const PlanRequest& request, const models::Catalog& catalog,
+                          const models::Device& device) {
+    DeviceVariants v;
+    v.precisions = precisionsOf(device);
+    v.limits = powerLimitsOf(request, device, v.refused_limits);
+    v.providers = providersOf(request, catalog, device);
+    return v;
+}
+
 // Adds the layouts of `count` devices of `device` to `out`: tp a power of two dividing the node, pp a divisor
-// of the layers, dp the rest, the global batch split evenly over dp.
-void addLayouts(const PlanRequest& request, const models::Catalog& catalog, const models::Device& device,
+// of the layers, dp the rest, the global batch split evenly over dp; each with every variant.
+void addLayouts(const PlanRequest& request, const models::Device& device, const DeviceVariants& variants,
                 std::int64_t node, std::int64_t count, std::vector<PlanCandidate>& out,
                 std::map<std::string, std::int64_t>& rejected) {
     const auto& w = request.base.workload;
-    std::int64_t refusedLimits = 0;
-    const auto limits = powerLimitsOf(request, device, refusedLimits);
-    const auto providers = providersOf(request, catalog, device);
+    const auto limitCount = static_cast<std::int64_t>(variants.limits.size());
     for (std::int64_t tp = 1; tp <= node && tp <= count; tp *= 2) {
         if (node % tp != 0)
             continue;
@@ -154,21 +175,17 @@ void addLayouts(const PlanRequest& request, const models::Catalog& catalog, cons
             if (pp > kMaxPipelineStages || count % (tp * pp) != 0)
                 continue;
             const std::int64_t dp = count / (tp * pp);
-            const std::int64_t variants =
-                static_cast<std::int64_t>(precisionsOf(device).size() * std::size(kRecomputes) *
-                                          (limits.size() + refusedLimits) * providers.size());
             if (w.micro_batch <= 0 || w.global_batch % (dp * w.micro_batch) != 0) {
-                rejected["batch does not split"] += variants;
+                rejected["batch does not split"] += variants.perLayout(limitCount + variants.refused_limits);
                 continue;
             }
-            if (refusedLimits > 0)
+            if (variants.refused_limits > 0)
                 rejected["a power limit the device does not take"] +=
-                    refusedLimits *
-                    static_cast<std::int64_t>(precisionsOf(device).size() * std::size(kRecomputes));
-            for (const auto precision : precisionsOf(device))
+                    variants.perLayout(variants.refused_limits);
+            for (const auto precision : variants.precisions)
                 for (const auto recompute : kRecomputes)
-                    for (const auto& limit : limits)
-                        for (const auto& provider : providers)
+                    for (const auto& limit : variants.limits)
+                        for (const auto& provider : variants.providers)
                             out.push_back(
                                 {device.id, count, node, tp, pp, dp, precision, recompute, limit, provider});
         }
@@ -387,8 +404,9 @@ std::vector<PlanCandidate> planCandidates(const PlanRequest& request, const mode
     const std::int64_t baseNode = basePool ? basePool->devices_per_node : 8;
     for (const models::Device* device : searchedDevices(request, catalog, unpriced)) {
         const std::int64_t node = nodeSize(*device, baseNode);
+        const DeviceVariants variants = variantsOf(request, catalog, *device);
         for (std::int64_t count = node; count <= request.max_devices; count *= 2)
-            addLayouts(request, catalog, *device, node, count, out, rejected);
+            addLayouts(request, *device, variants, node, count, out, rejected);
     }
     return out;
 }

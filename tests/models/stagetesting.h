@@ -15,6 +15,8 @@
 namespace choreo::test {
 
 inline const std::filesystem::path kAssets(CHOREO_TEST_ASSETS);
+// The shipped default scenario (Llama 3 70B on 128 H100).
+inline const std::filesystem::path kDefaultScenario = kAssets / "scenarios" / "default.json";
 
 inline const models::Catalog& catalog() {
     static const models::Catalog c = [] {

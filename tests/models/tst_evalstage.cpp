@@ -21,7 +21,7 @@ using namespace Qt::StringLiterals;
 namespace {
 
 using choreo::test::kAssets;
-const std::filesystem::path kDefault = kAssets / "scenarios" / "default.json";
+const std::filesystem::path& kDefault = choreo::test::kDefaultScenario;
 const std::string kTwoPools =
     R"(cluster.pools=[{"name": "gpus", "device": "h100-sxm", "count": 128, )"
     R"("devices_per_node": 8}, {"name": "evals", "device": "h100-sxm", "count": 16, )"

@@ -19,7 +19,7 @@ using choreo::test::kAssets;
 
 namespace {
 
-const std::filesystem::path kDefault = kAssets / "scenarios" / "default.json";
+const std::filesystem::path& kDefault = choreo::test::kDefaultScenario;
 
 const Device& device(const std::string& id) {
     const Device* d = catalog().find(id);

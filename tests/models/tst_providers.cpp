@@ -11,11 +11,10 @@
 using namespace choreo::models;
 using choreo::test::catalog;
 using choreo::test::hasError;
-using choreo::test::kAssets;
 
 namespace {
 
-const std::filesystem::path kDefault = kAssets / "scenarios" / "default.json";
+const std::filesystem::path& kDefault = choreo::test::kDefaultScenario;
 
 double trainingRent(const std::vector<std::string>& sets) {
     const auto rs = choreo::test::resolveOrFail(kDefault, sets);

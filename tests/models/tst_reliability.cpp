@@ -15,7 +15,7 @@ using choreo::test::kAssets;
 
 namespace {
 
-const std::filesystem::path kDefault = kAssets / "scenarios" / "default.json";
+const std::filesystem::path& kDefault = choreo::test::kDefaultScenario;
 
 // The default scenario (Llama 3 70B on 128 H100) on `devices` H100, with `more` overrides.
 ResolvedScenario onDevices(int devices, std::vector<std::string> more = {}) {
