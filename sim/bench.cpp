@@ -38,6 +38,19 @@ models::Scenario llama405b(std::int64_t devices, std::int64_t pp, std::int64_t d
     return s;
 }
 
+constexpr const char* kZero1Layout = "Llama-3 405B step, tp8 pp16 dp128";
+
+// Llama 3 405B on 16,384 H100 in the flow cases' layouts, by name.
+std::vector<std::pair<std::string, models::Scenario>> flowLayouts() {
+    models::Scenario fsdp = llama405b(16384, 16, 128);
+    fsdp.workload.parallel.zero = 3;
+    models::Scenario context = llama405b(16384, 16, 64);
+    context.workload.parallel.cp = 2;
+    return {{kZero1Layout, llama405b(16384, 16, 128)},
+            {"405B fully sharded (ZeRO-3), tp8 pp16 dp128", fsdp},
+            {"405B context parallel, tp8 cp2 pp16 dp64", context}};
+}
+
 // The same on 16,384 GPUs, fed by a data stage on 4,096 CPU sockets of their own that tokenise the text it
 // reads from the parallel file system (a hybrid cluster: issue 28's scale target).
 models::Scenario llama405bWithDataPool() {
@@ -176,9 +189,14 @@ std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const Bench
         out.push_back(fromOutcome(named("plan screening, Llama-3 405B, every device", 65536, "analytical"),
                                   runIsolated({job}, 1).front()));
     }
-    // One step of Llama 3 405B on 16,384 GPUs at flow fidelity.
-    out.push_back(fromOutcome(named("Llama-3 405B step, tp8 pp16 dp128", 16384, "flow"),
-                              runIsolated({stepJob(big, Fidelity::Flow)}, 1).front()));
+    // One step of Llama 3 405B on 16,384 GPUs at flow fidelity, in the layouts that scale differently:
+    // ZeRO-1, fully sharded (ZeRO-3: per-layer gathers and reduce-scatters in every micro-batch) and
+    // context parallel.
+    for (const auto& [name, scenario] : flowLayouts()) {
+        const auto rs = name == kZero1Layout ? big : resolve(scenario, catalog);
+        out.push_back(
+            fromOutcome(named(name, 16384, "flow"), runIsolated({stepJob(rs, Fidelity::Flow)}, 1).front()));
+    }
 
     // The same beside 4,096 CPUs that prepare its data.
     out.push_back(fromOutcome(

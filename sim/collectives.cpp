@@ -32,11 +32,14 @@ std::vector<std::int64_t> simulatedEdges(const Platform& platform, const std::ve
             out.push_back(i);
         return out;
     }
+    // On a non-blocking fabric (a crossbar of NIC links) an edge that crosses leaf switches shares no link
+    // with another, so one cross-node edge stands for them all.
+    const bool leavesShareLinks = platform.spec().sharedScaleOutLinks();
     bool sameNode = false, sameLeaf = false;
     for (std::int64_t i = 0; i < n; ++i) {
         const std::int64_t a = at(i), b = at(i + 1);
         bool take = i == 0 || i == n - 1; // the edges of the first rank meet its other traffic
-        if (platform.leafOf(a) != platform.leafOf(b))
+        if (leavesShareLinks && platform.leafOf(a) != platform.leafOf(b))
             take = true;
         else if (platform.sameNode(a, b) && !sameNode)
             take = sameNode = true;

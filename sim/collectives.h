@@ -15,8 +15,9 @@ enum class Edges {
     All,            // every edge
     Representative, // only the first rank's edge: for rings whose edges share no link with one another
     ByLinkClass,    // by symmetry: the edges into and out of the first rank, one edge of each link class
-                    // (same node, same leaf), and every edge that crosses leaf switches (those share the
-                    // leaf uplinks); each NIC link still carries what it would in the full ring
+                    // (same node, same leaf), and on fabrics with shared scale-out links every edge that
+                    // crosses leaf switches (those share the leaf uplinks); each NIC link still carries what
+                    // it would in the full ring
 };
 
 // A ring collective over `ranks` (device indices, in ring order) of `bytes` data per rank, repeated

@@ -352,13 +352,15 @@ public:
         graph_.depend(arrived, before);
     }
 
-    // One data-parallel collective per tensor rank, after `ready` and after that rank's previous one (the
-    // collectives of one communicator run in order, as on one NCCL stream). Updates `last` per rank. A
-    // positive `atLeast` is the framework's own time for it, the network's notwithstanding.
+    // One data-parallel collective per simulated tensor rank, after `ready` and after that rank's previous
+    // one (the collectives of one communicator run in order, as on one NCCL stream). Updates `last` per
+    // rank. A positive `atLeast` is the framework's own time for it, the network's notwithstanding. Where
+    // tensor ranks are folded, the other ranks' rings run on links of their own (their devices' scale-up
+    // and NIC links), as rank 0's does, so only rank 0's is simulated.
     void dataCollective(std::int64_t stage, Collective kind, double bytes, Id ready, std::vector<Id>& last,
                         double atLeast = 0.0) {
-        last.resize(static_cast<std::size_t>(tp_), -1);
-        for (std::int64_t t = 0; t < tp_; ++t) {
+        last.resize(static_cast<std::size_t>(activeTp_), -1);
+        for (std::int64_t t = 0; t < activeTp_; ++t) {
             Id& previous = last[static_cast<std::size_t>(t)];
             const Id start = previous >= 0 ? join(previous, ready) : ready;
             previous = ringCollective(graph_, platform_, fidelity_, kind, dataGroup(t, stage), bytes, 1,

@@ -34,8 +34,9 @@ int run(const Invocation& call) {
 const Command kBenchCommand{
     "bench",
     "",
-    "Measure the simulator: platform construction and one step of Llama 3 405B on 16,384 GPUs, the closed "
-    "form, plan's screening rate (candidates a second on one core), a 12-point scaling sweep (8 to 16,384 "
+    "Measure the simulator: platform construction and one step of Llama 3 405B on 16,384 GPUs (ZeRO-1, "
+    "fully sharded and context parallel), the closed form, plan's screening rate (candidates a second on one "
+    "core), a 12-point scaling sweep (8 to 16,384 "
     "GPUs); with --packet also 1,024 GPUs at packet fidelity (minutes). Wall time and peak memory per case.",
     {&kJsonOption, &kPacketOption, &kJobsOption},
     run};
