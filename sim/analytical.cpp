@@ -296,9 +296,16 @@ struct ChunkLinks {
         const int layers = std::max(1, cost.layers);
         const double perLayer = seconds / layers;
         if (workload.zero3_engine == models::Zero3Engine::Layered) {
-            // Per layer, the next layer's gather (and the reduce-scatter) beside compute; gathers
-            // and reduce-scatters share the device's links.
-            return gathers.front() + layers * std::max(perLayer, gathers.front() + reduces.front());
+            // Per layer, the next layer's gather and the last one's reduce-scatter beside compute, each on
+            // a stream of its own (StepBuilder::zero3Op): a layer takes the longest of its compute, either
+            // stream's collective (latency and bytes), and the bytes of both on the device's links, which
+            // they share. The streams' latencies overlap each other: at 1,024 data-parallel ranks a ring's
+            // latency is several milliseconds, as long as its bytes take.
+            auto onLinks = [&](double bytes) {
+                return bytes > 0.0 ? (groupSize - 1) / groupSize * bytes / links.ringBandwidth(data) : 0.0;
+            };
+            const double shared = onLinks(steps.front().gather_bytes) + onLinks(steps.front().reduce_bytes);
+            return gathers.front() + layers * std::max({perLayer, gathers.front(), reduces.front(), shared});
         }
         // One stream, a module ahead: from one gathering step to the next, the larger of the
         // compute between them and the next gather, then the reduce-scatters issued meanwhile.

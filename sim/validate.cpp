@@ -358,6 +358,24 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
     return report;
 }
 
+void compareWithAnalytical(ValidationReport& report, const ValidationReport& analytical) {
+    FidelityAgreement agreement;
+    std::vector<double> apart;
+    for (std::size_t i = 0; i < report.rows.size() && i < analytical.rows.size(); ++i) {
+        ValidationRow& row = report.rows[i];
+        const ValidationRow& closedForm = analytical.rows[i];
+        if (!row.simulated || !closedForm.simulated || closedForm.source.id != row.source.id)
+            continue;
+        row.analytical_step_time_s = closedForm.predicted_step_time_s;
+        row.disagreement_pct = (closedForm.predicted_step_time_s / row.predicted_step_time_s - 1.0) * 100.0;
+        apart.push_back(std::fabs(row.disagreement_pct));
+        if (apart.back() > agreement.limit_pct)
+            agreement.over_limit++;
+    }
+    agreement.spread = summariseAbsErrors(apart);
+    report.agreement = agreement;
+}
+
 models::Json validationToJson(const ValidationReport& report, GroupBy by) {
     models::Json cases = models::Json::array();
     models::Json skipped = models::Json::array();
@@ -388,6 +406,10 @@ models::Json validationToJson(const ValidationReport& report, GroupBy by) {
                 one["range_s"] = models::Json::array({row.range_min_s, row.range_max_s});
                 one["outside_pct"] = row.outside_pct;
             }
+            if (row.analytical_step_time_s) {
+                one["analytical_step_time_s"] = *row.analytical_step_time_s;
+                one["disagreement_pct"] = row.disagreement_pct;
+            }
             cases.push_back(std::move(one));
         } else
             skipped.push_back(models::Json{{"id", c.id}, {"model", c.model}, {"reason", row.skipped}});
@@ -407,6 +429,14 @@ models::Json validationToJson(const ValidationReport& report, GroupBy by) {
         out["summary"]["median_abs_outside_pct"] = report.summary.median_abs_outside_pct;
         out["summary"]["max_abs_outside_pct"] = report.summary.max_abs_outside_pct;
     }
+    if (const auto& a = report.agreement)
+        out["agreement"] = {{"compared", "analytical / " + report.fidelity + " - 1, in %"},
+                            {"n", a->spread.n},
+                            {"median_abs_pct", a->spread.median_abs_error_pct},
+                            {"p90_abs_pct", a->spread.p90_abs_error_pct},
+                            {"max_abs_pct", a->spread.max_abs_error_pct},
+                            {"limit_pct", a->limit_pct},
+                            {"over_limit", a->over_limit}};
     if (by != GroupBy::None) {
         models::Json groups = models::Json::array();
         for (const auto& g : groupRows(report, by))
@@ -661,6 +691,30 @@ Section variationSection(const ValidationReport& report) {
         variationTable(report), std::move(inside)};
 }
 
+// With --fidelity both: each row's prediction at both levels, then how far apart they are.
+Section agreementSection(const ValidationReport& report) {
+    Table table;
+    table.columns = {{"id", "id", 4, true},
+                     {report.fidelity + " (s)", report.fidelity + "_s", 12},
+                     {"analytical (s)", "analytical_s", 12},
+                     {"apart", "apart%", 8, false, std::string::npos, true}};
+    for (const auto& row : report.rows)
+        if (row.analytical_step_time_s)
+            table.rows.push_back({{row.source.id, printed("%.3f", row.predicted_step_time_s),
+                                   printed("%.3f", *row.analytical_step_time_s),
+                                   Cell(printed("%+.2f", row.disagreement_pct), "%")}});
+    const FidelityAgreement& a = *report.agreement;
+    const std::string spread = printed("median %.2f%%, p90 %.2f%%, max %.2f%%", a.spread.median_abs_error_pct,
+                                       a.spread.p90_abs_error_pct, a.spread.max_abs_error_pct);
+    const std::string over = printed("; %d further apart than %.0f%%", a.over_limit, a.limit_pct);
+    return {Paragraph{"Analytical against " + report.fidelity + ".",
+                      "The closed form's prediction of each row beside the " + report.fidelity +
+                          " level's (apart: analytical / " + report.fidelity + " - 1).",
+                      {}},
+            std::move(table),
+            Paragraph{{}, std::to_string(a.spread.n) + " rows at both levels: |apart| " + spread + over, {}}};
+}
+
 // The error per source, accelerator or model.
 Table groupsTable(const ValidationReport& report, GroupBy by) {
     Table table;
@@ -682,6 +736,8 @@ ValidationContent validationContent(const ValidationReport& report, GroupBy by) 
     content.push_back({summaryParagraph(report)});
     if (report.variation)
         content.push_back(variationSection(report));
+    if (report.agreement)
+        content.push_back(agreementSection(report));
     if (by != GroupBy::None)
         content.push_back({groupsTable(report, by)});
     return content;

@@ -63,6 +63,10 @@ struct ValidationRow {
     double range_min_s = 0;
     double range_max_s = 0;
     double outside_pct = 0;
+    // With --fidelity both: the closed form's prediction of the same scenario, and how far it is from this
+    // row's (analytical / flow - 1, in %); nullopt where either level did not simulate the row.
+    std::optional<double> analytical_step_time_s;
+    double disagreement_pct = 0;
 };
 
 struct ValidationSummary {
@@ -80,11 +84,19 @@ struct ValidationSummary {
 // n, median, p90 and max of the absolute errors (in %), as every validation summary takes them.
 ValidationSummary summariseAbsErrors(std::vector<double> absErrors);
 
+// `validate --fidelity both`: the analytical level against the flow level, over the rows both simulated.
+struct FidelityAgreement {
+    ValidationSummary spread; // n, median, p90 and max of |disagreement_pct|
+    double limit_pct = 10.0;  // how far the two levels may be apart on a row (issue 31)
+    int over_limit = 0;       // rows further apart than that
+};
+
 struct ValidationReport {
     std::vector<ValidationRow> rows;
     ValidationSummary summary;
     std::string fidelity;
     std::optional<Variation> variation;
+    std::optional<FidelityAgreement> agreement; // with --fidelity both
 };
 
 // How `validate --group-by` summarises the rows.
@@ -112,13 +124,20 @@ ValidationReport validateCases(const std::vector<models::ValidationCase>& cases,
                                const std::optional<Variation>& variation = std::nullopt,
                                const std::vector<std::vector<models::ValidationCase>>& variants = {});
 
+// Adds to `report` (a flow-level report) the closed form's prediction of each row, from `analytical` (the
+// same cases validated at the analytical level), and the distribution of the two levels' disagreement.
+void compareWithAnalytical(ValidationReport& report, const ValidationReport& analytical);
+
 // {"cases":[{"id","predicted_step_time_s","measured_step_time_s","error_pct",...}], "skipped":[...],
 //  "summary":{"n","median_abs_error_pct","p90_abs_error_pct","max_abs_error_pct"}}
 // With a grouping, also "groups": [{"key","n","median_abs_error_pct","max_abs_error_pct","mean_error_pct"}].
 // With a variation, each case has "variants": [{"value","own","predicted_step_time_s","fits","assumption"}
 // or {"value","skipped"}] and "range_s": [min, max], "outside_pct"; the document has "variation":
 // {"field","values"} and the summary "inside_range", and "median_abs_outside_pct" and
-// "max_abs_outside_pct" over the rows outside their range (0 when none).
+// "max_abs_outside_pct" over the rows outside their range (0 when none). With an agreement, each case has
+// "analytical_step_time_s" and "disagreement_pct" (where the closed form simulated it), and the document
+// has "agreement": {"compared", "n", "median_abs_pct", "p90_abs_pct", "max_abs_pct", "limit_pct",
+// "over_limit"}.
 models::Json validationToJson(const ValidationReport& report, GroupBy by = GroupBy::None);
 // `choreo-sim accuracy`: the error of every simulated row of several validation files, per catalog device
 // (rows name a device by id or alias): rows, rows predicted too fast, median signed error, the |error| 90 %

@@ -56,6 +56,30 @@ const Option kVaryOption{
         return sim::parseVariation(value, error) ? std::string() : error;
     }};
 
+const Option kValidateFidelityOption{
+    "--fidelity",
+    "F",
+    "flow (default): collectives as concurrent flows on the SimGrid platform; packet: every message; "
+    "analytical: closed form, no SimGrid (microseconds); both: flow, with the closed form's prediction of "
+    "every row beside it and how far apart the two levels are",
+    "a value (analytical, flow, packet or both)",
+    {},
+    [](const std::string& value) {
+        return value == "both" || sim::fidelityFromString(value)
+                   ? std::string()
+                   : "unknown level \"" + value + "\" (known: analytical, flow, packet, both)";
+    }};
+
+// --fidelity both: the flow level, compared with the closed form.
+bool bothLevels(const Invocation& call) {
+    return call.value("--fidelity") == "both";
+}
+
+// The level the rows are scored at.
+sim::Fidelity scoredFidelity(const Invocation& call) {
+    return bothLevels(call) ? sim::Fidelity::Flow : fidelityOf(call);
+}
+
 // The rows, the title and the legend's range name as the document `choreo-report validation-chart` reads.
 models::Json chartDocument(const sim::ValidationReport& report, sim::GroupBy groupBy) {
     models::Json rows = models::Json::array();
@@ -130,6 +154,9 @@ int runServing(const Invocation& call, const std::string& file, const std::strin
         if (call.has(option))
             return usageError(call, std::string(option) + " applies to training validation files only; " +
                                         file + " is a serving file (it has metric, value and output_len)");
+    if (bothLevels(call))
+        return usageError(call, "--fidelity both applies to training validation files only; " + file +
+                                    " is a serving file (it has metric, value and output_len)");
     models::Diagnostics errors;
     const auto cases = models::parseServingCsv(text, catalog, errors);
     if (!errors.empty()) {
@@ -186,7 +213,10 @@ int run(const Invocation& call) {
             return kExitInvalidInput;
         }
     }
-    const auto report = sim::validateCases(cases, *catalog, fidelityOf(call), jobsOf(call), vary, variants);
+    auto report = sim::validateCases(cases, *catalog, scoredFidelity(call), jobsOf(call), vary, variants);
+    if (bothLevels(call))
+        sim::compareWithAnalytical(
+            report, sim::validateCases(cases, *catalog, sim::Fidelity::Analytical, jobsOf(call)));
     const auto groupValue = call.value("--group-by");
     const sim::GroupBy groupBy = groupValue ? *sim::groupByFromString(*groupValue) : sim::GroupBy::None;
     if (call.has("--json"))
@@ -212,7 +242,7 @@ const Command kValidateCommand{
     "the measured step time. A serving file (shared/validation/published-inference-README.md, told by its "
     "metric, value and output_len columns) is simulated per row's benchmark and compared per metric. Cases "
     "using something not modelled yet are listed as skipped, with the reason.",
-    {&kJsonOption, &kMarkdownOption, &kGroupByOption, &kChartOption, &kFidelityOption, &kJobsOption,
+    {&kJsonOption, &kMarkdownOption, &kGroupByOption, &kChartOption, &kValidateFidelityOption, &kJobsOption,
      &kScenariosOption, &kVaryOption, &kJoinOption},
     run};
 

@@ -1339,6 +1339,57 @@ private slots:
         QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
 
+    void fullyShardedLevelsAgreeAtScale() {
+        // The default scenario grown to 16,384 H100 with ZeRO-3 (dp 1,024): a ring over 1,024 ranks takes
+        // milliseconds of latency, as long as its bytes. The closed form once added the gather's and the
+        // reduce-scatter's latencies per layer where the two streams overlap them: 6.48 s against the flow
+        // level's 5.07 s (28 %). Now 5.08 s (2026-12-06).
+        double times[2] = {0, 0};
+        int i = 0;
+        for (const char* fidelity : {"flow", "analytical"}) {
+            const Run r = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--json"),
+                                     QStringLiteral("--fidelity"), QString::fromUtf8(fidelity),
+                                     QStringLiteral("--set"), QStringLiteral("cluster.pools[0].count=16384"),
+                                     QStringLiteral("--set"), QStringLiteral("workload.parallel.dp=1024"),
+                                     QStringLiteral("--set"), QStringLiteral("workload.global_batch=4096"),
+                                     QStringLiteral("--set"), QStringLiteral("workload.parallel.zero=3")});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            times[i++] = Json::parse(r.out.toStdString())["step_time_s"].get<double>();
+        }
+        QVERIFY2(std::fabs(times[1] / times[0] - 1.0) < 0.02,
+                 qPrintable(QStringLiteral("flow %1 s, analytical %2 s").arg(times[0]).arg(times[1])));
+    }
+
+    void validateBothLevelsAgree() {
+        // --fidelity both scores the flow level and puts the closed form's prediction beside every row: on
+        // the first held-out file (14 rows, 64 to 2,240 devices) the two were at most 2.5 % apart
+        // (2026-12-06); issue 31 asks for 10 % on every row.
+        const Json j = validateHeldOut(QStringLiteral("holdout-runs.csv"),
+                                       {QStringLiteral("--fidelity"), QStringLiteral("both")});
+        QVERIFY(!j.is_null());
+        QCOMPARE(j["fidelity"].get<std::string>(), std::string("flow"));
+        const auto& agreement = j["agreement"];
+        QCOMPARE(agreement["n"].get<std::size_t>(), j["cases"].size());
+        QCOMPARE(agreement["over_limit"].get<int>(), 0);
+        double worst = 0.0;
+        for (const auto& c : j["cases"]) {
+            const double flow = c["predicted_step_time_s"].get<double>();
+            const double closedForm = c["analytical_step_time_s"].get<double>();
+            QCOMPARE(c["disagreement_pct"].get<double>(), (closedForm / flow - 1.0) * 100.0);
+            worst = std::max(worst, std::abs(c["disagreement_pct"].get<double>()));
+        }
+        QCOMPARE(agreement["max_abs_pct"].get<double>(), worst);
+        QVERIFY2(worst <= 10.0, qPrintable(QStringLiteral("levels %1 % apart").arg(worst)));
+        // The comparison is the training files'.
+        if (QFile::exists(QStringLiteral(CHOREO_TEST_INFERENCE_CSV))) {
+            const Run serving =
+                choreoSim({QStringLiteral("validate"), QStringLiteral(CHOREO_TEST_INFERENCE_CSV),
+                           QStringLiteral("--fidelity"), QStringLiteral("both")});
+            QCOMPARE(serving.exitCode, 1);
+            QVERIFY(serving.err.contains("--fidelity both applies to training validation files only"));
+        }
+    }
+
     void validateWritesTheScenariosItSimulates() {
         // --scenarios writes each row as the scenario validate simulates: `run` on the file predicts the
         // same step time, and says where the compute of its busiest stage goes.
