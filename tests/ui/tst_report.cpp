@@ -152,6 +152,7 @@ private slots:
     void servingReportShowsTheStream();
     void trainAndServeReportShowsBothCosts();
     void stagesAndFailuresAreReported();
+    void networkRowComesFromTheFieldTable();
     void fullDiskKeepsTheEarlierReport();
 
 private:
@@ -677,6 +678,35 @@ void TestReport::summaryNamesAssumedEfficiencies() {
     QCOMPARE(frameworkCell(r), QString());
     r.framework = "nemo-2024 (NeMo 1.x): Master weights: remainders";
     QCOMPARE(frameworkCell(r), u"nemo-2024"_s);
+}
+
+void TestReport::networkRowComesFromTheFieldTable() {
+    // The network row is the field table's (models/fieldtable.cpp), as the form and --set read them; the
+    // training device's links that the scenario leaves to the catalog have a row of their own.
+    auto in = input();
+    auto& net = in.scenario.cluster.network;
+    net.nic_Gbps.reset();
+    net.topology.nodes_per_leaf = 2;
+    const QString html = choreo::ui::reportHtml(in);
+    const auto rowOf = [&html](const QString& key) {
+        const auto at = html.indexOf(u">"_s + key + u"<"_s);
+        return at < 0 ? QString() : html.mid(at, 240);
+    };
+    const QString network = rowOf(u"Network"_s);
+    QVERIFY2(network.contains(u"Topology fat-tree"_s), qPrintable(network));
+    QVERIFY2(network.contains(u"Nodes per leaf 2"_s), qPrintable(network));
+    QVERIFY2(!network.contains(u"NIC per device"_s), qPrintable(network));
+    const QString links = rowOf(u"Links (catalog)"_s);
+    const auto* h100 = catalog_->find("h100-sxm");
+    QVERIFY(h100 != nullptr);
+    QVERIFY2(links.contains(u"NIC %1 Gb/s"_s.arg(h100->nic_Gbps.value)), qPrintable(links));
+    QVERIFY2(links.contains(u"scale-up fabric "_s + QString::fromStdString(h100->scale_up->fabric)),
+             qPrintable(links));
+    // Set in the scenario, a figure leaves the catalog's row and joins the network's.
+    net.nic_Gbps = 200.0;
+    const QString set = choreo::ui::reportHtml(in);
+    QVERIFY(set.mid(set.indexOf(u">Network<"_s), 240).contains(u"NIC per device 200 Gb/s"_s));
+    QVERIFY(!set.mid(set.indexOf(u">Links (catalog)<"_s), 240).contains(u"NIC "_s));
 }
 
 QTEST_MAIN(TestReport)

@@ -59,20 +59,11 @@ QString powerCaption(const PowerTraceModel& power) {
         .arg(power.notes());
 }
 
-// "value (scenario)" when the scenario sets it, else "value (catalog)" from the training device.
-QString withOrigin(const std::optional<double>& set, double catalogValue, const QString& unit,
-                   bool known = true) {
-    if (set)
-        return formatCompact(*set) + unit + QObject::tr(" (scenario)");
-    return known ? formatCompact(catalogValue) + unit + QObject::tr(" (catalog)")
-                 : QObject::tr("not in the catalog");
-}
-
-// The scenario's cluster: its pools, the network and the scale-up fabric of `device`, the training pool's.
+// The scenario's pools, and the training device's links (`device`, from the catalog) that the network
+// fields the scenario leaves unset fall back to; the network fields themselves are addFieldRows'.
 void addClusterRows(KeyValueRows& rows, const ReportInput& in, const models::Pool* training,
                     const models::Device* device) {
     const auto& s = in.scenario;
-    const auto& net = s.cluster.network;
     for (const auto& p : s.cluster.pools) {
         const models::Device* d = in.catalog ? in.catalog->find(p.device) : nullptr;
         rows.emplace_back(QObject::tr("Pool \"%1\"").arg(q(p.name)),
@@ -85,27 +76,23 @@ void addClusterRows(KeyValueRows& rows, const ReportInput& in, const models::Poo
                                        : QString(),
                                    &p == training ? QObject::tr("; trains the model") : QString()));
     }
-    rows.emplace_back(
-        QObject::tr("NIC per device"),
-        withOrigin(net.nic_Gbps, device ? device->nic_Gbps.value : 0, u" Gb/s"_s, device != nullptr));
-    rows.emplace_back(
-        QObject::tr("Topology"),
-        QObject::tr("%1, oversubscription %2:1, %3 nodes per leaf, %4 per switch hop")
-            .arg(q(models::toString(net.topology.kind)), formatCompact(net.topology.oversubscription))
-            .arg(net.topology.nodes_per_leaf.value_or(models::kDefaultNodesPerLeaf))
-            .arg(formatCompact(net.topology.latency_us.value_or(models::kDefaultSwitchLatencyUs)) +
-                 u" µs"_s));
-    const bool fabric = device && device->scale_up;
-    rows.emplace_back(
-        QObject::tr("Scale-up fabric"),
-        QObject::tr("%1; %2 per device; latency %3")
-            .arg(net.scale_up.fabric ? q(*net.scale_up.fabric) + QObject::tr(" (scenario)")
-                 : fabric            ? q(device->scale_up->fabric) + QObject::tr(" (catalog)")
-                                     : QObject::tr("none"),
-                 withOrigin(net.scale_up.bandwidth_GBps, fabric ? device->scale_up->bandwidth_GBps.value : 0,
-                            u" GB/s"_s, fabric),
-                 withOrigin(net.scale_up.latency_us, fabric ? device->scale_up->latency_us.value : 0,
-                            u" µs"_s, fabric)));
+    if (!device)
+        return;
+    const auto& net = s.cluster.network;
+    QStringList fromCatalog;
+    if (!net.nic_Gbps && device->nic_Gbps.present())
+        fromCatalog << QObject::tr("NIC %1 Gb/s").arg(formatCompact(device->nic_Gbps.value));
+    if (const auto& fabric = device->scale_up) {
+        if (!net.scale_up.fabric)
+            fromCatalog << QObject::tr("scale-up fabric %1").arg(q(fabric->fabric));
+        if (!net.scale_up.bandwidth_GBps && fabric->bandwidth_GBps.present())
+            fromCatalog << QObject::tr("%1 GB/s per device").arg(formatCompact(fabric->bandwidth_GBps.value));
+        if (!net.scale_up.latency_us && fabric->latency_us.present())
+            fromCatalog << QObject::tr("latency %1").arg(formatCompact(fabric->latency_us.value) + u" µs"_s);
+    }
+    if (!fromCatalog.isEmpty())
+        rows.emplace_back(QObject::tr("Links (catalog)"),
+                          q(device->name) + u": "_s + fromCatalog.join(u", "_s));
 }
 
 // One field of the table in a report row: "Layers 80", "sequence parallel", "no dropout"; empty when it does
@@ -125,14 +112,14 @@ QString fieldPhrase(const models::FieldSpec& field, const models::Scenario& s) {
     return q(field.label) + u' ' + q(field.describe(s));
 }
 
-// One row per group of the field table (models/fieldtable.cpp): what is trained, how it is laid out, and
-// how the cost is reckoned. The cluster's fields are addClusterRows', beside the catalog's figures.
+// One row per group of the field table (models/fieldtable.cpp): what is trained, how it is laid out, its
+// network, and how the cost is reckoned.
 void addFieldRows(KeyValueRows& rows, const models::Scenario& s) {
     for (const auto& group : models::fieldGroups()) {
         QStringList phrases;
         bool applies = false;
         for (const auto& field : models::scenarioFields()) {
-            if (field.group != group || field.path.rfind("cluster.", 0) == 0)
+            if (field.group != group)
                 continue;
             applies = applies || field.appliesTo(s);
             if (QString phrase = fieldPhrase(field, s); !phrase.isEmpty())
