@@ -166,9 +166,15 @@ void Platform::buildDragonfly(sg4::NetZone* root) {
 }
 
 void Platform::buildTorus(sg4::NetZone* root) {
-    const auto& d = spec_.network.dims;
-    const std::vector<unsigned long> dims{static_cast<unsigned long>(d[0]), static_cast<unsigned long>(d[1]),
-                                          static_cast<unsigned long>(d[2])};
+    // The axes longer than 1 (a [64, 1, 1] torus is a ring of 64): SimGrid links each position to itself
+    // along an axis of 1 and names those links alike, so two such axes would declare one link twice and
+    // abort. Leaving them out keeps every position's number.
+    std::vector<unsigned long> dims;
+    for (const std::int64_t axis : spec_.network.dims)
+        if (axis > 1)
+            dims.push_back(static_cast<unsigned long>(axis));
+    if (dims.empty())
+        dims.push_back(1);
     // SimGrid numbers torus positions with x fastest, as NetworkPlan::torusCoord does.
     auto position = [this](sg4::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
         sg4::Host* h = zone->create_host("nic" + std::to_string(id), 1.0);
