@@ -106,6 +106,29 @@ TaskGraph::Id messageRounds(TaskGraph& graph, const std::vector<std::int64_t>& r
     return previous;
 }
 
+// The first rank's part of an all-to-all on a non-blocking fabric, where every device's scale-up and NIC
+// links are its own: its messages to the peers of one link class (same node, other nodes) share only its
+// own link out, and theirs to it only its link in, so one flow each way per class, of the class's bytes,
+// ends when the peers' flows would. `flow(from, to, bytes)` adds one.
+template <typename AddFlow>
+void representativeAllToAll(const Platform& platform, const std::vector<std::int64_t>& ranks, double bytes,
+                            AddFlow&& flow) {
+    const auto n = static_cast<std::int64_t>(ranks.size());
+    std::int64_t peer[2] = {-1, -1}; // the first peer of each class: [0] same node, [1] other nodes
+    double classBytes[2] = {0.0, 0.0};
+    for (std::int64_t j = 1; j < n; ++j) {
+        const int c = platform.sameNode(ranks.front(), ranks[static_cast<std::size_t>(j)]) ? 0 : 1;
+        if (peer[c] < 0)
+            peer[c] = j;
+        classBytes[c] += bytes;
+    }
+    for (int c = 0; c < 2; ++c)
+        if (peer[c] >= 0) {
+            flow(0, peer[c], classBytes[c]);
+            flow(peer[c], 0, classBytes[c]);
+        }
+}
+
 } // namespace
 
 TaskGraph::Id ringCollective(TaskGraph& graph, const Platform& platform, Fidelity fidelity, Collective kind,
@@ -174,15 +197,19 @@ TaskGraph::Id allToAll(TaskGraph& graph, const Platform& platform, Fidelity fide
             graph.depend(after, start);
         }
         const TaskGraph::Id done = graph.join();
-        auto flow = [&](std::int64_t from, std::int64_t to) {
-            const TaskGraph::Id x = graph.transfer(at(from), at(to), share * count);
+        auto flow = [&](std::int64_t from, std::int64_t to, double flowBytes) {
+            const TaskGraph::Id x = graph.transfer(at(from), at(to), flowBytes);
             graph.depend(start, x);
             graph.depend(x, done);
         };
+        if (edges == Edges::Representative && !platform.spec().sharedScaleOutLinks()) {
+            representativeAllToAll(platform, ranks, share * count, flow);
+            return done;
+        }
         for (std::int64_t i = 0; i < n; ++i)
             for (std::int64_t j = 0; j < n; ++j)
                 if (i != j && (edges == Edges::All || i == 0 || j == 0))
-                    flow(i, j);
+                    flow(i, j, share * count);
         return done;
     }
     TaskGraph::Id previous = after;
