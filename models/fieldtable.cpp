@@ -477,8 +477,8 @@ constexpr double kMaxSwitches = 1'000'000; // nodes under a leaf, ports, groups,
 
 // The network between and inside nodes (cluster.network). Unset figures come from the training device's
 // catalog entry or the topology's defaults (models/topology.h, docs/topology.md); the 3D torus's dims (an
-// array) are read by hand. The desktop's network box and the report's cluster rows show them with the
-// catalog's figures beside.
+// array) are read by hand. The desktop's network box shows them with the catalog's figures beside; the
+// report's Network row is this table's, and its "Links (catalog)" row the figures left to the catalog.
 void addNetworkFields(std::vector<FieldSpec>& t) {
     const std::string g = "Network";
     const std::string p = "cluster.network.";

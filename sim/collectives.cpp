@@ -33,9 +33,9 @@ std::vector<std::int64_t> simulatedEdges(const Platform& platform, const std::ve
         return out;
     }
     // On a non-blocking fabric (a crossbar of NIC links) an edge that crosses leaf switches shares no link
-    // with another, so one cross-node edge stands for them all.
+    // with another, so one cross-node edge stands for them all; elsewhere that one is of the same leaf.
     const bool leavesShareLinks = platform.spec().sharedScaleOutLinks();
-    bool sameNode = false, sameLeaf = false;
+    bool sameNode = false, crossNode = false;
     for (std::int64_t i = 0; i < n; ++i) {
         const std::int64_t a = at(i), b = at(i + 1);
         bool take = i == 0 || i == n - 1; // the edges of the first rank meet its other traffic
@@ -43,8 +43,8 @@ std::vector<std::int64_t> simulatedEdges(const Platform& platform, const std::ve
             take = true;
         else if (platform.sameNode(a, b) && !sameNode)
             take = sameNode = true;
-        else if (!platform.sameNode(a, b) && !sameLeaf)
-            take = sameLeaf = true;
+        else if (!platform.sameNode(a, b) && !crossNode)
+            take = crossNode = true;
         if (take)
             out.push_back(i);
     }

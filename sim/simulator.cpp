@@ -95,12 +95,15 @@ struct Tagged {
 //
 // Symmetry folding. Data-parallel replicas other than replica 0 do not compute: every replica does
 // the same work at the same time. Their data-parallel traffic is still on the platform: at flow
-// fidelity a ring simulates the edges of replica 0's device, one edge of each link class and every
-// edge that crosses leaf switches (Edges::ByLinkClass), which loads every shared link as the full
-// ring would. Tensor- and context-parallel ranks other than rank 0 are folded the same way at flow
-// fidelity: each device's scale-up and NIC links are its own, so their identical transfers share no
-// link with rank 0's; on fabrics with shared scale-out links (oversubscribed leaves, dragonfly, torus)
-// every rank is simulated. Packet fidelity simulates every rank and every edge.
+// fidelity a ring simulates the edges of replica 0's device, one edge of each link class and, on
+// fabrics with shared scale-out links, every edge that crosses leaf switches (Edges::ByLinkClass),
+// which loads every shared link as the full ring would. Tensor- and context-parallel ranks other than
+// rank 0 are folded the same way at flow fidelity, their data-parallel rings included: each device's
+// scale-up and NIC links are its own, so their identical transfers share no link with rank 0's but
+// where rank 0's one-edge collectives reach their devices (a tensor ring's edge into rank 1, which a
+// data ring on the same scale-up links then no longer meets: GB200's 72-device domains moved by up to
+// 0.16 %). On fabrics with shared scale-out links (oversubscribed leaves, dragonfly, torus) every rank
+// is simulated. Packet fidelity simulates every rank and every edge.
 class StepBuilder {
 public:
     StepBuilder(const models::ResolvedScenario& rs, const Platform& platform, TaskGraph& graph,
@@ -355,8 +358,8 @@ public:
     // One data-parallel collective per simulated tensor rank, after `ready` and after that rank's previous
     // one (the collectives of one communicator run in order, as on one NCCL stream). Updates `last` per
     // rank. A positive `atLeast` is the framework's own time for it, the network's notwithstanding. Where
-    // tensor ranks are folded, the other ranks' rings run on links of their own (their devices' scale-up
-    // and NIC links), as rank 0's does, so only rank 0's is simulated.
+    // tensor ranks are folded, the other ranks' rings run on their own devices' scale-up and NIC links, as
+    // rank 0's does, so only rank 0's is simulated (the class comment says where that is not exact).
     void dataCollective(std::int64_t stage, Collective kind, double bytes, Id ready, std::vector<Id>& last,
                         double atLeast = 0.0) {
         last.resize(static_cast<std::size_t>(activeTp_), -1);

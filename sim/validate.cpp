@@ -364,7 +364,8 @@ void compareWithAnalytical(ValidationReport& report, const ValidationReport& ana
     for (std::size_t i = 0; i < report.rows.size() && i < analytical.rows.size(); ++i) {
         ValidationRow& row = report.rows[i];
         const ValidationRow& closedForm = analytical.rows[i];
-        if (!row.simulated || !closedForm.simulated || closedForm.source.id != row.source.id)
+        if (!row.simulated || !closedForm.simulated || closedForm.source.id != row.source.id ||
+            !(row.predicted_step_time_s > 0.0))
             continue;
         row.analytical_step_time_s = closedForm.predicted_step_time_s;
         row.disagreement_pct = (closedForm.predicted_step_time_s / row.predicted_step_time_s - 1.0) * 100.0;

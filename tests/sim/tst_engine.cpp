@@ -91,6 +91,10 @@ private slots:
 
     // SimGrid's torus zone routes as the topology plan says (x fastest, shortest way round each ring).
     void torusRoutesFollowThePlan() { QCOMPARE(probeTorusRouteMismatches(3, 4, 2), 0); }
+    // Axes of 1 are left out of SimGrid's zone (Platform::buildTorus): a ring, and a torus whose middle axis
+    // is 1, keep the plan's numbering and hops.
+    void torusRingRoutesFollowThePlan() { QCOMPARE(probeTorusRouteMismatches(8, 1, 1), 0); }
+    void torusWithAnAxisOfOneRoutesFollowThePlan() { QCOMPARE(probeTorusRouteMismatches(2, 1, 3), 0); }
 
     void ringAllReduceFlow() { checkRing(Fidelity::Flow); }
     void ringAllReducePacket() { checkRing(Fidelity::Packet); }

@@ -80,8 +80,10 @@ void addClusterRows(KeyValueRows& rows, const ReportInput& in, const models::Poo
         return;
     const auto& net = s.cluster.network;
     QStringList fromCatalog;
-    if (!net.nic_Gbps && device->nic_Gbps.present())
-        fromCatalog << QObject::tr("NIC %1 Gb/s").arg(formatCompact(device->nic_Gbps.value));
+    if (!net.nic_Gbps)
+        fromCatalog << (device->nic_Gbps.present()
+                            ? QObject::tr("NIC %1 Gb/s").arg(formatCompact(device->nic_Gbps.value))
+                            : QObject::tr("no NIC figure"));
     if (const auto& fabric = device->scale_up) {
         if (!net.scale_up.fabric)
             fromCatalog << QObject::tr("scale-up fabric %1").arg(q(fabric->fabric));
@@ -89,6 +91,8 @@ void addClusterRows(KeyValueRows& rows, const ReportInput& in, const models::Poo
             fromCatalog << QObject::tr("%1 GB/s per device").arg(formatCompact(fabric->bandwidth_GBps.value));
         if (!net.scale_up.latency_us && fabric->latency_us.present())
             fromCatalog << QObject::tr("latency %1").arg(formatCompact(fabric->latency_us.value) + u" µs"_s);
+    } else if (!net.scale_up.fabric) {
+        fromCatalog << QObject::tr("no scale-up fabric");
     }
     if (!fromCatalog.isEmpty())
         rows.emplace_back(QObject::tr("Links (catalog)"),
