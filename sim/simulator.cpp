@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <unistd.h>
 
@@ -798,11 +799,15 @@ private:
     std::vector<std::vector<Tagged>> pipeSpans_, dataSpans_; // per stage, the representative's transfers
 };
 
-// What one task of a packet-fidelity graph costs: about 190 bytes of memory (default.json at 64 and 128
-// H100, /usr/bin/time's peak over the activities, 2026-12-05) and 3.9 us of CPU (the 1,024-device packet
-// case of docs/performance.md: 19 million activities in 73.6 s).
+// What one task of a graph costs: about 190 bytes of memory at packet fidelity (default.json at 64 and 128
+// H100, /usr/bin/time's peak over the activities, 2026-12-05), 140 at flow (ZeRO-3 on 16,384 H100 behind
+// 2:1 leaves, 2026-12-06); CPU, 3.9 us a task at packet fidelity (the 1,024-device packet case of
+// docs/performance.md: 19 million activities in 73.6 s) and 20 us at flow, where many flows share links
+// (that ZeRO-3 case: 1.01 million activities in 20.5 s).
 constexpr double kBytesPerTask = 200.0;
-constexpr double kSecondsPerTask = 4e-6;
+double secondsPerTask(Fidelity fidelity) {
+    return fidelity == Fidelity::Packet ? 4e-6 : 2e-5;
+}
 
 // The memory a simulation may take: CHOREO_MEMORY_LIMIT_GB, else 80 % of this machine's.
 double memoryLimitBytes() {
@@ -819,28 +824,70 @@ double memoryLimitBytes() {
     return pages > 0 && pageSize > 0 ? 0.8 * static_cast<double>(pages) * static_cast<double>(pageSize) : 8e9;
 }
 
-// Packet fidelity simulates every message: before building the graph, count its tasks (without keeping
-// them) and refuse, with the estimate and the limit, a step that would not fit in memory.
-void refuseWhatCannotFit(const models::ResolvedScenario& rs, const Platform& platform) {
-    const double limitBytes = memoryLimitBytes();
-    // A task graph indexes its tasks with TaskGraph::Id: never more than it can count, whatever the memory.
-    const auto limit = static_cast<std::int64_t>(
+// Before building the graph, count its tasks (without keeping them) and refuse, with the estimate and the
+// limit, a step that would not fit in memory: packet fidelity simulates every message, and flow fidelity
+// can grow large too where it cannot fold (every tensor rank behind oversubscribed leaves, many layers'
+// ZeRO-3 rings, many micro-batches).
+// The most tasks a graph may hold under the memory limit (`limitBytes`, memoryLimitBytes). A task graph
+// indexes its tasks with TaskGraph::Id: never more than it can count, whatever the memory.
+std::int64_t taskLimit(double limitBytes) {
+    return static_cast<std::int64_t>(
         std::min(limitBytes / kBytesPerTask, static_cast<double>(std::numeric_limits<TaskGraph::Id>::max())));
+}
+
+void refuseWhatCannotFit(const models::ResolvedScenario& rs, const Platform& platform, Fidelity fidelity) {
+    const double limitBytes = memoryLimitBytes();
+    const std::int64_t limit = taskLimit(limitBytes);
     try {
         TaskGraph counting = TaskGraph::counting(platform, limit);
-        StepBuilder(rs, platform, counting, Fidelity::Packet).build();
+        StepBuilder(rs, platform, counting, fidelity).build();
     } catch (const TaskGraph::TooManyTasks&) {
-        char text[400];
-        std::snprintf(
-            text, sizeof text,
-            "refused before starting: packet fidelity on %lld devices would simulate more than %lld "
-            "messages and tasks, over %.3g GB of memory (the limit: %.3g GB, CHOREO_MEMORY_LIMIT_GB or "
-            "80 %% of this machine's) and over %.0f minutes; flow fidelity simulates the same step "
-            "with identical replicas folded",
-            static_cast<long long>(rs.pool().count), static_cast<long long>(limit),
-            static_cast<double>(limit) * kBytesPerTask / 1e9, limitBytes / 1e9,
-            static_cast<double>(limit) * kSecondsPerTask / 60.0);
+        const bool packet = fidelity == Fidelity::Packet;
+        char text[480];
+        std::snprintf(text, sizeof text,
+                      "refused before starting: %s fidelity on %lld devices would simulate more than %lld "
+                      "%s, over %.3g GB of memory (the limit: %.3g GB, CHOREO_MEMORY_LIMIT_GB or "
+                      "80 %% of this machine's) and over %.0f minutes; %s",
+                      toString(fidelity).c_str(), static_cast<long long>(rs.pool().count),
+                      static_cast<long long>(limit), packet ? "messages and tasks" : "flows and tasks",
+                      static_cast<double>(limit) * kBytesPerTask / 1e9, limitBytes / 1e9,
+                      static_cast<double>(limit) * secondsPerTask(fidelity) / 60.0,
+                      packet ? "flow fidelity simulates the same step with identical replicas folded"
+                             : "the analytical level gives the same step in closed form");
         throw SimulationError(text);
+    }
+}
+
+// A step's graph and its builder, which refers to the graph.
+struct BuiltStep {
+    std::unique_ptr<TaskGraph> graph;
+    std::unique_ptr<StepBuilder> builder;
+};
+
+// Flow fidelity builds its step at once, holding at most a gigabyte of tasks (or the memory limit's
+// worth, if less); a step past that is counted in full and refused, or built again if it fits. So the
+// usual step is built once, and none takes more than a gigabyte before it is known to fit. Packet
+// fidelity, which is often past it, counts first.
+constexpr std::int64_t kTasksBeforeCounting = 5'000'000;
+
+BuiltStep buildStep(const models::ResolvedScenario& rs, const Platform& platform, Fidelity fidelity) {
+    auto build = [&](std::int64_t cap) {
+        BuiltStep step;
+        step.graph = std::make_unique<TaskGraph>(platform);
+        step.graph->limitTasks(cap);
+        step.builder = std::make_unique<StepBuilder>(rs, platform, *step.graph, fidelity);
+        step.builder->build();
+        return step;
+    };
+    if (fidelity == Fidelity::Packet) {
+        refuseWhatCannotFit(rs, platform, fidelity);
+        return build(-1);
+    }
+    try {
+        return build(std::min(kTasksBeforeCounting, taskLimit(memoryLimitBytes())));
+    } catch (const TaskGraph::TooManyTasks&) {
+        refuseWhatCannotFit(rs, platform, fidelity);
+        return build(-1);
     }
 }
 
@@ -865,13 +912,11 @@ models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const S
     spec.experts = OffloadPathSpec::of(rs, spec, fold, models::OffloadTarget::Experts);
     spec.optimizer = OffloadPathSpec::of(rs, spec, fold, models::OffloadTarget::Optimizer);
     Platform platform(*engine, spec);
-    if (options.fidelity == Fidelity::Packet)
-        refuseWhatCannotFit(rs, platform);
 
     report(0.05, "mapping workload");
-    TaskGraph graph(platform);
-    StepBuilder builder(rs, platform, graph, options.fidelity);
-    builder.build();
+    const BuiltStep built = buildStep(rs, platform, options.fidelity);
+    TaskGraph& graph = *built.graph;
+    const StepBuilder& builder = *built.builder;
     // The next batch's data stage runs beside the step, on the same links.
     const std::size_t stepTasks = graph.size();
     std::optional<DataFlows> data;

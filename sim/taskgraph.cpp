@@ -22,6 +22,8 @@ TaskGraph::Id TaskGraph::add(Task task) {
             throw TooManyTasks{countLimit_};
         return static_cast<Id>(counted_ % (1 << 30)); // never looked up: a counting graph does not run
     }
+    if (taskLimit_ >= 0 && static_cast<std::int64_t>(tasks_.size()) >= taskLimit_)
+        throw TooManyTasks{taskLimit_};
     tasks_.push_back(std::move(task));
     return static_cast<Id>(tasks_.size() - 1);
 }

@@ -43,6 +43,9 @@ public:
         return g;
     }
     [[nodiscard]] std::int64_t counted() const { return counted_; }
+    // Past `limit` tasks (negative: none), adding one throws TooManyTasks: a build that stops before it
+    // holds more than that.
+    void limitTasks(std::int64_t limit) { taskLimit_ = limit; }
 
     Id compute(std::int64_t device, double seconds); // `seconds` at the device's full speed
     Id transfer(std::int64_t from, std::int64_t to, double bytes);
@@ -77,6 +80,7 @@ private:
     std::int64_t nextReport_ = 0;
     std::function<void(double)> progress_;
     std::int64_t countLimit_ = -1; // >= 0: a counting graph
+    std::int64_t taskLimit_ = -1;  // >= 0: the most tasks this graph may hold
     std::int64_t counted_ = 0;
 };
 

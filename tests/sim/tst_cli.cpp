@@ -633,6 +633,27 @@ private slots:
                  bad.err.constData());
     }
 
+    void flowRefusesWhatCannotFit() {
+        // Flow fidelity counts its step too: under a limit of 100 kB (500 tasks) the default scenario's
+        // flow step (between 1,000 and 2,500 tasks, folded) is refused before it starts, naming the level
+        // and the way out.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("CHOREO_MEMORY_LIMIT_GB"), QStringLiteral("0.0001"));
+        const Run refused = choreoSim({QStringLiteral("run"), defaultScenario()}, {}, env);
+        QCOMPARE(refused.exitCode, 3);
+        QVERIFY2(refused.err.contains("refused before starting: flow fidelity on 128 devices"),
+                 refused.err.constData());
+        QVERIFY2(refused.err.contains("the analytical level gives the same step in closed form"),
+                 refused.err.constData());
+        const Run closedForm = choreoSim({QStringLiteral("run"), defaultScenario(),
+                                          QStringLiteral("--fidelity"), QStringLiteral("analytical")},
+                                         {}, env);
+        QVERIFY2(closedForm.exitCode == 0, closedForm.err.constData());
+        env.insert(QStringLiteral("CHOREO_MEMORY_LIMIT_GB"), QStringLiteral("1"));
+        const Run fits = choreoSim({QStringLiteral("run"), defaultScenario()}, {}, env);
+        QVERIFY2(fits.exitCode == 0, fits.err.constData());
+    }
+
 #ifdef CHOREO_HAVE_REPORT
     // A read-only report target, or a missing folder, is refused before anything runs; the file is left as
     // it was (root included: the permission bits decide).
