@@ -37,7 +37,6 @@ const FailureProfile* profileFor(const Catalog& catalog, const std::string& devi
     return fallback;
 }
 
-// Interruptions an hour of a pool of `devices` devices, `perNode` a node, as `profile` observed them.
 // Interruptions per hour of a pool of `devices`, `perNode` a node; with `spareCausesOnly`, those a hot spare
 // cures (FailureCause::spare_helps).
 double interruptionsPerHour(const FailureProfile& profile, double devices, double perNode,
@@ -159,10 +158,11 @@ void drawRuns(WholeRun& run, const Reliability& settings, double segments, doubl
         run.note += " (of " + std::to_string(settings.trials) + " asked: the draws are bounded)";
 }
 
-// The hot spares of `settings` into `out`: their restart from the profile and the share of interruptions they
-// take; false with an error when the profile publishes no restart onto a standby node.
+// The hot spares of `settings` into `out`: their restart from the profile and the share of the profile's
+// `allPerHour` interruptions (every cause, unscaled) they take; false with an error when the profile
+// publishes no restart onto a standby node.
 bool takeSpares(const Reliability& settings, const FailureProfile& profile, double devices, double perNode,
-                ResolvedReliability& out, Diagnostics& errors) {
+                double allPerHour, ResolvedReliability& out, Diagnostics& errors) {
     if (!profile.standby_restart_s.present()) {
         errors.push_back({"workload.reliability.hot_spare_nodes",
                           "the failure profile " + profile.id +
@@ -171,8 +171,8 @@ bool takeSpares(const Reliability& settings, const FailureProfile& profile, doub
     }
     out.spare_nodes = settings.hot_spare_nodes;
     out.standby_restart_s = profile.standby_restart_s.value;
-    const double all = interruptionsPerHour(profile, devices, perNode);
-    out.spare_share = all > 0.0 ? interruptionsPerHour(profile, devices, perNode, true) / all : 0.0;
+    out.spare_share =
+        allPerHour > 0.0 ? interruptionsPerHour(profile, devices, perNode, true) / allPerHour : 0.0;
     return true;
 }
 
@@ -218,11 +218,12 @@ std::optional<ResolvedReliability> resolveReliability(const Scenario& s,
     out.profile = describeProfile(*profile, device.id, assumed);
     const auto devices = static_cast<double>(pool.pool.count);
     const auto perNode = static_cast<double>(pool.pool.devices_per_node);
-    out.interruptions_per_hour =
-        interruptionsPerHour(*profile, devices, perNode) * settings.failure_rate_scale;
+    const double allPerHour = interruptionsPerHour(*profile, devices, perNode);
+    out.interruptions_per_hour = allPerHour * settings.failure_rate_scale;
     out.detection_s = settings.detection_s.value_or(profile->detection_s.value);
     out.restart_s = settings.restart_s.value_or(profile->restart_s.value);
-    if (settings.hot_spare_nodes > 0 && !takeSpares(settings, *profile, devices, perNode, out, errors))
+    if (settings.hot_spare_nodes > 0 &&
+        !takeSpares(settings, *profile, devices, perNode, allPerHour, out, errors))
         return std::nullopt;
     const StorageTier* tier =
         catalog.storage(settings.checkpoint_storage, "workload.reliability.checkpoint_storage", errors);

@@ -135,13 +135,23 @@ PoolResult poolResultOf(const ResolvedPool& rp, std::vector<std::string> stages)
     return pool;
 }
 
-// The training pool's hot spares (Reliability::hot_spare_nodes) as a pool of their own: idle for the whole
-// run, billed like the training pool; their power joins the run's, their cost its total (not the failures').
+// The training pool's hot spares (Reliability::hot_spare_nodes): how many devices, 0 without failures.
+std::int64_t spareDevices(const ResolvedScenario& rs) {
+    return rs.reliability ? rs.reliability->spare_nodes * rs.pool().devices_per_node : 0;
+}
+
+// What the hot spares draw, waiting at idle power.
+double spareIdleW(const ResolvedScenario& rs) {
+    return static_cast<double>(spareDevices(rs)) * rs.device().idle_W.value;
+}
+
+// The hot spares as a pool of their own: idle for the whole run, billed like the training pool; their power
+// joins the run's, their cost its total (not the failures').
 void addSparePool(const ResolvedScenario& rs, double hours, RunResult& r) {
     ResolvedPool spares = rs.pools[rs.training_pool];
-    spares.pool.count = rs.reliability->spare_nodes * spares.pool.devices_per_node;
+    spares.pool.count = spareDevices(rs);
     spares.pool.name += " (hot spares)";
-    const double idleW = spares.device->idle_W.value * static_cast<double>(spares.pool.count);
+    const double idleW = spareIdleW(rs);
     PoolResult pool = poolResultOf(spares, {});
     pool.energy_kWh = idleW * r.time_to_train_s * rs.scenario.costs.pue / 3.6e6;
     addPoolCost(r, std::move(pool), spares, rs.scenario.costs, hours);
@@ -190,7 +200,7 @@ void addPools(const ResolvedScenario& rs, const StepMeasurement& train, const Da
             (costs.mode == CostMode::Buy ? w.lost_energy_kWh * costs.electricity_usd_per_kWh : 0.0);
     }
     r.it_power_kW = itEnergyPerStepJ / r.step_time_s / 1e3;
-    if (rs.reliability && rs.reliability->spare_nodes > 0)
+    if (spareDevices(rs) > 0)
         addSparePool(rs, hours, r);
     r.average_power_kW = r.it_power_kW * costs.pue;
 }
@@ -206,9 +216,7 @@ std::optional<SitePower> sitePower(const ResolvedScenario& rs) {
     for (std::size_t i = 0; i < rs.pools.size(); ++i)
         if (i != rs.training_pool)
             othersW += static_cast<double>(rs.pools[i].pool.count) * rs.pools[i].device->tdp_W.value;
-    if (rs.reliability) // hot spares wait at idle power
-        othersW += static_cast<double>(rs.reliability->spare_nodes * rs.pool().devices_per_node) *
-                   rs.device().idle_W.value;
+    othersW += spareIdleW(rs);
     const double perDeviceW = rs.device().tdp_W.value;
     const auto count = static_cast<double>(rs.pool().count);
     out.peak_MW = (othersW + count * perDeviceW) * costs.pue / 1e6;

@@ -280,12 +280,14 @@ struct ChunkLinks {
     [[nodiscard]] double zero3Seconds(double seconds, bool backward) const {
         const std::int64_t dataGroup = workload.parallel.dataParallelGroup();
         const double groupSize = static_cast<double>(dataGroup);
+        // What a rank sends of a ring collective's `bytes`.
+        auto traffic = [&](double bytes) { return (groupSize - 1) / groupSize * bytes; };
         // Each no faster than the framework itself runs it (models::zero3FrameworkSeconds).
         auto collective = [&](double bytes) {
-            return bytes > 0.0 ? std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1,
-                                                     (groupSize - 1) / groupSize * bytes),
-                                          models::zero3FrameworkSeconds(workload, bytes))
-                               : 0.0;
+            return bytes > 0.0
+                       ? std::max(links.ring(data, static_cast<int>(dataGroup - 1), 1, traffic(bytes)),
+                                  models::zero3FrameworkSeconds(workload, bytes))
+                       : 0.0;
         };
         const auto& steps = cost.zero3Steps(backward);
         std::vector<double> gathers, reduces; // per step of a layer, s
@@ -301,10 +303,8 @@ struct ChunkLinks {
             // stream's collective (latency and bytes), and the bytes of both on the device's links, which
             // they share. The streams' latencies overlap each other: at 1,024 data-parallel ranks a ring's
             // latency is several milliseconds, as long as its bytes take.
-            auto onLinks = [&](double bytes) {
-                return bytes > 0.0 ? (groupSize - 1) / groupSize * bytes / links.ringBandwidth(data) : 0.0;
-            };
-            const double shared = onLinks(steps.front().gather_bytes) + onLinks(steps.front().reduce_bytes);
+            const double shared =
+                traffic(steps.front().gather_bytes + steps.front().reduce_bytes) / links.ringBandwidth(data);
             return gathers.front() + layers * std::max({perLayer, gathers.front(), reduces.front(), shared});
         }
         // One stream, a module ahead: from one gathering step to the next, the larger of the

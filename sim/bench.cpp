@@ -38,21 +38,19 @@ models::Scenario llama405b(std::int64_t devices, std::int64_t pp, std::int64_t d
     return s;
 }
 
-constexpr const char* kZero1Layout = "Llama-3 405B step, tp8 pp16 dp128";
-
 // Llama 3 405B on 16,384 H100 in the flow cases' layouts, by name.
 std::vector<std::pair<std::string, models::Scenario>> flowLayouts() {
     models::Scenario fsdp = llama405b(16384, 16, 128);
     fsdp.workload.parallel.zero = 3;
     models::Scenario context = llama405b(16384, 16, 64);
     context.workload.parallel.cp = 2;
-    return {{kZero1Layout, llama405b(16384, 16, 128)},
+    return {{"Llama-3 405B step, tp8 pp16 dp128", llama405b(16384, 16, 128)},
             {"405B fully sharded (ZeRO-3), tp8 pp16 dp128", fsdp},
             {"405B context parallel, tp8 cp2 pp16 dp64", context}};
 }
 
-// The same on 16,384 GPUs, fed by a data stage on 4,096 CPU sockets of their own that tokenise the text it
-// reads from the parallel file system (a hybrid cluster: issue 28's scale target).
+// Llama 3 405B on 16,384 GPUs, fed by a data stage on 4,096 CPU sockets of their own that tokenise the text
+// it reads from the parallel file system (a hybrid cluster: issue 28's scale target).
 models::Scenario llama405bWithDataPool() {
     models::Scenario s = llama405b(16384, 16, 128);
     s.cluster.pools.push_back(models::Pool{"prep", "epyc-9654", 4096, 2});
@@ -193,7 +191,7 @@ std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const Bench
     // ZeRO-1, fully sharded (ZeRO-3: per-layer gathers and reduce-scatters in every micro-batch) and
     // context parallel.
     for (const auto& [name, scenario] : flowLayouts()) {
-        const auto rs = name == kZero1Layout ? big : resolve(scenario, catalog);
+        const auto rs = resolve(scenario, catalog);
         out.push_back(
             fromOutcome(named(name, 16384, "flow"), runIsolated({stepJob(rs, Fidelity::Flow)}, 1).front()));
     }

@@ -824,10 +824,6 @@ double memoryLimitBytes() {
     return pages > 0 && pageSize > 0 ? 0.8 * static_cast<double>(pages) * static_cast<double>(pageSize) : 8e9;
 }
 
-// Before building the graph, count its tasks (without keeping them) and refuse, with the estimate and the
-// limit, a step that would not fit in memory: packet fidelity simulates every message, and flow fidelity
-// can grow large too where it cannot fold (every tensor rank behind oversubscribed leaves, many layers'
-// ZeRO-3 rings, many micro-batches).
 // The most tasks a graph may hold under the memory limit (`limitBytes`, memoryLimitBytes). A task graph
 // indexes its tasks with TaskGraph::Id: never more than it can count, whatever the memory.
 std::int64_t taskLimit(double limitBytes) {
@@ -835,26 +831,34 @@ std::int64_t taskLimit(double limitBytes) {
         std::min(limitBytes / kBytesPerTask, static_cast<double>(std::numeric_limits<TaskGraph::Id>::max())));
 }
 
-void refuseWhatCannotFit(const models::ResolvedScenario& rs, const Platform& platform, Fidelity fidelity) {
-    const double limitBytes = memoryLimitBytes();
-    const std::int64_t limit = taskLimit(limitBytes);
+// Why a step past `limit` tasks (the memory limit `limitBytes`) is refused, with the estimate and the way
+// out.
+SimulationError tooLarge(const models::ResolvedScenario& rs, Fidelity fidelity, std::int64_t limit,
+                         double limitBytes) {
+    const bool packet = fidelity == Fidelity::Packet;
+    char text[480];
+    std::snprintf(text, sizeof text,
+                  "refused before starting: %s fidelity on %lld devices would simulate more than %lld "
+                  "%s, over %.3g GB of memory (the limit: %.3g GB, CHOREO_MEMORY_LIMIT_GB or "
+                  "80 %% of this machine's) and over %.0f minutes; %s",
+                  toString(fidelity).c_str(), static_cast<long long>(rs.pool().count),
+                  static_cast<long long>(limit), packet ? "messages and tasks" : "flows and tasks",
+                  static_cast<double>(limit) * kBytesPerTask / 1e9, limitBytes / 1e9,
+                  static_cast<double>(limit) * secondsPerTask(fidelity) / 60.0,
+                  packet ? "flow fidelity simulates the same step with identical replicas folded"
+                         : "the analytical level gives the same step in closed form");
+    return SimulationError(text);
+}
+
+// Whether the step has at most `limit` tasks, counted without keeping them.
+bool stepFits(const models::ResolvedScenario& rs, const Platform& platform, Fidelity fidelity,
+              std::int64_t limit) {
     try {
         TaskGraph counting = TaskGraph::counting(platform, limit);
         StepBuilder(rs, platform, counting, fidelity).build();
+        return true;
     } catch (const TaskGraph::TooManyTasks&) {
-        const bool packet = fidelity == Fidelity::Packet;
-        char text[480];
-        std::snprintf(text, sizeof text,
-                      "refused before starting: %s fidelity on %lld devices would simulate more than %lld "
-                      "%s, over %.3g GB of memory (the limit: %.3g GB, CHOREO_MEMORY_LIMIT_GB or "
-                      "80 %% of this machine's) and over %.0f minutes; %s",
-                      toString(fidelity).c_str(), static_cast<long long>(rs.pool().count),
-                      static_cast<long long>(limit), packet ? "messages and tasks" : "flows and tasks",
-                      static_cast<double>(limit) * kBytesPerTask / 1e9, limitBytes / 1e9,
-                      static_cast<double>(limit) * secondsPerTask(fidelity) / 60.0,
-                      packet ? "flow fidelity simulates the same step with identical replicas folded"
-                             : "the analytical level gives the same step in closed form");
-        throw SimulationError(text);
+        return false;
     }
 }
 
@@ -864,13 +868,17 @@ struct BuiltStep {
     std::unique_ptr<StepBuilder> builder;
 };
 
-// Flow fidelity builds its step at once, holding at most a gigabyte of tasks (or the memory limit's
-// worth, if less); a step past that is counted in full and refused, or built again if it fits. So the
-// usual step is built once, and none takes more than a gigabyte before it is known to fit. Packet
-// fidelity, which is often past it, counts first.
+// Packet fidelity simulates every message: it counts its step before building it, and refuses, with the
+// estimate and the limit, a step that would not fit in memory. Flow fidelity can grow large too where it
+// cannot fold (every tensor rank behind oversubscribed leaves, many layers' ZeRO-3 rings, many
+// micro-batches), but its usual step is small: it builds at once, holding at most a gigabyte of tasks (or
+// the memory limit's worth, if less), and only a step past that is counted in full and refused, or built
+// again if it fits. No step takes more than a gigabyte before it is known to fit.
 constexpr std::int64_t kTasksBeforeCounting = 5'000'000;
 
 BuiltStep buildStep(const models::ResolvedScenario& rs, const Platform& platform, Fidelity fidelity) {
+    const double limitBytes = memoryLimitBytes();
+    const std::int64_t limit = taskLimit(limitBytes);
     auto build = [&](std::int64_t cap) {
         BuiltStep step;
         step.graph = std::make_unique<TaskGraph>(platform);
@@ -880,13 +888,17 @@ BuiltStep buildStep(const models::ResolvedScenario& rs, const Platform& platform
         return step;
     };
     if (fidelity == Fidelity::Packet) {
-        refuseWhatCannotFit(rs, platform, fidelity);
+        if (!stepFits(rs, platform, fidelity, limit))
+            throw tooLarge(rs, fidelity, limit, limitBytes);
         return build(-1);
     }
+    const std::int64_t cap = std::min(kTasksBeforeCounting, limit);
     try {
-        return build(std::min(kTasksBeforeCounting, taskLimit(memoryLimitBytes())));
+        return build(cap);
     } catch (const TaskGraph::TooManyTasks&) {
-        refuseWhatCannotFit(rs, platform, fidelity);
+        // Past a cap that is the limit itself, the step cannot fit: no need to count it.
+        if (cap == limit || !stepFits(rs, platform, fidelity, limit))
+            throw tooLarge(rs, fidelity, limit, limitBytes);
         return build(-1);
     }
 }

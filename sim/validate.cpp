@@ -368,8 +368,7 @@ void compareWithAnalytical(ValidationReport& report, const ValidationReport& ana
             !(row.predicted_step_time_s > 0.0))
             continue;
         row.analytical_step_time_s = closedForm.predicted_step_time_s;
-        row.disagreement_pct = (closedForm.predicted_step_time_s / row.predicted_step_time_s - 1.0) * 100.0;
-        apart.push_back(std::fabs(row.disagreement_pct));
+        apart.push_back(std::fabs(row.disagreement_pct()));
         if (apart.back() > agreement.limit_pct)
             agreement.over_limit++;
     }
@@ -409,7 +408,7 @@ models::Json validationToJson(const ValidationReport& report, GroupBy by) {
             }
             if (row.analytical_step_time_s) {
                 one["analytical_step_time_s"] = *row.analytical_step_time_s;
-                one["disagreement_pct"] = row.disagreement_pct;
+                one["disagreement_pct"] = row.disagreement_pct();
             }
             cases.push_back(std::move(one));
         } else
@@ -703,7 +702,7 @@ Section agreementSection(const ValidationReport& report) {
         if (row.analytical_step_time_s)
             table.rows.push_back({{row.source.id, printed("%.3f", row.predicted_step_time_s),
                                    printed("%.3f", *row.analytical_step_time_s),
-                                   Cell(printed("%+.2f", row.disagreement_pct), "%")}});
+                                   Cell(printed("%+.2f", row.disagreement_pct()), "%")}});
     const FidelityAgreement& a = *report.agreement;
     const std::string spread = printed("median %.2f%%, p90 %.2f%%, max %.2f%%", a.spread.median_abs_error_pct,
                                        a.spread.p90_abs_error_pct, a.spread.max_abs_error_pct);

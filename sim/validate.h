@@ -63,10 +63,13 @@ struct ValidationRow {
     double range_min_s = 0;
     double range_max_s = 0;
     double outside_pct = 0;
-    // With --fidelity both: the closed form's prediction of the same scenario, and how far it is from this
-    // row's (analytical / flow - 1, in %); nullopt where either level did not simulate the row.
+    // With --fidelity both: the closed form's prediction of the same scenario; nullopt where either level did
+    // not simulate the row.
     std::optional<double> analytical_step_time_s;
-    double disagreement_pct = 0;
+    // How far the closed form is from this row's prediction: analytical / flow - 1, in % (0 without one).
+    [[nodiscard]] double disagreement_pct() const {
+        return analytical_step_time_s ? (*analytical_step_time_s / predicted_step_time_s - 1.0) * 100.0 : 0.0;
+    }
 };
 
 struct ValidationSummary {

@@ -59,9 +59,8 @@ const Option kVaryOption{
 const Option kValidateFidelityOption{
     "--fidelity",
     "F",
-    "flow (default): collectives as concurrent flows on the SimGrid platform; packet: every message; "
-    "analytical: closed form, no SimGrid (microseconds); both: flow, with the closed form's prediction of "
-    "every row beside it and how far apart the two levels are",
+    "flow (default), packet or analytical, as run's --fidelity; or both: flow, with the closed form's "
+    "prediction of every row beside it and how far apart the two levels are",
     "a value (analytical, flow, packet or both)",
     {},
     [](const std::string& value) {
