@@ -104,7 +104,7 @@ double DataStageTimes::stage_s() const {
 
 std::string DataStageTimes::limit() const {
     if (preprocess_s >= read_s && preprocess_s >= deliver_s)
-        return "preprocessing";
+        return loader_bound ? "data loaders" : "preprocessing";
     return read_s >= deliver_s ? "storage reads" : "delivery";
 }
 
@@ -130,9 +130,11 @@ DataStageTimes dataStageTimes(const ResolvedDataStage& data, std::int64_t global
     t.read_s =
         std::max(samples * data.stored_bytes_per_sample / readBps, data.storage->latency_ms.value / 1e3);
     t.preprocess_s = cpuBusySeconds(data, samples);
-    if (data.stage.loader_samples_per_s && data.loaders > 0.0)
-        t.preprocess_s =
-            std::max(t.preprocess_s, samples / (data.loaders * *data.stage.loader_samples_per_s));
+    if (data.stage.loader_samples_per_s && data.loaders > 0.0) {
+        const double handedOver_s = samples / (data.loaders * *data.stage.loader_samples_per_s);
+        t.loader_bound = handedOver_s > t.preprocess_s;
+        t.preprocess_s = std::max(t.preprocess_s, handedOver_s);
+    }
     t.samples = samples;
     t.delivered_bytes = samples * data.delivered_bytes_per_sample;
     if (data.delivery_Bps > 0.0)

@@ -48,6 +48,7 @@ struct DataStageTimes {
     // Decode, augment and tokenise on every core of the stage's CPUs, or as fast as the loaders hand the
     // samples over when their ceiling is lower.
     double preprocess_s = 0;
+    bool loader_bound = false;  // the loaders' ceiling, not the CPUs' cores, sets preprocess_s
     double deliver_s = 0;       // prepared tensors over the network to the accelerators
     double samples = 0;         // in the batch
     double delivered_bytes = 0; // prepared bytes the batch hands to the accelerators
@@ -58,7 +59,8 @@ struct DataStageTimes {
     // another (at least the slowest part); 0 in closed form, where the parts overlap perfectly.
     double span_s = 0;
     [[nodiscard]] double stage_s() const;
-    // The part that sets the pace: "storage reads", "preprocessing" or "delivery".
+    // The part that sets the pace: "storage reads", "preprocessing", "data loaders" (preprocessing held
+    // to the loaders' ceiling) or "delivery".
     [[nodiscard]] std::string limit() const;
 };
 

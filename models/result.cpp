@@ -495,6 +495,7 @@ Json resultToJson(const RunResult& r) {
     if (r.data_stage)
         j["data_stage_s"] = Json{{"read", r.data_stage->read_s},
                                  {"preprocess", r.data_stage->preprocess_s},
+                                 {"loader_bound", r.data_stage->loader_bound},
                                  {"deliver", r.data_stage->deliver_s},
                                  {"limit", r.data_stage->limit()},
                                  {"samples_per_batch", r.data_stage->samples},
@@ -580,6 +581,7 @@ void readPoolsAndBottleneck(JsonReader& rd, const Json& j, const std::string& p,
         DataStageTimes t;
         t.read_s = rd.number(*it, dp, "read", false).value_or(0.0);
         t.preprocess_s = rd.number(*it, dp, "preprocess", false).value_or(0.0);
+        t.loader_bound = rd.boolean(*it, dp, "loader_bound", false).value_or(false); // absent before: cores
         t.deliver_s = rd.number(*it, dp, "deliver", false).value_or(0.0);
         t.samples = rd.number(*it, dp, "samples_per_batch", false).value_or(0.0); // absent before: 0
         t.delivered_bytes = rd.number(*it, dp, "delivered_bytes_per_batch", false).value_or(0.0);

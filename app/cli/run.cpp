@@ -62,7 +62,8 @@ void printPools(const models::RunResult& r) {
     if (r.data_stage)
         std::cout << "data stage          " << fmt("%.3f s a batch", r.data_stage->stage_s())
                   << "  (storage reads " << fmt("%.3f", r.data_stage->read_s) << ", preprocessing "
-                  << fmt("%.3f", r.data_stage->preprocess_s) << ", delivery "
+                  << fmt("%.3f", r.data_stage->preprocess_s)
+                  << (r.data_stage->loader_bound ? " at the loaders' ceiling" : "") << ", delivery "
                   << fmt("%.3f", r.data_stage->deliver_s) << "; "
                   << (r.data_stage->simulated ? "flows beside the step" : "closed form") << ")\n";
     for (const auto& o : r.offload)

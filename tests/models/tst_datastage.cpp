@@ -107,9 +107,14 @@ private slots:
         const RunResult r = finishResult(capped, trainStep(capped, 1.0));
         QCOMPARE(r.step_time_s, 4.0);
         QCOMPARE(r.bottleneck.stage, std::string("data"));
+        // The loaders, not the CPUs' cores, hold the stage back, and the result says so.
+        QCOMPARE(r.bottleneck.detail, std::string("data loaders"));
+        QVERIFY(t.loader_bound && !unlimited.loader_bound);
+        QVERIFY(unlimited.limit() != "data loaders");
         QVERIFY(std::fabs(r.pools[1].utilisation - unlimited.preprocess_s / 4.0) < 1e-12);
         const ResolvedScenario high = hybridOrFail({"workload.stages[data].loader_samples_per_s=1e6"});
         QCOMPARE(dataStageTimes(*high.data, 512).preprocess_s, unlimited.preprocess_s);
+        QVERIFY(!dataStageTimes(*high.data, 512).loader_bound);
         // The field's range: a ceiling must be above zero.
         Diagnostics errors;
         QVERIFY(!hybrid({"workload.stages[data].loader_samples_per_s=0"}, errors));
