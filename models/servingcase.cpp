@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <tuple>
 
@@ -119,8 +120,26 @@ struct RowWorkload {
     std::string skip;
 };
 
+// A count the scenario column states after `key` ("all 20000"), refused past `limit` (a serving stage's
+// own bound) before it becomes an integer.
+std::optional<std::int64_t> countAfter(CsvRow& row, const std::string& scenario, const std::string& key,
+                                       std::int64_t limit) {
+    const auto value = numberAfter(scenario, key);
+    if (!value || *value < 1)
+        return std::nullopt;
+    if (*value > static_cast<double>(limit)) {
+        char what[160];
+        std::snprintf(what, sizeof what, "the count after \"%s\" must be at most %lld, got %.6g", key.c_str(),
+                      static_cast<long long>(limit), *value);
+        row.error("scenario", what);
+        return std::nullopt;
+    }
+    return static_cast<std::int64_t>(*value);
+}
+
 // The benchmark the scenario column names, with its bounds, rate, request count and fixed batch.
-RowWorkload readBenchmark(const std::string& scenario) {
+RowWorkload readBenchmark(CsvRow& row) {
+    const std::string scenario = row.text("scenario");
     RowWorkload w;
     if (startsWith(scenario, "server") || startsWith(scenario, "interactive")) {
         w.benchmark = ServingBenchmark::Slo;
@@ -140,10 +159,8 @@ RowWorkload readBenchmark(const std::string& scenario) {
     } else {
         w.skip = "unknown benchmark scenario \"" + scenario + "\"";
     }
-    if (auto all = numberAfter(scenario, "all"); all && *all >= 1)
-        w.requests = static_cast<std::int64_t>(*all);
-    if (auto batch = numberAfter(scenario, "fixed batch"); batch && *batch >= 1)
-        w.max_batch = static_cast<std::int64_t>(*batch);
+    w.requests = countAfter(row, scenario, "all", kMaxServeRequests);
+    w.max_batch = countAfter(row, scenario, "fixed batch", kMaxServeBatch);
     return w;
 }
 
@@ -295,7 +312,7 @@ bool describeRow(CsvRow& row, const Catalog& catalog, ServingCase& c, Diagnostic
         row.error("n_accel", "must be a positive multiple of tp x pp (" + std::to_string(at.tp * at.pp) +
                                  "), got " + std::to_string(at.n));
     c.replicas = std::max<std::int64_t>(1, at.n / std::max<std::int64_t>(1, at.tp * at.pp));
-    const RowWorkload w = readBenchmark(row.text("scenario"));
+    const RowWorkload w = readBenchmark(row);
     const Lengths l = readLengths(row);
     if (errors.size() != before)
         return false;

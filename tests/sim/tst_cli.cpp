@@ -1190,19 +1190,26 @@ private slots:
         const QString csv = dir.filePath(QStringLiteral("serving.csv"));
         QFile f(csv);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("id,model,accelerator,n_accel,tp,pp,ep,precision,framework,scenario,input_len,output_len,"
-                "layers,hidden,heads,kv_heads,ffn_hidden,vocab,moe_experts,moe_topk,metric,value\n"
-                "r1,Llama,h100-sxm,1,1,1,1,fp8,vLLM,offline,128,128,32,4096,32,8,14336,128256,0,0,"
-                "output_tokens_per_s_total,fast\n"
-                // Found by fuzz_validation_csv: a layout whose product overflowed (undefined behaviour).
-                "r2,Llama,h100-sxm,9216,277777777777777774,1,1,fp8,vLLM,offline,128,128,32,4096,32,8,14336,"
-                "128256,0,0,output_tokens_per_s_total,100\n");
+        f.write(
+            "id,model,accelerator,n_accel,tp,pp,ep,precision,framework,scenario,input_len,output_len,"
+            "layers,hidden,heads,kv_heads,ffn_hidden,vocab,moe_experts,moe_topk,metric,value\n"
+            "r1,Llama,h100-sxm,1,1,1,1,fp8,vLLM,offline,128,128,32,4096,32,8,14336,128256,0,0,"
+            "output_tokens_per_s_total,fast\n"
+            // Found by fuzz_validation_csv: a layout whose product overflowed (undefined behaviour).
+            "r2,Llama,h100-sxm,9216,277777777777777774,1,1,fp8,vLLM,offline,128,128,32,4096,32,8,14336,"
+            "128256,0,0,output_tokens_per_s_total,100\n"
+            // Found by fuzz_validation_csv: a request count past a 64-bit integer (undefined behaviour).
+            "r3,Llama,h100-sxm,1,1,1,1,fp8,vLLM,offline all 3.3e102,128,128,32,4096,32,8,14336,128256,0,0,"
+            "output_tokens_per_s_total,100\n");
         f.close();
         const Run r = choreoSim({QStringLiteral("validate"), csv});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("line 2.value"), r.err.constData());
         QVERIFY2(r.err.contains("line 3.tp: must be at most 1024, got 277777777777777774"),
                  r.err.constData());
+        QVERIFY2(
+            r.err.contains("line 4.scenario: the count after \"all\" must be at most 2000000, got 3.3e+102"),
+            r.err.constData());
         const Run vary =
             choreoSim({QStringLiteral("validate"), csv, QStringLiteral("--vary"), QStringLiteral("vp=1,2")});
         QVERIFY(vary.exitCode != 0);
