@@ -43,6 +43,7 @@ private slots:
     void initTestCase();
     void snapshotsAndFilesRunSideBySide();
     void chartsOverlayEveryScenario();
+    void hybridPartsJoinTheBreakdown();
     void atMostFour();
     void badFileNamesTheField();
     void servingDevicesAtEqualSlos();
@@ -340,4 +341,33 @@ void TestCompare::badFileNamesTheField() {
 }
 
 QTEST_MAIN(TestCompare)
+// A compared run that waits for its data stage shows that wait in the breakdown, so that its bar reaches its
+// step time; a dense run alone has no such segment.
+void TestCompare::hybridPartsJoinTheBreakdown() {
+    CompareModel model;
+    const auto withBreakdown = [](double dataWait) {
+        choreo::models::RunResult r = choreo::test::cannedStepResult(4, 8);
+        r.breakdown = {1.5, 0.3, 0.2, dataWait, 0.0};
+        r.step_time_s = 2.0 + dataWait;
+        return r;
+    };
+    for (int c = 0; c < 2; ++c) {
+        CompareModel::Entry e;
+        e.title = QString::number(c);
+        e.scenario = original_;
+        QVERIFY(model.add(e));
+    }
+    model.setResult(0, withBreakdown(0.0));
+    model.setResult(1, withBreakdown(0.0));
+    std::unique_ptr<QChart> dense(choreo::ui::createCompareBreakdownChart(model));
+    QCOMPARE(barsOf(*dense)->count(), 3);
+    model.setResult(1, withBreakdown(1.25));
+    std::unique_ptr<QChart> hybrid(choreo::ui::createCompareBreakdownChart(model));
+    QStackedBarSeries* bars = barsOf(*hybrid);
+    QCOMPARE(bars->count(), 4);
+    QCOMPARE(bars->barSets()[3]->label(), u"Waiting for data"_s);
+    QCOMPARE(bars->barSets()[3]->at(0), 0.0);
+    QCOMPARE(bars->barSets()[3]->at(1), 1.25);
+}
+
 #include "tst_compare.moc"

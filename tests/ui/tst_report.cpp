@@ -1,5 +1,6 @@
 // The PDF report and the sweep CSV from canned results: no worker needed.
 #include "models/sweep.h"
+#include "ui/charts/breakdownchart.h"
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/resultsummarymodel.h"
 #include "ui/itemmodels/roles.h"
@@ -9,10 +10,13 @@
 #include "ui/reports/sweepcsv.h"
 #include "ui/reports/tablecsv.h"
 
+#include <QBarSet>
+#include <QChart>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QStackedBarSeries>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
@@ -134,6 +138,7 @@ private slots:
     void pdfHasPagesAndVectorCharts();
     void failingPointsAreListed();
     void csvHasEveryPoint();
+    void breakdownReachesAHybridStep();
     void csvPathNextToReport();
     void reportCommand_data();
     void reportCommand();
@@ -149,6 +154,7 @@ private slots:
     void sectionListParses();
     void reportCommandUnknownSection();
     void summaryNamesAssumedEfficiencies();
+    void summaryGivesTheDataStagesParts();
     void servingReportShowsTheStream();
     void trainAndServeReportShowsBothCosts();
     void stagesAndFailuresAreReported();
@@ -291,6 +297,42 @@ void TestReport::csvHasEveryPoint() {
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(file.readAll()), csv);
+}
+
+// The breakdown's bars stack to the step time: a run that waits for its data stage or pauses to evaluate
+// shows those parts too (only then), in the chart and the sweep's columns.
+void TestReport::breakdownReachesAHybridStep() {
+    const auto segmentsOf = [](const choreo::ui::SweepResultModel& model) {
+        std::unique_ptr<QChart> chart(choreo::ui::createStepBreakdownChart(model));
+        QStringList names;
+        QList<double> base;
+        const auto* series = qobject_cast<QStackedBarSeries*>(chart->series().front());
+        for (const QBarSet* set : series->barSets()) {
+            names << set->label();
+            base << set->at(2); // the 128-device point
+        }
+        return std::pair{names, base};
+    };
+    choreo::ui::SweepResultModel dense;
+    dense.setOutcomes(cannedSweep(), 128);
+    QCOMPARE(segmentsOf(dense).first,
+             (QStringList{u"Compute"_s, u"Exposed communication"_s, u"Pipeline bubble"_s}));
+    auto sweep = cannedSweep();
+    choreo::models::RunResult& r = *sweep[2].result;
+    r.breakdown.data_wait_s = 0.5;
+    r.breakdown.eval_s = 0.25;
+    r.step_time_s += 0.75;
+    choreo::ui::SweepResultModel hybrid;
+    hybrid.setOutcomes(sweep, 128);
+    const auto [names, seconds] = segmentsOf(hybrid);
+    QCOMPARE(names, (QStringList{u"Compute"_s, u"Exposed communication"_s, u"Pipeline bubble"_s,
+                                 u"Waiting for data"_s, u"Evaluation"_s}));
+    double stacked = 0.0;
+    for (double part : seconds)
+        stacked += part;
+    QVERIFY(qAbs(stacked - r.step_time_s) < 1e-9 * r.step_time_s);
+    QCOMPARE(hybrid.index(2, choreo::ui::SweepResultModel::DataWaitColumn).data(choreo::ui::KeyRole),
+             QVariant(u"data_wait_s"_s));
 }
 
 void TestReport::csvPathNextToReport() {
@@ -609,6 +651,42 @@ void TestReport::reportCommandUnknownSection() {
     QFile file(pdf);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(pageCount(file.readAll()), 1);
+}
+
+// A run with a data stage gives its batch's parts and what sets its pace, in the table and the report; one
+// held back by its loaders names them, not the CPUs' preprocessing.
+void TestReport::summaryGivesTheDataStagesParts() {
+    choreo::models::RunResult r = cannedResult(64, 10000.0);
+    const auto dataRow = [](const choreo::models::RunResult& result, int role) {
+        choreo::ui::ResultSummaryModel model;
+        model.setResult(result);
+        for (int row = 0; row < model.rowCount(); ++row)
+            if (model.index(row, 0).data(choreo::ui::KeyRole) == u"data_stage"_s)
+                return model.index(row, choreo::ui::ResultSummaryModel::ValueColumn).data(role).toString();
+        return QString();
+    };
+    QVERIFY(dataRow(r, Qt::DisplayRole).isEmpty()); // no data stage, no row
+    choreo::models::DataStageTimes d;
+    d.read_s = 0.05;
+    d.preprocess_s = 8.0;
+    d.loader_bound = true;
+    d.deliver_s = 0.0045;
+    d.simulated = true;
+    d.span_s = 8.0004;
+    r.data_stage = d;
+    QCOMPARE(dataRow(r, Qt::DisplayRole), u"8.000 s a batch, data loaders"_s);
+    QCOMPARE(
+        dataRow(r, Qt::ToolTipRole),
+        u"Data stage: 8.000 s a batch (storage reads 0.05000 s, preprocessing 8.000 s, delivery 0.004500 s), "
+        "paced by data loaders; flows beside the step"_s);
+    choreo::ui::ResultSummaryModel model;
+    model.setResult(r);
+    bool inReport = false;
+    for (const auto& [label, text] : model.rowsOf(choreo::ui::ResultSummaryModel::Group::Results))
+        inReport = inReport || (label == u"Data stage"_s && text.contains(u"paced by data loaders"_s));
+    QVERIFY(inReport);
+    r.data_stage->loader_bound = false;
+    QVERIFY(dataRow(r, Qt::DisplayRole).endsWith(u"preprocessing"_s));
 }
 
 // An uncalibrated run on a device whose efficiencies are assumptions says so in the summary's narrow cell;

@@ -19,9 +19,12 @@ namespace choreo::ui {
 
 namespace {
 
-QColor segmentColor(int index) {
-    static const QColor colors[] = {chartstyle::kCompute, chartstyle::kCommunication, chartstyle::kBubble};
-    return colors[index % 3];
+// Whether any row of `column` has a positive value.
+bool anyPositive(const QAbstractItemModel& model, int column) {
+    for (int row = 0; row < model.rowCount(); ++row)
+        if (model.index(row, column).data(ValueRole).toDouble() > 0.0)
+            return true;
+    return false;
 }
 
 } // namespace
@@ -47,20 +50,20 @@ QChart* createStepBreakdownChart(const QAbstractItemModel& model, const Breakdow
             label += u"<br>"_s + QObject::tr("base");
         categories << label;
     }
-    for (int s = 0; s < columns.segments.size(); ++s) {
-        const int column = columns.segments[s];
+    for (const BreakdownSegment& segment : columns.segments) {
         // The axis says seconds; the legend needs only the names.
-        auto* set = new QBarSet(model.headerData(column, Qt::Horizontal).toString().remove(u" (s)"_s));
-        set->setColor(segmentColor(s));
-        set->setBorderColor(segmentColor(s).darker(130));
+        auto* set =
+            new QBarSet(model.headerData(segment.column, Qt::Horizontal).toString().remove(u" (s)"_s));
+        set->setColor(segment.color);
+        set->setBorderColor(segment.color.darker(130));
         for (int row = 0; row < model.rowCount(); ++row)
-            *set << model.index(row, column).data(ValueRole).toDouble(); // invalid -> 0: an empty bar
+            *set << model.index(row, segment.column).data(ValueRole).toDouble(); // invalid -> 0: an empty bar
         series->append(set);
     }
     for (int row = 0; row < model.rowCount(); ++row) {
         double total = 0.0;
-        for (int column : columns.segments)
-            total += model.index(row, column).data(ValueRole).toDouble();
+        for (const BreakdownSegment& segment : columns.segments)
+            total += model.index(row, segment.column).data(ValueRole).toDouble();
         tallest = std::max(tallest, total);
     }
     series->setBarWidth(0.6);
@@ -83,11 +86,16 @@ QChart* createStepBreakdownChart(const QAbstractItemModel& model, const Breakdow
 }
 
 QChart* createStepBreakdownChart(const SweepResultModel& sweep) {
-    return createStepBreakdownChart(sweep,
-                                    {SweepResultModel::DevicesColumn,
-                                     {SweepResultModel::ComputeColumn, SweepResultModel::CommunicationColumn,
-                                      SweepResultModel::BubbleColumn}},
-                                    QObject::tr("Step-time breakdown"));
+    BreakdownColumns columns{SweepResultModel::DevicesColumn,
+                             {{SweepResultModel::ComputeColumn, chartstyle::kCompute},
+                              {SweepResultModel::CommunicationColumn, chartstyle::kCommunication},
+                              {SweepResultModel::BubbleColumn, chartstyle::kBubble}}};
+    // A hybrid run's bars reach its step time only with the waits for data and the evaluation pauses.
+    if (anyPositive(sweep, SweepResultModel::DataWaitColumn))
+        columns.segments.append({SweepResultModel::DataWaitColumn, chartstyle::kDataWait});
+    if (anyPositive(sweep, SweepResultModel::EvalColumn))
+        columns.segments.append({SweepResultModel::EvalColumn, chartstyle::kEval});
+    return createStepBreakdownChart(sweep, columns, QObject::tr("Step-time breakdown"));
 }
 
 } // namespace choreo::ui

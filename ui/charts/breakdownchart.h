@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QColor>
 #include <QList>
 #include <QString>
 
@@ -12,17 +13,24 @@ namespace choreo::ui {
 
 class SweepResultModel;
 
+// A segment of the bars: the column whose ValueRole gives its seconds (the header names it), and its colour.
+struct BreakdownSegment {
+    int column = 0;
+    QColor color;
+};
+
 // Which columns of an item model make a stacked-bar step-time chart.
 struct BreakdownColumns {
-    int category = 0;    // DisplayRole gives the bar's label
-    QList<int> segments; // ValueRole gives each segment's seconds; the header names the segment
+    int category = 0; // DisplayRole gives the bar's label
+    QList<BreakdownSegment> segments;
 };
 
 // A stacked bar per row: where the step time goes. Rows without values give an empty bar, labelled
 // "(failed)" when their StatusRole says so. The caller owns the chart.
 QChart* createStepBreakdownChart(const QAbstractItemModel& model, const BreakdownColumns& columns,
                                  const QString& title);
-// The same for a sweep: one bar per device count (compute, exposed communication, pipeline bubble).
+// The same for a sweep: one bar per device count (compute, exposed communication, pipeline bubble, and the
+// waits for data and the evaluation pauses where any point has them).
 QChart* createStepBreakdownChart(const SweepResultModel& sweep);
 
 } // namespace choreo::ui

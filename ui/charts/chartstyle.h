@@ -16,6 +16,9 @@ namespace choreo::ui::chartstyle {
 inline const QColor kCompute{0x4c, 0x78, 0xa8};
 inline const QColor kCommunication{0xf5, 0x85, 0x18};
 inline const QColor kBubble{0xa0, 0xa0, 0xa0};
+// The step's other parts in a hybrid run: waiting for the data stage, and the evaluation pauses.
+inline const QColor kDataWait{0x8e, 0x44, 0xad};
+inline const QColor kEval{0x54, 0xa2, 0x4b};
 inline const QColor kThroughput{0x1f, 0x5f, 0xa8};
 inline const QColor kEfficiency{0x2c, 0x9c, 0x4a};
 inline const QColor kFailed{0xc0, 0x20, 0x20};

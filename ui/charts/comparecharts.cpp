@@ -112,7 +112,7 @@ QChart* createCompareBreakdownChart(const CompareModel& model) {
             e, c,
             e.result ? QObject::tr("%1 s").arg(formatSignificant(e.result->step_time_s, 4)) : QString());
     }
-    const std::vector<Segment> segments = {
+    std::vector<Segment> segments = {
         {QObject::tr("Compute"), chartstyle::kCompute,
          [](const models::RunResult& r) { return r.breakdown.compute_s; }},
         {QObject::tr("Exposed communication"), chartstyle::kCommunication,
@@ -120,6 +120,18 @@ QChart* createCompareBreakdownChart(const CompareModel& model) {
         {QObject::tr("Pipeline bubble"), chartstyle::kBubble,
          [](const models::RunResult& r) { return r.breakdown.pipeline_bubble_s; }},
     };
+    // A hybrid run's bar reaches its step time only with its waits for data and its evaluation pauses.
+    const Segment hybridParts[] = {
+        {QObject::tr("Waiting for data"), chartstyle::kDataWait,
+         [](const models::RunResult& r) { return r.breakdown.data_wait_s; }},
+        {QObject::tr("Evaluation"), chartstyle::kEval,
+         [](const models::RunResult& r) { return r.breakdown.eval_s; }},
+    };
+    for (const Segment& part : hybridParts)
+        if (std::any_of(model.entries().begin(), model.entries().end(), [&](const CompareModel::Entry& e) {
+                return e.result && part.value(*e.result) > 0.0;
+            }))
+            segments.push_back(part);
     QBarCategoryAxis* x = nullptr;
     const double tallest = addStackedBars(*chart, model, segments, categories, x);
     auto* y = addValueAxis(*chart, QObject::tr("Step time (s)"), tallest, Qt::AlignLeft);

@@ -277,6 +277,22 @@ void ResultSummaryModel::addTrainAndServeRows(const models::RunResult& r, std::v
 
 // The data stage's wait, each pool's work and cost, the offload stages' traffic, and the bottleneck (results
 // before pools: none).
+// The data stage's batch: each part's time, the part that sets its pace, and whether it ran as flows
+// beside the step or in closed form. The narrow cell keeps the batch's time and its pace.
+ResultSummaryModel::Row ResultSummaryModel::dataStageRow(const models::DataStageTimes& d) {
+    const QString batch = formatSignificant(d.stage_s(), 4) + u" s"_s;
+    const QString limit = QString::fromStdString(d.limit());
+    return Row{Group::Results,
+               u"data_stage"_s,
+               tr("Data stage"),
+               tr("%1 a batch (storage reads %2 s, preprocessing %3 s, delivery %4 s), paced by %5; %6")
+                   .arg(batch, formatSignificant(d.read_s, 4), formatSignificant(d.preprocess_s, 4),
+                        formatSignificant(d.deliver_s, 4), limit,
+                        d.simulated ? tr("flows beside the step") : tr("closed form")),
+               d.stage_s(),
+               tr("%1 a batch, %2").arg(batch, limit)};
+}
+
 void ResultSummaryModel::addPipelineRows(const models::RunResult& r, std::vector<Row>& rows,
                                          const std::function<QString(double)>& share) {
     using G = Group;
@@ -301,6 +317,8 @@ void ResultSummaryModel::addPipelineRows(const models::RunResult& r, std::vector
         rows.push_back(Row{G::Results, u"pool:"_s + QString::fromStdString(pool.name),
                            tr("Pool %1").arg(QString::fromStdString(pool.name)), text, pool.cost_usd});
     }
+    if (const auto& d = r.data_stage)
+        rows.push_back(dataStageRow(*d));
     for (const auto& o : r.offload)
         rows.push_back(
             Row{G::Results, u"offload:"_s + QString::fromStdString(o.target),

@@ -79,6 +79,10 @@ QString SweepResultModel::columnKey(int column) {
         return u"exposed_communication_s"_s;
     case BubbleColumn:
         return u"pipeline_bubble_s"_s;
+    case DataWaitColumn:
+        return u"data_wait_s"_s;
+    case EvalColumn:
+        return u"eval_s"_s;
     case NoteColumn:
         return u"note"_s;
     default:
@@ -116,6 +120,10 @@ std::optional<double> SweepResultModel::value(int row, int column) const {
         return r.breakdown.exposed_communication_s;
     case BubbleColumn:
         return r.breakdown.pipeline_bubble_s;
+    case DataWaitColumn:
+        return r.breakdown.data_wait_s;
+    case EvalColumn:
+        return r.breakdown.eval_s;
     default:
         return std::nullopt;
     }
@@ -240,6 +248,10 @@ QVariant SweepResultModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Exposed communication (s)");
     case BubbleColumn:
         return tr("Pipeline bubble (s)");
+    case DataWaitColumn:
+        return tr("Waiting for data (s)");
+    case EvalColumn:
+        return tr("Evaluation (s)");
     case NoteColumn:
         return tr("Note");
     default:

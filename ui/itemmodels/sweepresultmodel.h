@@ -32,6 +32,8 @@ public:
         ComputeColumn,
         CommunicationColumn,
         BubbleColumn,
+        DataWaitColumn,
+        EvalColumn,
         NoteColumn,
         ColumnCount
     };
