@@ -187,13 +187,27 @@ struct Lengths {
     std::string skip;
 };
 
+// A request length the row gives, in tokens: refused outside a serve stage's bounds before it becomes an
+// integer.
+double tokenLength(CsvRow& row, const std::string& column) {
+    const double tokens = row.number(column);
+    if (tokens < 1.0 || tokens > static_cast<double>(kMaxRequestTokens)) {
+        char what[120];
+        std::snprintf(what, sizeof what, "must be between 1 and %lld tokens, got %.6g",
+                      static_cast<long long>(kMaxRequestTokens), tokens);
+        row.error(column, what);
+        return 1.0;
+    }
+    return tokens;
+}
+
 Lengths readLengths(CsvRow& row) {
     Lengths l;
     const bool inputGiven = !row.text("input_len").empty();
     const bool outputGiven = !row.text("output_len").empty();
     if (inputGiven && outputGiven) {
-        l.input = row.number("input_len");
-        l.output = row.number("output_len");
+        l.input = tokenLength(row, "input_len");
+        l.output = tokenLength(row, "output_len");
         return l;
     }
     const DatasetLengths* d = datasetLengthsFor(row.text("model"));
@@ -202,8 +216,8 @@ Lengths readLengths(CsvRow& row) {
         return l;
     }
     l.from_dataset = true;
-    l.input = inputGiven ? row.number("input_len") : d->mean_input_tokens;
-    l.output = outputGiven ? row.number("output_len") : d->mean_output_tokens;
+    l.input = inputGiven ? tokenLength(row, "input_len") : d->mean_input_tokens;
+    l.output = outputGiven ? tokenLength(row, "output_len") : d->mean_output_tokens;
     return l;
 }
 

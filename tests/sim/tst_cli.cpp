@@ -1200,6 +1200,9 @@ private slots:
             "128256,0,0,output_tokens_per_s_total,100\n"
             // Found by fuzz_validation_csv: a request count past a 64-bit integer (undefined behaviour).
             "r3,Llama,h100-sxm,1,1,1,1,fp8,vLLM,offline all 3.3e102,128,128,32,4096,32,8,14336,128256,0,0,"
+            "output_tokens_per_s_total,100\n"
+            // Found by fuzz_validation_csv: a length past a 64-bit integer (undefined behaviour).
+            "r4,Llama,h100-sxm,1,1,1,1,fp8,vLLM,offline,128,8e116,32,4096,32,8,14336,128256,0,0,"
             "output_tokens_per_s_total,100\n");
         f.close();
         const Run r = choreoSim({QStringLiteral("validate"), csv});
@@ -1210,6 +1213,8 @@ private slots:
         QVERIFY2(
             r.err.contains("line 4.scenario: the count after \"all\" must be at most 2000000, got 3.3e+102"),
             r.err.constData());
+        QVERIFY2(r.err.contains("line 5.output_len: must be between 1 and 4194304 tokens, got 8e+116"),
+                 r.err.constData());
         const Run vary =
             choreoSim({QStringLiteral("validate"), csv, QStringLiteral("--vary"), QStringLiteral("vp=1,2")});
         QVERIFY(vary.exitCode != 0);
