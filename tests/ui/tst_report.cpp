@@ -81,6 +81,16 @@ std::vector<SweepOutcome> cannedSweep() {
     return out;
 }
 
+// The summary table's value cell of the row `key` for `result`, in `role`; empty when there is no such row.
+QString summaryCell(const choreo::models::RunResult& result, const QString& key, int role) {
+    choreo::ui::ResultSummaryModel model;
+    model.setResult(result);
+    for (int row = 0; row < model.rowCount(); ++row)
+        if (model.index(row, 0).data(choreo::ui::KeyRole) == key)
+            return model.index(row, choreo::ui::ResultSummaryModel::ValueColumn).data(role).toString();
+    return QString();
+}
+
 // Page objects of a PDF (not the /Pages tree node).
 int pageCount(const QByteArray& pdf) {
     int n = 0;
@@ -658,12 +668,7 @@ void TestReport::reportCommandUnknownSection() {
 void TestReport::summaryGivesTheDataStagesParts() {
     choreo::models::RunResult r = cannedResult(64, 10000.0);
     const auto dataRow = [](const choreo::models::RunResult& result, int role) {
-        choreo::ui::ResultSummaryModel model;
-        model.setResult(result);
-        for (int row = 0; row < model.rowCount(); ++row)
-            if (model.index(row, 0).data(choreo::ui::KeyRole) == u"data_stage"_s)
-                return model.index(row, choreo::ui::ResultSummaryModel::ValueColumn).data(role).toString();
-        return QString();
+        return summaryCell(result, u"data_stage"_s, role);
     };
     QVERIFY(dataRow(r, Qt::DisplayRole).isEmpty()); // no data stage, no row
     choreo::models::DataStageTimes d;
@@ -696,12 +701,7 @@ void TestReport::summaryNamesAssumedEfficiencies() {
     r.calibration = "none (the catalog's figures, each with its source); gb200's GEMM and attention "
                     "efficiencies are assumed (CHOREO-DEFAULT), not measured";
     const auto cell = [](const choreo::models::RunResult& result, int role) {
-        choreo::ui::ResultSummaryModel model;
-        model.setResult(result);
-        for (int row = 0; row < model.rowCount(); ++row)
-            if (model.index(row, 0).data(choreo::ui::KeyRole) == u"calibration"_s)
-                return model.index(row, choreo::ui::ResultSummaryModel::ValueColumn).data(role).toString();
-        return QString();
+        return summaryCell(result, u"calibration"_s, role);
     };
     QCOMPARE(cell(r, Qt::DisplayRole), u"none: efficiencies assumed"_s);
     QVERIFY(cell(r, Qt::ToolTipRole).endsWith(QString::fromStdString(r.calibration)));
