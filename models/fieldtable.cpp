@@ -215,6 +215,15 @@ void addModelFields(std::vector<FieldSpec>& t) {
                          "(Qwen3: 128, GPT-OSS: 64)")
                     .access([](auto& s) -> auto& { return s.workload.model.head_dim; })
                     .take());
+    t.push_back(count("workload.model.kv_latent", g, "KV latent", kMaxExperts)
+                    .range(0, kMaxExperts)
+                    .omitted(std::int64_t{0})
+                    .unset("per KV head")
+                    .csv("kv_latent")
+                    .tip("Multi-head latent attention: values cached per token and layer, one latent shared "
+                         "by all heads (DeepSeek-V3: 512 + 64 = 576). Read by serving's KV cache and decode")
+                    .access([](auto& s) -> auto& { return s.workload.model.kv_latent; })
+                    .take());
     t.push_back(flag("workload.model.dropout", g, "dropout")
                     .omitted(true)
                     .tip("Hidden and attention dropout in training: its masks are kept for the backward "

@@ -105,6 +105,10 @@ struct ModelShape {
     // (Qwen3: 128 on hidden 2,048 or 4,096; GPT-OSS: 64 on 2,880; Gemma), which changes the attention
     // projections, the scores and K and V.
     std::int64_t head_dim = 0;
+    // Multi-head latent attention (DeepSeek-V2/V3/R1): the values cached per token and layer, one
+    // compressed latent shared by every head (d_c + d_h^R = 512 + 64 = 576 for DeepSeek-V3). 0: K and V are
+    // cached per KV head. Serving reads it (the KV cache, decode attention); training's step does not.
+    std::int64_t kv_latent = 0;
     bool operator==(const ModelShape&) const = default;
 
     // The width of one head, of all query heads together, and of K (or V): heads x headDim() and

@@ -88,6 +88,29 @@ struct Roofline {
 
 // Expected number of distinct experts, of `experts`, that `tokens` tokens routing to `topK` each touch
 // (independent, balanced routing).
+// Values cached per token and layer on one tensor rank: K and V of its KV heads, or MLA's one latent.
+double kvValuesPerTokenAndLayer(const ModelShape& m, std::int64_t tp) {
+    if (m.kv_latent > 0)
+        return static_cast<double>(m.kv_latent); // one latent, held whole by every tensor rank
+    const double kvHeads = static_cast<double>(m.kv_heads);
+    const double headsPerDevice =
+        std::max(1.0, std::ceil(kvHeads / static_cast<double>(tp))); // replicated when fewer than tp
+    return 2.0 * headsPerDevice * m.headDim();
+}
+
+// Decode attention's operations per query head and cached token. K and V per head: QK^T and AV, 2 x 2 x the
+// head width. MLA with its up-projections absorbed (DeepSeek-V2, arXiv:2405.04434, section 2.1.2): the
+// query meets the whole latent (d_c + d_h^R) and the weights sum its compressed part (d_c = latent minus
+// the 64-wide rotary part, DeepSeek-V3's d_h^R).
+constexpr double kLatentRotaryWidth = 64;
+double decodeFlopsPerHeadAndToken(const ModelShape& m) {
+    if (m.kv_latent > 0) {
+        const auto latent = static_cast<double>(m.kv_latent);
+        return 2.0 * latent + 2.0 * std::max(0.0, latent - kLatentRotaryWidth);
+    }
+    return 4.0 * m.headDim();
+}
+
 double touchedExperts(double experts, double topK, double tokens) {
     if (experts <= 0.0)
         return 0.0;
@@ -140,7 +163,7 @@ void addLayers(const ResolvedServing& s, const ServeReplicas& r, const BatchShap
     const double hd = m.headDim();
     const double peak16 = roof.device.peakFlops(Precision::Bf16).value_or(0.0);
     const double decodeContext = b.decode_context_tokens * share;
-    const double decodeFlops = 4.0 * decodeContext * headsPerDevice * hd;
+    const double decodeFlops = decodeContext * headsPerDevice * decodeFlopsPerHeadAndToken(m);
     roof.add(decodeFlops, decodeContext * kvPerLayer, peak16,
              roof.device.efficiency.attentionFraction(decodeFlops), layers);
     const double prefillFlops = 4.0 * b.prefill_attention_pairs * share * headsPerDevice * hd;
@@ -194,12 +217,9 @@ double IterationCost::powerFraction() const {
 
 double kvBytesPerTokenPerDevice(const ResolvedServing& serving, const ServeParallel& parallel) {
     const ModelShape& m = serving.model;
-    const double kvHeads = static_cast<double>(m.kv_heads);
-    const double tp = static_cast<double>(parallel.tp);
-    const double headsPerDevice = std::max(1.0, std::ceil(kvHeads / tp)); // replicated when fewer than tp
     const double layersPerDevice =
         std::ceil(static_cast<double>(m.layers) / static_cast<double>(parallel.pp));
-    return 2.0 * layersPerDevice * headsPerDevice * m.headDim() * storageBytes(serving.kv_cache);
+    return layersPerDevice * kvValuesPerTokenAndLayer(m, parallel.tp) * storageBytes(serving.kv_cache);
 }
 
 std::int64_t kvTokenCapacity(const ResolvedServing& serving, const ServeReplicas& replicas) {
@@ -438,8 +458,8 @@ std::optional<ResolvedServing> resolveServing(const Scenario& s, const std::vect
     const auto pool = servePool(s, pools, defaultPool, out.path, errors);
     if (!pool || errors.size() != before)
         return std::nullopt;
-    out.kv_bytes_per_token =
-        2.0 * static_cast<double>(out.model.layers) * out.model.kvWidth() * storageBytes(out.kv_cache);
+    out.kv_bytes_per_token = static_cast<double>(out.model.layers) * kvValuesPerTokenAndLayer(out.model, 1) *
+                             storageBytes(out.kv_cache);
     auto serve = sizeReplicas(out, pools, *pool, out.stage.parallel, out.stage.replicas, s.cluster.network,
                               out.path, errors);
     if (!serve)

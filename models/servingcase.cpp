@@ -164,6 +164,31 @@ RowWorkload readBenchmark(CsvRow& row) {
     return w;
 }
 
+// What a serving file's columns leave out of a model's architecture, by the model column's start (the
+// releases of one architecture share it): multi-head latent attention's cached latent, and the dense
+// layers and shared expert before and beside the routed ones. The file's ffn_hidden is the routed expert's.
+struct ArchitectureFacts {
+    const char* model_prefix;
+    std::int64_t kv_latent;
+    std::int64_t dense_layers;
+    std::int64_t dense_ffn_hidden;
+    std::int64_t shared_experts;
+};
+// DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv:2412.19437: section 2.1.1 (d_c = 512, d_h^R = 64) and
+// section 4.2 (the first three layers dense with an FFN of 18,432; one shared expert). R1 is V3's
+// architecture (arXiv:2501.12948, section 2).
+const ArchitectureFacts kArchitectures[] = {
+    {"DeepSeek-V3", 576, 3, 18432, 1},
+    {"DeepSeek-R1", 576, 3, 18432, 1},
+};
+
+const ArchitectureFacts* architectureFor(const std::string& model) {
+    for (const auto& a : kArchitectures)
+        if (model.rfind(a.model_prefix, 0) == 0)
+            return &a;
+    return nullptr;
+}
+
 Json modelJson(CsvRow& row) {
     Json model{{"name", row.text("model")},
                {"layers", row.integer("layers", 1)},
@@ -178,6 +203,16 @@ Json modelJson(CsvRow& row) {
         model["moe"] = {{"experts", experts},
                         {"top_k", row.integer("moe_topk", 1)},
                         {"expert_ffn_hidden", row.integer("ffn_hidden", 1)}}; // per expert (README)
+    const ArchitectureFacts* facts = architectureFor(row.text("model"));
+    if (const auto latent = row.integer("kv_latent", 0, false); latent > 0)
+        model["kv_latent"] = latent;
+    else if (facts)
+        model["kv_latent"] = facts->kv_latent;
+    if (facts && model.contains("moe")) {
+        model["moe"]["dense_layers"] = facts->dense_layers;
+        model["moe"]["shared_experts"] = facts->shared_experts;
+        model["ffn_hidden"] = facts->dense_ffn_hidden;
+    }
     return model;
 }
 

@@ -1,7 +1,10 @@
 #include "models/scenarioio.h"
+#include "models/servingcase.h"
 #include "models/validationcase.h"
 
 #include <QTest>
+
+#include <filesystem>
 
 using namespace choreo::models;
 
@@ -224,6 +227,34 @@ private slots:
         parseValidationCsv(kDenseHeader + llamaRow({"r1", "Caf\xc3\xa9 cluster"}),
                            errors); // the same in UTF-8
         QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+    }
+
+    // The serving file's columns leave out what multi-head latent attention caches and DeepSeek-V3's dense
+    // layers and shared expert: the model's own facts fill them (arXiv:2412.19437), or a kv_latent column.
+    void servingRowsGetTheArchitectureTheirColumnsLeaveOut() {
+        Diagnostics errors;
+        auto catalog = Catalog::load(std::filesystem::path(CHOREO_TEST_ASSETS) / "catalog", errors);
+        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        const std::string header =
+            "id,model,accelerator,n_accel,tp,pp,ep,precision,framework,scenario,input_len,output_len,layers,"
+            "hidden,heads,kv_heads,ffn_hidden,vocab,moe_experts,moe_topk,metric,value,kv_latent\n";
+        const std::string tail =
+            ",b200,8,8,1,8,fp8,TensorRT-LLM,offline,1024,1024,61,7168,128,128,2048,129280,"
+            "256,8,output_tokens_per_s_total,1000,";
+        const auto cases = parseServingCsv(header + "r1,DeepSeek-R1" + tail + "\n" + "r2,DeepSeek-V3-0324" +
+                                               tail + "512\n" + "r3,Other" + tail + "\n",
+                                           *catalog, errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(3));
+        const auto& r1 = cases[0].scenario.workload.model;
+        QCOMPARE(r1.kv_latent, std::int64_t(576));
+        QCOMPARE(r1.ffn_hidden, std::int64_t(18432));
+        QCOMPARE(r1.moe->expert_ffn_hidden, std::int64_t(2048));
+        QCOMPARE(r1.moe->dense_layers, std::int64_t(3));
+        QCOMPARE(r1.moe->shared_experts, std::int64_t(1));
+        QCOMPARE(cases[1].scenario.workload.model.kv_latent, std::int64_t(512)); // the column wins
+        QCOMPARE(cases[2].scenario.workload.model.kv_latent, std::int64_t(0));   // no facts: per KV head
+        QCOMPARE(cases[2].scenario.workload.model.moe->dense_layers, std::int64_t(0));
     }
 
     void missingColumn() {

@@ -134,6 +134,32 @@ private slots:
         QVERIFY(s.serve.weights_GB_per_device > 70.0 / 8 && s.serve.weights_GB_per_device < 70.0 / 8 * 1.1);
     }
 
+    // Multi-head latent attention caches one latent of 576 values a token and layer, whole on every tensor
+    // rank: 80 layers x 576 x 1 byte, against K and V of the model's own KV heads. Decode attention then
+    // costs 2 x 576 + 2 x 512 operations per head and cached token instead of 4 x 128.
+    void latentAttentionCachesOneLatent() {
+        auto scenario = shipped();
+        scenario.workload.model.kv_latent = 576;
+        const auto mla = resolve(scenario);
+        const auto gqa = resolve(shipped());
+        const auto& s = *mla.serving;
+        QCOMPARE(models::kvBytesPerTokenPerDevice(s, s.serve.parallel), 80.0 * 576 * 1);
+        QCOMPARE(s.kv_bytes_per_token, 80.0 * 576 * 1);
+        QCOMPARE(s.serve.kv_GB_per_device, gqa.serving->serve.kv_GB_per_device);
+        const auto blocks = static_cast<std::int64_t>(
+            std::floor(s.serve.kv_GB_per_device * 1e9 / (80.0 * 576 * s.kv_block_tokens)));
+        QCOMPARE(s.serve.kv_blocks, blocks);
+        // A long decode is bound by reading the cache: 576 / 256 times the bytes a token of context.
+        models::BatchShape decode;
+        decode.decode_sequences = 256;
+        decode.decode_context_tokens = 256.0 * 32768;
+        decode.logits = 256;
+        const double withLatent = models::iterationCost(s, s.serve, decode).total_s;
+        const double withHeads = models::iterationCost(*gqa.serving, gqa.serving->serve, decode).total_s;
+        QVERIFY2(withLatent > withHeads * 1.5,
+                 qPrintable(QString("latent %1 s, heads %2 s").arg(withLatent).arg(withHeads)));
+    }
+
     // L = lambda W: the time-averaged requests in the system against the arrival rate times the mean time in
     // it.
     void littlesLawHoldsOnTheQueue() {
