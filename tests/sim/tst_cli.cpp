@@ -1372,6 +1372,32 @@ private slots:
         QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
 
+    // Each family's shipped scenario runs; the TPU pod's ICI torus is its own fabric: a ring of the same 64
+    // chips gives another step.
+    void systemsScenariosRun() {
+        const QDir systems(QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/systems"));
+        const QStringList names = systems.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        QVERIFY(names.contains(QStringLiteral("tpu-v5p-pod.json")) && names.size() >= 3);
+        for (const QString& name : names) {
+            const Run r =
+                choreoSim({QStringLiteral("run"), systems.filePath(name), QStringLiteral("--json")});
+            QVERIFY2(r.exitCode == 0, qPrintable(name + QStringLiteral(": ") + QString::fromUtf8(r.err)));
+            const Json j = Json::parse(r.out.toStdString());
+            QVERIFY2(j["step_time_s"].get<double>() > 0.0 && j["cost_usd"].get<double>() > 0.0,
+                     qPrintable(name));
+        }
+        auto stepWith = [&](const QString& dims) {
+            const Run r =
+                choreoSim({QStringLiteral("run"), systems.filePath(QStringLiteral("tpu-v5p-pod.json")),
+                           QStringLiteral("--json"), QStringLiteral("--set"),
+                           QStringLiteral("cluster.network.topology.dims=") + dims});
+            return r.exitCode == 0 ? Json::parse(r.out.toStdString())["step_time_s"].get<double>() : -1.0;
+        };
+        const double cube = stepWith(QStringLiteral("[4,4,4]")), ring = stepWith(QStringLiteral("[64,1,1]"));
+        QVERIFY2(cube > 0.0 && ring > cube,
+                 qPrintable(QStringLiteral("cube %1 s, ring %2 s").arg(cube).arg(ring)));
+    }
+
     void torusOfOneLongAxisRuns() {
         // 64 TPU v5p as a ring ([64, 1, 1]): SimGrid's torus zone named the self-links of its two axes of 1
         // alike and aborted ("declared several times"). The ring now runs, at every fidelity that builds a

@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "tests/shippedscenarios.h"
+
 using Json = choreo::models::Json;
 
 namespace {
@@ -62,7 +64,7 @@ QStringList validationFiles() {
 Json currentResults() {
     Json scenarios = Json::object();
     const QDir shipped(QStringLiteral(CHOREO_TEST_ASSETS "/scenarios"));
-    for (const QString& name : shipped.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+    for (const QString& name : choreo::testing::shippedScenarios(shipped)) {
         for (const char* fidelity : {"analytical", "flow"}) {
             const Json result = choreoSimJson({QStringLiteral("run"), shipped.filePath(name),
                                                QStringLiteral("--fidelity"), QString::fromLatin1(fidelity)});

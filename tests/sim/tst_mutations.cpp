@@ -21,6 +21,8 @@
 #include <random>
 #include <set>
 
+#include "tests/shippedscenarios.h"
+
 using choreo::models::Json;
 
 namespace {
@@ -196,7 +198,7 @@ private slots:
     void hostileValuesEndCleanly() {
         const QDir scenarios(QStringLiteral(CHOREO_TEST_ASSETS "/scenarios"));
         std::vector<std::pair<QString, Json>> shipped;
-        for (const QString& name : scenarios.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+        for (const QString& name : choreo::testing::shippedScenarios(scenarios)) {
             std::string text, error;
             QVERIFY2(choreo::models::readTextFile(scenarios.filePath(name).toStdString(), text, error),
                      error.c_str());
