@@ -86,8 +86,6 @@ struct Roofline {
     void memoryOnly(double bytes) { cost.memory_bound_s += bytes / bandwidth_Bps * scale; }
 };
 
-// Expected number of distinct experts, of `experts`, that `tokens` tokens routing to `topK` each touch
-// (independent, balanced routing).
 // Values cached per token and layer on one tensor rank: K and V of its KV heads, or MLA's one latent.
 double kvValuesPerTokenAndLayer(const ModelShape& m, std::int64_t tp) {
     if (m.kv_latent > 0)
@@ -111,6 +109,8 @@ double decodeFlopsPerHeadAndToken(const ModelShape& m) {
     return 4.0 * m.headDim();
 }
 
+// Expected number of distinct experts, of `experts`, that `tokens` tokens routing to `topK` each touch
+// (independent, balanced routing).
 double touchedExperts(double experts, double topK, double tokens) {
     if (experts <= 0.0)
         return 0.0;
