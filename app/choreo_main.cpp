@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QIcon>
 #include <QMessageBox>
@@ -65,7 +66,8 @@ struct Options {
         u"show"_s,
         QObject::tr(
             "With --screenshot: picture <page> instead of the results: network (the topology view, "
-            "without a run; --zoom scales it), run-queue (the run queue, with a device-type sweep) or "
+            "without a run; --zoom scales it), run-queue (the run queue, with a device-type sweep), palette "
+            "(the device palette beside the results) or "
             "compare (the compare view: the scenario and the further scenario files given, run) or plan "
             "(Tools > "
             "Plan a cluster, a year's deadline, a $200 million budget, 30 MW, no flow confirmation)."),
@@ -239,8 +241,10 @@ int screenshotRun(QApplication& app, choreo::ui::MainWindow& window, const QComm
         QTimer::singleShot(0, &window, [&window] {
             window.runQueueDock()->queueSweep(choreo::ui::RunQueueDock::Sweep::DeviceType);
         });
+    } else if (shown == u"palette"_s) {
+        window.findChild<QDockWidget*>(u"devicePaletteDock"_s)->show();
     } else if (!shown.isEmpty()) {
-        std::fprintf(stderr, "choreo: --show takes network, run-queue, compare or plan\n");
+        std::fprintf(stderr, "choreo: --show takes network, run-queue, palette, compare or plan\n");
         return 1;
     }
     if (!window.document()->isValid()) {

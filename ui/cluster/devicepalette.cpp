@@ -44,7 +44,7 @@ DevicePalette::DevicePalette(CatalogDeviceModel* devices, PoolTableModel* pools,
         vendor_->addItem(v, v);
     view_->setObjectName(u"deviceView"_s);
     view_->setModel(filter_);
-    view_->setRootIsDecorated(false);
+    view_->setRootIsDecorated(true); // devices grouped under their family
     view_->setUniformRowHeights(true);
     view_->setSortingEnabled(true);
     view_->sortByColumn(CatalogDeviceModel::NameColumn, Qt::AscendingOrder);
@@ -56,7 +56,7 @@ DevicePalette::DevicePalette(CatalogDeviceModel* devices, PoolTableModel* pools,
     view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->header()->setSectionResizeMode(CatalogDeviceModel::NameColumn, QHeaderView::Stretch);
     view_->header()->setStretchLastSection(false);
-    // Names start with the vendor, and kind and vendor have their filters: room for the figures instead.
+    // The family heads its devices, and kind and vendor have their filters: room for the figures instead.
     view_->setColumnHidden(CatalogDeviceModel::VendorColumn, true);
     view_->setColumnHidden(CatalogDeviceModel::KindColumn, true);
     add_->setObjectName(u"addDevicePoolButton"_s);
@@ -83,6 +83,11 @@ DevicePalette::DevicePalette(CatalogDeviceModel* devices, PoolTableModel* pools,
     connect(view_, &QTreeView::doubleClicked, this, [this] { addSelected(); });
     connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &DevicePalette::updateButtons);
+    // Every family open, whatever the filters leave of it.
+    connect(filter_, &QAbstractItemModel::modelReset, view_, &QTreeView::expandAll);
+    connect(filter_, &QAbstractItemModel::layoutChanged, view_, &QTreeView::expandAll);
+    connect(filter_, &QAbstractItemModel::rowsInserted, view_, &QTreeView::expandAll);
+    view_->expandAll();
     connect(filter_, &QAbstractItemModel::modelReset, this, &DevicePalette::updateButtons);
     connect(filter_, &QAbstractItemModel::rowsRemoved, this, &DevicePalette::updateButtons);
     updateButtons();
@@ -92,7 +97,8 @@ bool DevicePalette::addSelected() {
     const QModelIndexList rows = view_->selectionModel()->selectedRows();
     if (rows.isEmpty())
         return false;
-    return pools_->addDevicePool(rows.front().data(KeyRole).toString());
+    const QString id = rows.front().data(KeyRole).toString();
+    return !id.isEmpty() && pools_->addDevicePool(id);
 }
 
 void DevicePalette::updateButtons() {

@@ -15,7 +15,8 @@ class CatalogDeviceModel;
 class DeviceFilterModel;
 class PoolTableModel;
 
-// The catalog as a palette: search, filter by kind and vendor, key figures with sources as tooltips.
+// The catalog as a palette: devices grouped by family with their scale-up fabric; search, filter by kind
+// and vendor, key figures with sources as tooltips.
 // A device becomes a pool by the Add button, a double-click, or a drag onto the pools table.
 class DevicePalette : public QWidget {
     Q_OBJECT

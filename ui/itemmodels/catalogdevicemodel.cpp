@@ -6,6 +6,8 @@
 
 #include <QMimeData>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace choreo::ui {
@@ -30,28 +32,69 @@ QString kindText(models::DeviceKind kind) {
 
 } // namespace
 
-CatalogDeviceModel::CatalogDeviceModel(const models::Catalog& catalog, QObject* parent)
-    : QAbstractTableModel(parent)
-    , catalog_(catalog) {}
+// A family row's internal id is 0; a device's is its family's position + 1.
+constexpr quintptr kFamilyRow = 0;
 
-const models::Device& CatalogDeviceModel::device(int row) const {
-    return catalog_.devices()[static_cast<std::size_t>(row)];
+CatalogDeviceModel::CatalogDeviceModel(const models::Catalog& catalog, QObject* parent)
+    : QAbstractItemModel(parent)
+    , catalog_(catalog) {
+    const auto& devices = catalog_.devices();
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        const QString vendor = q(devices[i].vendor);
+        auto family = std::find_if(families_.begin(), families_.end(),
+                                   [&](const Family& f) { return f.name == vendor; });
+        if (family == families_.end())
+            family = families_.insert(families_.end(), Family{vendor, {}});
+        family->devices.push_back(i);
+    }
+}
+
+const models::Device* CatalogDeviceModel::device(const QModelIndex& index) const {
+    if (!index.isValid() || index.model() != this || index.internalId() == kFamilyRow)
+        return nullptr;
+    const Family& family = families_[index.internalId() - 1];
+    return &catalog_.devices()[family.devices[static_cast<std::size_t>(index.row())]];
+}
+
+QModelIndex CatalogDeviceModel::indexOf(const QString& id, int column) const {
+    for (std::size_t f = 0; f < families_.size(); ++f)
+        for (std::size_t r = 0; r < families_[f].devices.size(); ++r)
+            if (q(catalog_.devices()[families_[f].devices[r]].id) == id)
+                return createIndex(static_cast<int>(r), column, static_cast<quintptr>(f + 1));
+    return {};
 }
 
 QStringList CatalogDeviceModel::vendors() const {
     QStringList out;
-    for (const auto& d : catalog_.devices())
-        if (!out.contains(q(d.vendor)))
-            out << q(d.vendor);
+    for (const Family& f : families_)
+        out << f.name;
     return out;
 }
 
-int CatalogDeviceModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(catalog_.devices().size());
+QModelIndex CatalogDeviceModel::index(int row, int column, const QModelIndex& parent) const {
+    if (!hasIndex(row, column, parent))
+        return {};
+    if (!parent.isValid())
+        return createIndex(row, column, kFamilyRow);
+    return createIndex(row, column, static_cast<quintptr>(parent.row() + 1));
 }
 
-int CatalogDeviceModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+QModelIndex CatalogDeviceModel::parent(const QModelIndex& child) const {
+    if (!child.isValid() || child.internalId() == kFamilyRow)
+        return {};
+    return createIndex(static_cast<int>(child.internalId() - 1), 0, kFamilyRow);
+}
+
+int CatalogDeviceModel::rowCount(const QModelIndex& parent) const {
+    if (!parent.isValid())
+        return static_cast<int>(families_.size());
+    if (parent.internalId() != kFamilyRow || parent.column() != 0)
+        return 0;
+    return static_cast<int>(families_[static_cast<std::size_t>(parent.row())].devices.size());
+}
+
+int CatalogDeviceModel::columnCount(const QModelIndex&) const {
+    return ColumnCount;
 }
 
 QString CatalogDeviceModel::tooltip(const models::Device& d) const {
@@ -81,12 +124,30 @@ QString CatalogDeviceModel::tooltip(const models::Device& d) const {
 }
 
 QVariant CatalogDeviceModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
-    const models::Device& d = device(index.row());
+    if (const models::Device* d = device(index))
+        return deviceData(*d, index.column(), role);
+    return familyData(families_[static_cast<std::size_t>(index.row())], index.column(), role);
+}
+
+QVariant CatalogDeviceModel::familyData(const Family& family, int column, int role) const {
+    if (column != NameColumn)
+        return {};
+    switch (role) {
+    case Qt::DisplayRole:
+        return tr("%1 (%2)").arg(family.name).arg(family.devices.size());
+    case Qt::ToolTipRole:
+        return tr("The catalog's %1 devices").arg(family.name);
+    default:
+        return {};
+    }
+}
+
+QVariant CatalogDeviceModel::deviceData(const models::Device& d, int column, int role) const {
     const auto bf16 = d.peak_tflops.find(models::Precision::Bf16);
-    const auto number = [&](int column) -> QVariant {
-        switch (column) {
+    const auto number = [&](int c) -> QVariant {
+        switch (c) {
         case MemoryColumn:
             return d.memory_GB.present() ? QVariant(d.memory_GB.value) : QVariant();
         case Bf16Column:
@@ -99,20 +160,22 @@ QVariant CatalogDeviceModel::data(const QModelIndex& index, int role) const {
     };
     switch (role) {
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case NameColumn:
             return q(d.name);
         case VendorColumn:
             return q(d.vendor);
         case KindColumn:
             return kindText(d.kind);
+        case FabricColumn:
+            return d.scale_up ? q(d.scale_up->fabric) : tr("none");
         default: {
-            const QVariant v = number(index.column());
+            const QVariant v = number(column);
             return v.isValid() ? formatCompact(v.toDouble()) : u"–"_s;
         }
         }
     case ValueRole:
-        return number(index.column());
+        return number(column);
     case KeyRole:
         return q(d.id);
     case KindRole:
@@ -120,7 +183,7 @@ QVariant CatalogDeviceModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         return tooltip(d);
     case Qt::TextAlignmentRole:
-        if (index.column() >= MemoryColumn)
+        if (column >= MemoryColumn)
             return (Qt::AlignRight | Qt::AlignVCenter).toInt();
         return {};
     default:
@@ -130,7 +193,7 @@ QVariant CatalogDeviceModel::data(const QModelIndex& index, int role) const {
 
 QVariant CatalogDeviceModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, orientation, role);
+        return QAbstractItemModel::headerData(section, orientation, role);
     switch (section) {
     case NameColumn:
         return tr("Device");
@@ -138,6 +201,8 @@ QVariant CatalogDeviceModel::headerData(int section, Qt::Orientation orientation
         return tr("Vendor");
     case KindColumn:
         return tr("Kind");
+    case FabricColumn:
+        return tr("Fabric");
     case MemoryColumn:
         return tr("GB");
     case Bf16Column:
@@ -152,6 +217,8 @@ QVariant CatalogDeviceModel::headerData(int section, Qt::Orientation orientation
 Qt::ItemFlags CatalogDeviceModel::flags(const QModelIndex& index) const {
     if (!index.isValid())
         return Qt::NoItemFlags;
+    if (!device(index))
+        return Qt::ItemIsEnabled; // a family: a heading, not a device to add
     return Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsDragEnabled | Qt::ItemNeverHasChildren;
 }
 
@@ -161,12 +228,12 @@ QStringList CatalogDeviceModel::mimeTypes() const {
 
 QMimeData* CatalogDeviceModel::mimeData(const QModelIndexList& indexes) const {
     for (const QModelIndex& index : indexes) {
-        if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        const models::Device* d = checkIndex(index, CheckIndexOption::IndexIsValid) ? device(index) : nullptr;
+        if (!d)
             continue;
         auto* mime = new QMimeData;
-        mime->setData(QString::fromLatin1(kDeviceMimeType),
-                      QByteArray::fromStdString(device(index.row()).id));
-        mime->setText(q(device(index.row()).id));
+        mime->setData(QString::fromLatin1(kDeviceMimeType), QByteArray::fromStdString(d->id));
+        mime->setText(q(d->id));
         return mime;
     }
     return nullptr;

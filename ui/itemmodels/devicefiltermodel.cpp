@@ -6,7 +6,9 @@
 namespace choreo::ui {
 
 DeviceFilterModel::DeviceFilterModel(QObject* parent)
-    : QSortFilterProxyModel(parent) {}
+    : QSortFilterProxyModel(parent) {
+    setRecursiveFilteringEnabled(true); // a family stays while one of its devices does
+}
 
 void DeviceFilterModel::setSearchText(const QString& text) {
     search_ = text.trimmed();
@@ -24,6 +26,8 @@ void DeviceFilterModel::setVendor(const QString& vendor) {
 }
 
 bool DeviceFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    if (!sourceParent.isValid())
+        return false; // a family row: shown through its devices
     const QAbstractItemModel* m = sourceModel();
     const QModelIndex name = m->index(sourceRow, CatalogDeviceModel::NameColumn, sourceParent);
     if (kind_ && name.data(CatalogDeviceModel::KindRole).toInt() != *kind_)
@@ -41,6 +45,8 @@ bool DeviceFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
 }
 
 bool DeviceFilterModel::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    if (!left.parent().isValid() && !right.parent().isValid())
+        return left.row() < right.row(); // families keep the catalog's order
     const QVariant a = left.data(ValueRole);
     const QVariant b = right.data(ValueRole);
     if (a.isValid() || b.isValid()) {

@@ -7,8 +7,8 @@
 
 namespace choreo::ui {
 
-// Filters a CatalogDeviceModel by free text (name, id, vendor; case-insensitive), kind and vendor, and
-// sorts numeric columns by value.
+// Filters a CatalogDeviceModel's devices by free text (name, id, vendor; case-insensitive), kind and vendor
+// (a family shows while one of its devices does), and sorts numeric columns by value within each family.
 class DeviceFilterModel : public QSortFilterProxyModel {
     Q_OBJECT
 
