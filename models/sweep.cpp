@@ -6,6 +6,28 @@
 
 namespace choreo::models {
 
+namespace {
+
+// A torus resized from `from` to `to` devices by powers of two, as TPU slices grow: each halving halves the
+// longest even axis, each doubling doubles the shortest. Unchanged when the counts are not a power of two
+// apart or an axis cannot be halved (the point then reports the mismatch).
+std::vector<std::int64_t> resizedTorus(std::vector<std::int64_t> dims, std::int64_t from, std::int64_t to) {
+    while (to < from && from % 2 == 0) {
+        auto longest = std::max_element(dims.begin(), dims.end());
+        if (*longest % 2 != 0)
+            return dims;
+        *longest /= 2;
+        from /= 2;
+    }
+    while (to > from) {
+        *std::min_element(dims.begin(), dims.end()) *= 2;
+        from *= 2;
+    }
+    return dims;
+}
+
+} // namespace
+
 std::vector<SweepPoint> scalingSweep(const Scenario& base, int pointsBelow, int pointsAbove) {
     std::vector<SweepPoint> points;
     const auto& w = base.workload;
@@ -29,6 +51,9 @@ std::vector<SweepPoint> scalingSweep(const Scenario& base, int pointsBelow, int 
             p->devices_per_node = std::min(p->devices_per_node, p->count);
         if (p->count % p->devices_per_node != 0)
             continue;
+        auto& topology = s.cluster.network.topology;
+        if (topology.kind == TopologyKind::Torus3d && topology.dims)
+            topology.dims = resizedTorus(*topology.dims, pool->count, p->count);
         s.name = base.name + " @ " + std::to_string(p->count) + " devices";
         points.push_back({std::to_string(p->count) + " devices (dp=" + std::to_string(d) + ")", p->count, s});
     }

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "tests/fulldisk.h"
@@ -400,6 +401,36 @@ private slots:
             QVERIFY2(problems.empty(), joinDiagnostics(problems).c_str());
         }
         QVERIFY(hasBase);
+    }
+
+    // A torus is resized with the devices, as TPU slices grow: 64 chips on 4 x 4 x 4 become 32 on 2 x 4 x 4,
+    // 8 on 2 x 2 x 2 and 128 on 8 x 4 x 4 (the longest axis halved, the shortest doubled), each valid.
+    void scalingSweepResizesATorus() {
+        Diagnostics errors;
+        auto base = parseScenario(defaultText(), errors);
+        QVERIFY(base);
+        auto& pool = base->cluster.pools[0];
+        pool.device = "tpu-v5p";
+        pool.count = 64;
+        pool.devices_per_node = 4;
+        base->workload.parallel = {};
+        base->workload.parallel.dp = 64;
+        base->workload.parallel.zero = 3;
+        base->workload.global_batch = 512;
+        base->cluster.network.topology.kind = TopologyKind::Torus3d;
+        base->cluster.network.topology.dims = std::vector<std::int64_t>{4, 4, 4};
+        std::map<std::int64_t, std::vector<std::int64_t>> dimsAt;
+        for (const auto& point : scalingSweep(*base, 3, 1)) {
+            dimsAt[point.devices] = *point.scenario.cluster.network.topology.dims;
+            Diagnostics problems;
+            resolveScenario(point.scenario, catalog(), problems, /*checkMemory=*/false);
+            QVERIFY2(problems.empty(), joinDiagnostics(problems).c_str());
+        }
+        QCOMPARE(dimsAt.size(), std::size_t(5));
+        QCOMPARE(dimsAt[8], (std::vector<std::int64_t>{2, 2, 2}));
+        QCOMPARE(dimsAt[32], (std::vector<std::int64_t>{2, 4, 4}));
+        QCOMPARE(dimsAt[64], (std::vector<std::int64_t>{4, 4, 4}));
+        QCOMPARE(dimsAt[128], (std::vector<std::int64_t>{8, 4, 4}));
     }
 
     void deviceTypeAndLayoutSweepsResolve() {
