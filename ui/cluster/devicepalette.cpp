@@ -62,6 +62,11 @@ DevicePalette::DevicePalette(CatalogDeviceModel* devices, PoolTableModel* pools,
     add_->setObjectName(u"addDevicePoolButton"_s);
     add_->setToolTip(tr("Add a pool of the selected device (or drag it onto the pools table)"));
 
+    // Narrow enough that the palette fits beside the forms and results at 1280 pixels.
+    for (QComboBox* combo : {kind_, vendor_}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(5);
+    }
     auto* filters = new QHBoxLayout;
     filters->addWidget(kind_);
     filters->addWidget(vendor_);
