@@ -114,7 +114,8 @@ bool planFatTree(NetworkPlan& p, const Topology& t, const std::string& path, Dia
     }
     p.leaf_up = uplinksFor(p.leaf_down);
     p.uplink_Bps = static_cast<double>(p.leaf_down) * p.nic_Bps / (o * static_cast<double>(p.leaf_up));
-    p.tiers = t.tiers.value_or(p.rail || p.leaves <= p.radix ? 2 : 3);
+    // As the radix needs: two tiers reach at most radix leaves (rail units included), three beyond.
+    p.tiers = t.tiers.value_or(p.leaves <= p.radix ? 2 : 3);
     if (p.tiers == 2) {
         // Spines: each leaf has leaf_up / spines links to every spine, every spine port used at most once.
         p.spines = divisorAtLeast(p.leaf_up, ceilDiv(p.leaves * p.leaf_up, p.radix));

@@ -264,6 +264,29 @@ private slots:
     }
 
     // The graph checker on graphs a plan would never build: a link without bandwidth, an island.
+    // Tiers left to the radix: a rail fat tree whose leaves outnumber the radix gets a third tier (it was
+    // held at two and refused), within the radix at every switch.
+    void railFatTreeTakesTheTiersItNeeds() {
+        Diagnostics errors;
+        const auto rs = resolveDoc(cluster(128, Json{{"kind", "rail-fat-tree"}, {"radix", 8}}), errors);
+        QVERIFY2(rs, joinDiagnostics(errors).c_str());
+        QCOMPARE(rs->network.leaves, std::int64_t(8 * 4)); // 8 rails x 4 units of 4 nodes (4 down, 4 up)
+        QCOMPARE(rs->network.tiers, std::int64_t(3));
+        const auto graph = buildTopologyGraph(rs->network);
+        for (auto [v, end] = boost::vertices(graph); v != end; ++v) {
+            if (graph[*v].kind == VertexKind::Device || graph[*v].kind == VertexKind::ScaleUpSwitch)
+                continue;
+            std::int64_t ports = 0;
+            for (auto [e, eEnd] = boost::out_edges(*v, graph); e != eEnd; ++e)
+                ports += graph[*e].scale_up ? 0 : 1;
+            QVERIFY(ports <= 8);
+        }
+        Diagnostics small;
+        const auto two = resolveDoc(cluster(128, Json{{"kind", "rail-fat-tree"}, {"radix", 64}}), small);
+        QVERIFY2(two, joinDiagnostics(small).c_str());
+        QCOMPARE(two->network.tiers, std::int64_t(2)); // 8 rail leaves: two tiers, as before
+    }
+
     void checkerFindsBrokenGraphs() {
         TopologyGraph g;
         for (int d = 0; d < 3; ++d)
