@@ -326,7 +326,7 @@ void TestReport::breakdownReachesAHybridStep() {
     choreo::ui::SweepResultModel dense;
     dense.setOutcomes(cannedSweep(), 128);
     QCOMPARE(segmentsOf(dense).first,
-             (QStringList{u"Compute"_s, u"Exposed communication"_s, u"Pipeline bubble"_s}));
+             (QStringList{u"Compute"_s, u"Comm."_s, u"Bubble"_s})); // short: the chart is narrow
     auto sweep = cannedSweep();
     choreo::models::RunResult& r = *sweep[2].result;
     r.breakdown.data_wait_s = 0.5;
@@ -335,8 +335,7 @@ void TestReport::breakdownReachesAHybridStep() {
     choreo::ui::SweepResultModel hybrid;
     hybrid.setOutcomes(sweep, 128);
     const auto [names, seconds] = segmentsOf(hybrid);
-    QCOMPARE(names, (QStringList{u"Compute"_s, u"Exposed communication"_s, u"Pipeline bubble"_s,
-                                 u"Waiting for data"_s, u"Evaluation"_s}));
+    QCOMPARE(names, (QStringList{u"Compute"_s, u"Comm."_s, u"Bubble"_s, u"Data wait"_s, u"Eval"_s}));
     double stacked = 0.0;
     for (double part : seconds)
         stacked += part;

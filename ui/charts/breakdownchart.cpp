@@ -52,8 +52,11 @@ QChart* createStepBreakdownChart(const QAbstractItemModel& model, const Breakdow
     }
     for (const BreakdownSegment& segment : columns.segments) {
         // The axis says seconds; the legend needs only the names.
-        auto* set =
-            new QBarSet(model.headerData(segment.column, Qt::Horizontal).toString().remove(u" (s)"_s));
+        const QString name =
+            segment.legend.isEmpty()
+                ? model.headerData(segment.column, Qt::Horizontal).toString().remove(u" (s)"_s)
+                : segment.legend;
+        auto* set = new QBarSet(name);
         set->setColor(segment.color);
         set->setBorderColor(segment.color.darker(130));
         for (int row = 0; row < model.rowCount(); ++row)
@@ -86,15 +89,19 @@ QChart* createStepBreakdownChart(const QAbstractItemModel& model, const Breakdow
 }
 
 QChart* createStepBreakdownChart(const SweepResultModel& sweep) {
-    BreakdownColumns columns{SweepResultModel::DevicesColumn,
-                             {{SweepResultModel::ComputeColumn, chartstyle::kCompute},
-                              {SweepResultModel::CommunicationColumn, chartstyle::kCommunication},
-                              {SweepResultModel::BubbleColumn, chartstyle::kBubble}}};
+    // Short names: the chart beside the summary is a quarter of the window wide, and its legend elided the
+    // headers ("Expose...", "Pipeline..."); the sweep table keeps the full ones.
+    BreakdownColumns columns{
+        SweepResultModel::DevicesColumn,
+        {{SweepResultModel::ComputeColumn, chartstyle::kCompute, QObject::tr("Compute")},
+         {SweepResultModel::CommunicationColumn, chartstyle::kCommunication, QObject::tr("Comm.")},
+         {SweepResultModel::BubbleColumn, chartstyle::kBubble, QObject::tr("Bubble")}}};
     // A hybrid run's bars reach its step time only with the waits for data and the evaluation pauses.
     if (anyPositive(sweep, SweepResultModel::DataWaitColumn))
-        columns.segments.append({SweepResultModel::DataWaitColumn, chartstyle::kDataWait});
+        columns.segments.append(
+            {SweepResultModel::DataWaitColumn, chartstyle::kDataWait, QObject::tr("Data wait")});
     if (anyPositive(sweep, SweepResultModel::EvalColumn))
-        columns.segments.append({SweepResultModel::EvalColumn, chartstyle::kEval});
+        columns.segments.append({SweepResultModel::EvalColumn, chartstyle::kEval, QObject::tr("Eval")});
     return createStepBreakdownChart(sweep, columns, QObject::tr("Step-time breakdown"));
 }
 

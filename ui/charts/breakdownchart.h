@@ -13,10 +13,12 @@ namespace choreo::ui {
 
 class SweepResultModel;
 
-// A segment of the bars: the column whose ValueRole gives its seconds (the header names it), and its colour.
+// A segment of the bars: the column whose ValueRole gives its seconds, its colour, and its name in the
+// legend (empty: the column's header, less its unit).
 struct BreakdownSegment {
     int column = 0;
     QColor color;
+    QString legend;
 };
 
 // Which columns of an item model make a stacked-bar step-time chart.
