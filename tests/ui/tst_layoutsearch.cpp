@@ -13,6 +13,7 @@
 #include "ui/workload/layoutsuggestdialog.h"
 
 #include <QAbstractItemModelTester>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 #include <QUndoStack>
@@ -227,6 +228,14 @@ void TestLayoutSearch::hardwarePanelRunsWorkers() {
         front += panel.model()->isPareto(row);
     }
     QVERIFY(front >= 1);
+    // What was left out is listed with why, one line a device (Llama-3 70B does not fit every device).
+    const auto* leftOut = panel.findChild<QLabel*>(u"hardwareLeftOut"_s);
+    const auto options = choreo::ui::hardwareOptions(original_, *catalog_);
+    QVERIFY(!options.skipped.empty());
+    QVERIFY(leftOut && !leftOut->parentWidget()->parentWidget()->isHidden()); // its scroll area
+    for (const auto& s : options.skipped)
+        QVERIFY2(leftOut->text().contains(QString::fromStdString(s.device + ": " + s.reason)),
+                 qPrintable(leftOut->text()));
 }
 
 QTEST_MAIN(TestLayoutSearch)

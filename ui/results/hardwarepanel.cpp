@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QThread>
@@ -37,6 +38,7 @@ HardwarePanel::HardwarePanel(Document* document, WorkerCommand worker, QWidget* 
                                                              QObject::tr("Time to train vs total cost"));
                                 }))
     , status_(new QLabel)
+    , leftOut_(new QLabel)
     , start_(new QPushButton(tr("Compare hardware"))) {
     setObjectName(u"hardwarePanel"_s);
     chart_->setObjectName(u"paretoChart"_s);
@@ -44,6 +46,10 @@ HardwarePanel::HardwarePanel(Document* document, WorkerCommand worker, QWidget* 
     status_->setWordWrap(true);
     status_->setText(tr("Runs the scenario on every catalog device that fits (analytical fidelity) and marks "
                         "the options no other beats on both time and cost."));
+    leftOut_->setObjectName(u"hardwareLeftOut"_s);
+    leftOut_->setWordWrap(true);
+    leftOut_->setTextFormat(Qt::PlainText);
+    leftOut_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     start_->setObjectName(u"compareHardwareButton"_s);
     auto* table = new QTableView;
     table->setObjectName(u"hardwareTable"_s);
@@ -60,9 +66,17 @@ HardwarePanel::HardwarePanel(Document* document, WorkerCommand worker, QWidget* 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(chart_);
     split->addWidget(table);
+    // Scrolls when many devices are left out, and the splitter lets it grow.
+    auto* leftOutScroll = new QScrollArea;
+    leftOutScroll->setWidget(leftOut_);
+    leftOutScroll->setWidgetResizable(true);
+    leftOutScroll->setFrameShape(QFrame::NoFrame);
+    split->addWidget(leftOutScroll);
+    connect(this, &HardwarePanel::leftOutChanged, leftOutScroll, &QWidget::setVisible);
+    leftOutScroll->hide();
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
-    split->setSizes({300, 120});
+    split->setSizes({300, 120, 80});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(top);
@@ -83,7 +97,7 @@ HardwarePanel::HardwarePanel(Document* document, WorkerCommand worker, QWidget* 
             failed += model_->outcomes()[static_cast<std::size_t>(row)].state == SweepOutcome::State::Failed;
         }
         finish(tr("%1 devices compared at analytical fidelity, %2 on the Pareto front (bold); %3 failed, %4 "
-                  "devices cannot train this model at this size.")
+                  "devices cannot train this model at this size (listed below, with why).")
                    .arg(model_->rowCount())
                    .arg(front)
                    .arg(failed)
@@ -98,6 +112,14 @@ HardwarePanel::~HardwarePanel() {
         thread_->wait();
         delete thread_;
     }
+}
+
+void HardwarePanel::showLeftOut(const std::vector<SkippedOption>& skipped) {
+    QStringList lines;
+    for (const SkippedOption& s : skipped)
+        lines << tr("%1: %2").arg(QString::fromStdString(s.device), QString::fromStdString(s.reason));
+    leftOut_->setText(tr("Left out of the comparison (%1):\n%2").arg(skipped.size()).arg(lines.join(u'\n')));
+    emit leftOutChanged(!skipped.empty());
 }
 
 void HardwarePanel::finish(const QString& status) {
@@ -120,6 +142,7 @@ void HardwarePanel::start() {
         return;
     runner_->cancel();
     model_->clear();
+    emit leftOutChanged(false);
     running_ = true;
     start_->setEnabled(false);
     status_->setText(tr("Finding the devices that fit…"));
@@ -144,6 +167,7 @@ void HardwarePanel::start() {
         if (generation != generation_)
             return;
         skipped_ = static_cast<int>(options->skipped.size());
+        showLeftOut(options->skipped);
         if (options->points.empty()) {
             finish(tr("No catalog device can train this model at this pool size."));
             return;

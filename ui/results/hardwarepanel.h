@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 QT_BEGIN_NAMESPACE
 class QLabel;
 class QPushButton;
@@ -16,10 +18,11 @@ class Document;
 class HardwareOptionModel;
 class ModelChartView;
 class SweepRunner;
+struct SkippedOption;
 
 // Hardware options: the scenario on every catalog device that fits, each run in an analytical-fidelity
 // worker (at most QThread::idealThreadCount() at a time), as time to train against total cost with the
-// Pareto front marked, and as a table.
+// Pareto front marked, and as a table; the devices left out are listed below it, each with why.
 class HardwarePanel : public QWidget {
     Q_OBJECT
 
@@ -37,15 +40,19 @@ public:
 signals:
     // Every option has an outcome (or none fits).
     void comparisonFinished();
+    // Whether any device is left out of the comparison (its list is shown).
+    void leftOutChanged(bool any);
 
 private:
     void finish(const QString& status);
+    void showLeftOut(const std::vector<SkippedOption>& skipped);
 
     Document* document_;
     HardwareOptionModel* model_;
     SweepRunner* runner_;
     ModelChartView* chart_;
     QLabel* status_;
+    QLabel* leftOut_; // the devices that cannot train the scenario, each with why
     QPushButton* start_;
     QThread* thread_ = nullptr;
     int generation_ = 0;
