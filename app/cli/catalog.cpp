@@ -4,6 +4,7 @@
 #include "models/exitcodes.h"
 #include "models/jsonreader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -25,6 +26,37 @@ models::Json figure(const models::Sourced& s, const models::Catalog& catalog) {
 // A price: its sourced figure, or the reason the catalog has none.
 models::Json price(const models::Sourced& s, const std::string& reason, const models::Catalog& catalog) {
     return s.present() ? figure(s, catalog) : models::Json{{"none", reason}};
+}
+
+// Every source key `j`'s figures cite, once each, in the order they first appear.
+void collectSources(const models::Json& j, std::vector<std::string>& keys) {
+    if (j.is_object()) {
+        if (const auto it = j.find("source"); it != j.end() && it->is_string()) {
+            const auto key = it->get<std::string>();
+            if (std::find(keys.begin(), keys.end(), key) == keys.end())
+                keys.push_back(key);
+        }
+        for (const auto& [name, value] : j.items())
+            collectSources(value, keys);
+    } else if (j.is_array()) {
+        for (const auto& value : j)
+            collectSources(value, keys);
+    }
+}
+
+// The sources a device's figures cite, each with its title, address and date.
+models::Json sourcesJson(const models::Json& device, const models::Catalog& catalog) {
+    std::vector<std::string> keys;
+    collectSources(device, keys);
+    models::Json out = models::Json::array();
+    for (const auto& key : keys) {
+        const models::Source* s = catalog.source(key);
+        out.push_back({{"key", key},
+                       {"title", s ? s->title : ""},
+                       {"url", s ? s->url : ""},
+                       {"as_of", s ? s->as_of : ""}});
+    }
+    return out;
 }
 
 models::Json deviceJson(const models::Device& d, const models::Catalog& catalog) {
@@ -55,6 +87,7 @@ models::Json deviceJson(const models::Device& d, const models::Catalog& catalog)
             j["figures"][key] = figure(*value, catalog);
     if (!d.aliases.empty())
         j["aliases"] = d.aliases;
+    j["sources"] = sourcesJson(j, catalog);
     return j;
 }
 

@@ -410,6 +410,16 @@ private slots:
                 QVERIFY(!d["figures"]["peak_tflops"]["bf16"]["as_of"].get<std::string>().empty());
             }
         QVERIFY(tpu);
+        // Each device lists the sources its figures cite, once each, with title and date.
+        for (const auto& d : j["devices"]) {
+            std::set<std::string> listed;
+            for (const auto& s : d["sources"]) {
+                QVERIFY2(listed.insert(s["key"].get<std::string>()).second,
+                         d["id"].get<std::string>().c_str());
+                QVERIFY(!s["title"].get<std::string>().empty() && !s["as_of"].get<std::string>().empty());
+            }
+            QVERIFY(listed.count(d["figures"]["memory_GB"]["source"].get<std::string>()));
+        }
         const Run text = choreoSim({QStringLiteral("catalog")});
         QVERIFY2(text.out.contains("h800-sxm rent: an export part for China"), text.out.constData());
         // A cost mode the device has no price for says why.
