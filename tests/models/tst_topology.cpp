@@ -59,6 +59,20 @@ std::optional<ResolvedScenario> resolveDoc(const Json& doc, Diagnostics& errors)
     return resolveScenario(*scenario, catalog(), errors, /*checkMemory=*/false);
 }
 
+// The most scale-out links on any switch of `graph` (devices and scale-up switches aside).
+std::int64_t busiestSwitchPorts(const TopologyGraph& graph) {
+    std::int64_t busiest = 0;
+    for (auto [v, end] = boost::vertices(graph); v != end; ++v) {
+        if (graph[*v].kind == VertexKind::Device || graph[*v].kind == VertexKind::ScaleUpSwitch)
+            continue;
+        std::int64_t ports = 0;
+        for (auto [e, eEnd] = boost::out_edges(*v, graph); e != eEnd; ++e)
+            ports += graph[*e].scale_up ? 0 : 1;
+        busiest = std::max(busiest, ports);
+    }
+    return busiest;
+}
+
 std::vector<Json>& docs() {
     static std::vector<Json> all;
     return all;
@@ -158,14 +172,8 @@ private slots:
             all.push_back(d);
         QCOMPARE(scaleOutEccentricity(graph, rs->network.devices, all), diameter);
         // Port counts respected: no switch has more links than the radix.
-        for (auto [v, end] = boost::vertices(graph); v != end; ++v) {
-            if (graph[*v].kind == VertexKind::Device || graph[*v].kind == VertexKind::ScaleUpSwitch)
-                continue;
-            std::int64_t ports = 0;
-            for (auto [e, eEnd] = boost::out_edges(*v, graph); e != eEnd; ++e)
-                ports += graph[*e].scale_up ? 0 : 1;
-            QVERIFY2(ports <= rs->network.radix, qPrintable(QStringLiteral("%1 ports").arg(ports)));
-        }
+        const std::int64_t ports = busiestSwitchPorts(graph);
+        QVERIFY2(ports <= rs->network.radix, qPrintable(QStringLiteral("%1 ports").arg(ports)));
     }
 
     // Oversubscribed and uneven cases the hand-checked rows do not cover: the closed form equals max flow.
@@ -272,15 +280,7 @@ private slots:
         QVERIFY2(rs, joinDiagnostics(errors).c_str());
         QCOMPARE(rs->network.leaves, std::int64_t(8 * 4)); // 8 rails x 4 units of 4 nodes (4 down, 4 up)
         QCOMPARE(rs->network.tiers, std::int64_t(3));
-        const auto graph = buildTopologyGraph(rs->network);
-        for (auto [v, end] = boost::vertices(graph); v != end; ++v) {
-            if (graph[*v].kind == VertexKind::Device || graph[*v].kind == VertexKind::ScaleUpSwitch)
-                continue;
-            std::int64_t ports = 0;
-            for (auto [e, eEnd] = boost::out_edges(*v, graph); e != eEnd; ++e)
-                ports += graph[*e].scale_up ? 0 : 1;
-            QVERIFY(ports <= 8);
-        }
+        QVERIFY(busiestSwitchPorts(buildTopologyGraph(rs->network)) <= 8);
         Diagnostics small;
         const auto two = resolveDoc(cluster(128, Json{{"kind", "rail-fat-tree"}, {"radix", 64}}), small);
         QVERIFY2(two, joinDiagnostics(small).c_str());
