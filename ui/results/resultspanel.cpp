@@ -84,7 +84,9 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     summaryView_->horizontalHeader()->setStretchLastSection(true);
     summaryView_->setSelectionMode(QAbstractItemView::NoSelection);
     summaryView_->setWordWrap(false);
-    summaryView_->setMinimumWidth(330);
+    // Narrow enough that the editor, the results and the device palette fit 1,280 pixels together; the
+    // splitter gives it 360 when there is room.
+    summaryView_->setMinimumWidth(296);
 
     sweepView_->setObjectName(u"sweepTable"_s);
     sweepView_->setModel(sweep_);
