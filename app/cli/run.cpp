@@ -318,15 +318,26 @@ int sweep(const Invocation& call, const models::Catalog& catalog) {
         values.push_back(spec.substr(start, comma - start));
         start = comma + 1;
     }
+    // Every value is checked before any runs: an invalid one is named (all of them are) and nothing is
+    // simulated, rather than half a sweep printed before the error.
+    std::vector<models::ResolvedScenario> points;
+    int invalid = kExitOk;
+    for (const auto& value : values) {
+        int exit = kExitOk;
+        if (auto resolved = loadResolved(call, catalog, {path + "=" + value}, exit))
+            points.push_back(std::move(*resolved));
+        else if (invalid == kExitOk)
+            invalid = exit;
+    }
+    if (invalid != kExitOk)
+        return invalid;
     models::Json results = models::Json::array();
     if (!call.has("--json"))
         std::cout << path << "  step_s  tokens/s  cost_usd  bottleneck\n";
-    for (const auto& value : values) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::string& value = values[i];
         int exit = kExitOk;
-        auto resolved = loadResolved(call, catalog, {path + "=" + value}, exit);
-        if (!resolved)
-            return exit;
-        auto result = simulate(call, *resolved, exit);
+        auto result = simulate(call, points[i], exit);
         if (!result)
             return exit;
         if (call.has("--json")) {

@@ -1384,6 +1384,29 @@ private slots:
 
     // Each family's shipped scenario runs; the TPU pod's ICI torus is its own fabric: a ring of the same 64
     // chips gives another step.
+    // --sweep over a pool's count (the hybrid issue's CPU pool): one result per value, the step unchanged
+    // while the CPUs keep up and the cost growing with them; a value the scenario refuses is named before
+    // anything runs.
+    void sweepOverAPoolsCount() {
+        const QString hybrid = QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/hybrid-multimodal.json");
+        const Run r = choreoSim({QStringLiteral("run"), hybrid, QStringLiteral("--sweep"),
+                                 QStringLiteral("cluster.pools[1].count=2,4,8"), QStringLiteral("--json"),
+                                 QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const Json points = Json::parse(r.out.toStdString());
+        QCOMPARE(points.size(), std::size_t(3));
+        QCOMPARE(points[0]["value"].get<std::string>(), std::string("2"));
+        QVERIFY(points[2]["result"]["cost_usd"].get<double>() >
+                points[0]["result"]["cost_usd"].get<double>());
+        const Run bad = choreoSim({QStringLiteral("run"), hybrid, QStringLiteral("--sweep"),
+                                   QStringLiteral("cluster.pools[1].count=2,1,4"),
+                                   QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("cluster.pools[1].devices_per_node: 2 does not divide count=1"),
+                 bad.err.constData());
+        QVERIFY2(!bad.out.contains("train on"), bad.out.constData()); // no point ran
+    }
+
     void systemsScenariosRun() {
         const QDir systems(QStringLiteral(CHOREO_TEST_ASSETS "/scenarios/systems"));
         const QStringList names = systems.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
