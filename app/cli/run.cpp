@@ -402,9 +402,10 @@ const Option kSetOption{
 const Option kSweepOption{
     "--sweep",
     "PATH=V1,V2,...",
-    "Runs the scenario once per value of one field, e.g. cluster.pools[1].count=1,2,4,8 to see whether more "
+    "Runs the scenario once per value of one field, e.g. cluster.pools[1].count=2,4,8,16 to see whether more "
     "CPUs for the data stage pay off; prints step time, tokens/s, cost and the bottleneck per value (with "
-    "--json, an array of results)",
+    "--json, an array of results). Every value is checked first: one the scenario refuses is named and "
+    "nothing runs",
     "PATH=V1,V2,... (e.g. cluster.pools[1].count=2,4,8)",
     {},
     [](const std::string& value) {
