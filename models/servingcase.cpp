@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 namespace choreo::models {
 
@@ -168,7 +169,6 @@ RowWorkload readBenchmark(CsvRow& row) {
 // releases of one architecture share it): multi-head latent attention's cached latent, and the dense
 // layers and shared expert before and beside the routed ones. The file's ffn_hidden is the routed expert's.
 struct ArchitectureFacts {
-    const char* model_prefix;
     std::int64_t kv_latent;
     std::int64_t dense_layers;
     std::int64_t dense_ffn_hidden;
@@ -176,16 +176,18 @@ struct ArchitectureFacts {
 };
 // DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv:2412.19437: section 2.1.1 (d_c = 512, d_h^R = 64) and
 // section 4.2 (the first three layers dense with an FFN of 18,432; one shared expert). R1 is V3's
-// architecture (arXiv:2501.12948, section 2).
-const ArchitectureFacts kArchitectures[] = {
-    {"DeepSeek-V3", 576, 3, 18432, 1},
-    {"DeepSeek-R1", 576, 3, 18432, 1},
+// architecture (arXiv:2501.12948, section 2). The desktop's DeepSeek-V3 preset (assets/presets/models.json)
+// gives the same shape.
+constexpr ArchitectureFacts kDeepSeekV3{576, 3, 18432, 1};
+const std::pair<const char*, const ArchitectureFacts*> kArchitectures[] = {
+    {"DeepSeek-V3", &kDeepSeekV3},
+    {"DeepSeek-R1", &kDeepSeekV3},
 };
 
 const ArchitectureFacts* architectureFor(const std::string& model) {
-    for (const auto& a : kArchitectures)
-        if (model.rfind(a.model_prefix, 0) == 0)
-            return &a;
+    for (const auto& [prefix, facts] : kArchitectures)
+        if (model.rfind(prefix, 0) == 0)
+            return facts;
     return nullptr;
 }
 

@@ -39,6 +39,7 @@ HardwarePanel::HardwarePanel(Document* document, WorkerCommand worker, QWidget* 
                                 }))
     , status_(new QLabel)
     , leftOut_(new QLabel)
+    , leftOutArea_(new QScrollArea)
     , start_(new QPushButton(tr("Compare hardware"))) {
     setObjectName(u"hardwarePanel"_s);
     chart_->setObjectName(u"paretoChart"_s);
@@ -67,13 +68,11 @@ HardwarePanel::HardwarePanel(Document* document, WorkerCommand worker, QWidget* 
     split->addWidget(chart_);
     split->addWidget(table);
     // Scrolls when many devices are left out, and the splitter lets it grow.
-    auto* leftOutScroll = new QScrollArea;
-    leftOutScroll->setWidget(leftOut_);
-    leftOutScroll->setWidgetResizable(true);
-    leftOutScroll->setFrameShape(QFrame::NoFrame);
-    split->addWidget(leftOutScroll);
-    connect(this, &HardwarePanel::leftOutChanged, leftOutScroll, &QWidget::setVisible);
-    leftOutScroll->hide();
+    leftOutArea_->setWidget(leftOut_);
+    leftOutArea_->setWidgetResizable(true);
+    leftOutArea_->setFrameShape(QFrame::NoFrame);
+    split->addWidget(leftOutArea_);
+    leftOutArea_->hide();
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     split->setSizes({300, 120, 80});
@@ -119,7 +118,8 @@ void HardwarePanel::showLeftOut(const std::vector<SkippedOption>& skipped) {
     for (const SkippedOption& s : skipped)
         lines << tr("%1: %2").arg(QString::fromStdString(s.device), QString::fromStdString(s.reason));
     leftOut_->setText(tr("Left out of the comparison (%1):\n%2").arg(skipped.size()).arg(lines.join(u'\n')));
-    emit leftOutChanged(!skipped.empty());
+    skipped_ = static_cast<int>(skipped.size());
+    leftOutArea_->setVisible(!skipped.empty());
 }
 
 void HardwarePanel::finish(const QString& status) {
@@ -142,7 +142,7 @@ void HardwarePanel::start() {
         return;
     runner_->cancel();
     model_->clear();
-    emit leftOutChanged(false);
+    leftOutArea_->hide();
     running_ = true;
     start_->setEnabled(false);
     status_->setText(tr("Finding the devices that fit…"));
@@ -166,7 +166,6 @@ void HardwarePanel::start() {
         thread->deleteLater();
         if (generation != generation_)
             return;
-        skipped_ = static_cast<int>(options->skipped.size());
         showLeftOut(options->skipped);
         if (options->points.empty()) {
             finish(tr("No catalog device can train this model at this pool size."));

@@ -9,6 +9,7 @@
 QT_BEGIN_NAMESPACE
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QThread;
 QT_END_NAMESPACE
 
@@ -40,8 +41,6 @@ public:
 signals:
     // Every option has an outcome (or none fits).
     void comparisonFinished();
-    // Whether any device is left out of the comparison (its list is shown).
-    void leftOutChanged(bool any);
 
 private:
     void finish(const QString& status);
@@ -52,7 +51,8 @@ private:
     SweepRunner* runner_;
     ModelChartView* chart_;
     QLabel* status_;
-    QLabel* leftOut_; // the devices that cannot train the scenario, each with why
+    QLabel* leftOut_;          // the devices that cannot train the scenario, each with why
+    QScrollArea* leftOutArea_; // shows leftOut_, hidden while no device is left out
     QPushButton* start_;
     QThread* thread_ = nullptr;
     int generation_ = 0;
