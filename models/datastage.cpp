@@ -155,14 +155,15 @@ std::optional<ResolvedDataStage> resolveDataStage(const Scenario& s, const std::
     out.loaders = static_cast<double>(pools[trainingPool].pool.count);
     if (out.pool) {
         // Prepared batches cross the network: the CPU pool's NICs and the training pool's, whichever carry
-        // less, at their achieved fraction of line rate.
+        // less, at their achieved fraction of line rate. The CPU pool sits on the spine, so behind
+        // oversubscribed leaves the batches share the leaves' uplinks.
         const ResolvedPool& cpus = pools[*out.pool];
         const ResolvedPool& training = pools[trainingPool];
         const double cpuBps = static_cast<double>(cpus.pool.count) * cpus.device->nic_Gbps.value * 1e9 / 8.0 *
                               cpus.device->efficiency.nicFraction();
         const double trainingBps = static_cast<double>(training.pool.count) *
                                    linkRates(s.cluster.network, *training.device).nic_Bps *
-                                   training.device->efficiency.nicFraction();
+                                   training.device->efficiency.nicFraction() * training.off_leaf_share;
         out.delivery_Bps = std::min(cpuBps, trainingBps);
         out.pool_nic_Bps = cpuBps;
     }

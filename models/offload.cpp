@@ -67,14 +67,16 @@ double updatedParameters(const Workload& w, std::int64_t stage) {
     return w.parallel.zero >= 1 ? shardedParameters(w, params, expertParametersPerDevice(w, stage)) : params;
 }
 
-// The link from a training device to another pool over the network: its share of the narrower side.
-// `talking` is how many training devices share the other pool's NICs (all of them unless given).
+// The link from a training device to another pool over the network: its share of the narrower side, its
+// own NIC past its leaf's uplinks (which all its leaf's devices are taken to share) or the other pool's
+// NICs. `talking` is how many training devices share the other pool's NICs (all of them unless given).
 void overNetwork(const Scenario& s, const std::vector<ResolvedPool>& pools, std::size_t trainingPool,
                  ResolvedOffload& out, double talking = 0.0) {
     const ResolvedPool& training = pools[trainingPool];
     const ResolvedPool& other = pools[*out.pool];
     const LinkRates rates = linkRates(s.cluster.network, *training.device);
-    const double trainingBps = rates.nic_Bps * training.device->efficiency.nicFraction();
+    const double trainingBps =
+        rates.nic_Bps * training.device->efficiency.nicFraction() * training.off_leaf_share;
     out.pool_nic_Bps = static_cast<double>(other.pool.count) * other.device->nic_Gbps.value * 1e9 / 8.0 *
                        other.device->efficiency.nicFraction();
     out.link_Bps = std::min(

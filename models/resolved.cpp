@@ -545,6 +545,7 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
         if (const auto figures = checkedTopology(*plan, errors)) {
             r.network = *plan;
             r.nodes_per_leaf = plan->nodes_per_leaf;
+            r.pools[r.training_pool].off_leaf_share = plan->offLeafShare();
             r.topology = *figures;
         }
     }

@@ -25,6 +25,9 @@ struct ResolvedPool {
     const Device* device = nullptr;
     double rent_usd_per_device_hour = 0;
     double buy_usd_per_device = 0;
+    // The training pool: the share of its NICs' rate left for traffic to other pools, which crosses the
+    // leaves' uplinks (NetworkPlan::offLeafShare); 1 for the other pools.
+    double off_leaf_share = 1.0;
     // What the pool's power limit (Pool::power_limit_W) does to its device, and the device without it:
     // `device` is then a slower copy held by ResolvedScenario::device_copies. Absent, and nullptr, without a
     // limit.

@@ -77,6 +77,9 @@ struct NetworkPlan {
     [[nodiscard]] std::int64_t scaleOutHops(std::int64_t a, std::int64_t b) const;
     // Edge groups whose uplinks are the only shared links (leaves of an oversubscribed fat tree).
     [[nodiscard]] bool oversubscribed() const;
+    // The share of its NIC's rate a device keeps past its edge switch when every device there sends at once
+    // (to another pool on the spine): 1 / oversubscription behind oversubscribed leaves, else 1.
+    [[nodiscard]] double offLeafShare() const { return oversubscribed() ? 1.0 / oversubscription : 1.0; }
     bool operator==(const NetworkPlan&) const = default;
 };
 
