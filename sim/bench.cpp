@@ -49,11 +49,11 @@ std::vector<std::pair<std::string, models::Scenario>> flowLayouts() {
             {"405B context parallel, tp8 cp2 pp16 dp64", context}};
 }
 
-// Llama 3 405B on 16,384 GPUs, fed by a data stage on 4,096 CPU sockets of their own that tokenise the text
+// Llama 3 405B on `devices` GPUs, fed by a data stage on a quarter as many CPU sockets that tokenise the text
 // it reads from the parallel file system (a hybrid cluster: issue 28's scale target).
-models::Scenario llama405bWithDataPool() {
-    models::Scenario s = llama405b(16384, 16, 128);
-    s.cluster.pools.push_back(models::Pool{"prep", "epyc-9654", 4096, 2});
+models::Scenario llama405bWithDataPool(std::int64_t devices = 16384) {
+    models::Scenario s = llama405b(devices, 16, devices / 128);
+    s.cluster.pools.push_back(models::Pool{"prep", "epyc-9654", devices / 4, 2});
     models::DataStage data;
     data.pool = "prep";
     data.storage = "parallel-fs";
@@ -200,6 +200,16 @@ std::vector<BenchCase> runBenchmarks(const models::Catalog& catalog, const Bench
     out.push_back(fromOutcome(
         named("405B + data stage on 4,096 CPUs", 16384 + 4096, "flow"),
         runIsolated({stepJob(resolve(llama405bWithDataPool(), catalog), Fidelity::Flow, true)}, 1).front()));
+
+    // Behind 2:1 oversubscribed leaves every device's batch is a flow (DataPathSpec::every_device), up to
+    // 1,024 devices.
+    {
+        models::Scenario leaves = llama405bWithDataPool(1024);
+        leaves.cluster.network.topology.oversubscription = 2.0;
+        out.push_back(
+            fromOutcome(named("405B + data stage, 2:1 leaves, 256 CPUs", 1024 + 256, "flow"),
+                        runIsolated({stepJob(resolve(leaves, catalog), Fidelity::Flow, true)}, 1).front()));
+    }
 
     // A 12-point scaling sweep, 8 to 16,384 devices, all cores.
     {

@@ -1,6 +1,7 @@
 #include "sim/dataflows.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace choreo::sim {
 
@@ -9,10 +10,15 @@ DataFlows::DataFlows(const models::ResolvedDataStage& data, std::int64_t globalB
                      double foldFactor)
     : closedForm_(models::dataStageTimes(data, globalBatch)) {
     const double chunks = kChunks;
-    const double simulatedShare = 1.0 / foldFactor;
-    const double readBytes = closedForm_.samples * data.stored_bytes_per_sample * simulatedShare / chunks;
-    const double simulatedDevices = static_cast<double>(devices.size()) * foldFactor;
-    const double deliverBytes = closedForm_.delivered_bytes / simulatedDevices / chunks;
+    const DataPathSpec& path = platform.spec().data;
+    const double readBytes = closedForm_.samples * data.stored_bytes_per_sample * path.share / chunks;
+    const double poolDevices = static_cast<double>(devices.size()) * foldFactor;
+    const double deliverBytes = closedForm_.delivered_bytes / poolDevices / chunks;
+    std::vector<std::int64_t> receivers = devices;
+    if (path.every_device) {
+        receivers.resize(static_cast<std::size_t>(platform.spec().devices));
+        std::iota(receivers.begin(), receivers.end(), 0);
+    }
     // The batch's requests are issued together ahead of need (as in the closed form): its reads stream
     // at the tier's bandwidth, and the batch is never ready sooner than one request's latency.
     latency_ = graph.delay(platform.spec().data.storage_latency_s);
@@ -26,9 +32,9 @@ DataFlows::DataFlows(const models::ResolvedDataStage& data, std::int64_t globalB
         if (previousPrep >= 0)
             graph.depend(previousPrep, prep);
         std::vector<TaskGraph::Id> flows;
-        flows.reserve(devices.size());
+        flows.reserve(receivers.size());
         const auto delivered = graph.join();
-        for (std::int64_t d : devices) {
+        for (std::int64_t d : receivers) {
             const auto flow = graph.transferHosts(platform.dataPool(), platform.nic(d), deliverBytes);
             graph.depend(prep, flow);
             if (previousDelivery >= 0)

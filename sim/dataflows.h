@@ -13,13 +13,15 @@ namespace choreo::sim {
 // a prefetch queue. The batch goes in chunks: each is read from storage, preprocessed on the CPU pool, then
 // sent to every simulated device's NIC, one chunk after another in each part, so that the parts stream
 // behind the slowest. Reads and deliveries are flows on the step's platform (Platform::storage,
-// Platform::dataPool): a delivery shares the device's NIC link with the step's collectives.
+// Platform::dataPool): a delivery shares the device's NIC link with the step's collectives. Behind
+// oversubscribed leaves every device's batch is a flow (DataPathSpec::every_device), so that each leaf's
+// uplink carries all its devices' batches beside the step's traffic.
 class DataFlows {
 public:
     static constexpr int kChunks = 32;
 
-    // Adds the batch's tasks to `graph`. `devices` are the simulated devices of a pool of `poolDevices`;
-    // `foldFactor` is how many devices each simulated one stands for.
+    // Adds the batch's tasks to `graph`. `devices` are the simulated devices; `foldFactor` is how many
+    // devices each simulated one stands for.
     DataFlows(const models::ResolvedDataStage& data, std::int64_t globalBatch, const Platform& platform,
               TaskGraph& graph, const std::vector<std::int64_t>& devices, double foldFactor);
 

@@ -130,22 +130,35 @@ void Platform::buildLeaves(sg4::NetZone* root) {
                              {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
         }
     }
-    // The data stage's storage and CPU pool sit on the spine: batches reach a device through its own NIC
-    // link (and its leaf's uplink), where the step's collectives also pass. The storage link carries no
-    // latency: the tier's first-byte latency is paid once per batch (DataFlows).
+    // The other pools sit on the spine: on a crossbar as its hosts, behind leaves in a zone of their own
+    // beside the leaves (a SimGrid 3.32 star zone routes wrongly when it holds both hosts and zones).
+    sg4::NetZone* pools = spine;
+    simgrid::kernel::routing::NetPoint* poolsGateway = nullptr;
+    if (spec_.fabric == ScaleOutFabric::Leaves) {
+        pools = starZone("pools", spine);
+        poolsGateway = pools->create_router("pools-gw");
+        pools->add_route(poolsGateway, nullptr, nullptr, nullptr, {}, true);
+    }
+    // The data stage's storage and CPU pool: batches reach a device through its own NIC link (and its
+    // leaf's uplink), where the step's collectives also pass. The storage link carries no latency: the
+    // tier's first-byte latency is paid once per batch (DataFlows).
     if (spec_.data.present) {
-        storage_ = attachedHost(spine, "storage", 1.0, "0:0:0", spec_.data.storage_Bps, 0.0);
+        storage_ = attachedHost(pools, "storage", 1.0, "0:0:0", spec_.data.storage_Bps, 0.0);
         dataPool_ =
-            attachedHost(spine, "data-pool", 1.0, "0:0:0", spec_.data.pool_Bps, spec_.data.pool_latency_s);
+            attachedHost(pools, "data-pool", 1.0, "0:0:0", spec_.data.pool_Bps, spec_.data.pool_latency_s);
     }
     // Offloaded experts: their pool's NICs, where every training device's dispatch and combine arrive.
     if (spec_.experts.present)
-        expertPool_ = attachedHost(spine, "expert-pool", 1.0, "0:0:0", spec_.experts.pool_Bps,
+        expertPool_ = attachedHost(pools, "expert-pool", 1.0, "0:0:0", spec_.experts.pool_Bps,
                                    spec_.experts.pool_latency_s);
     // The optimizer on a CPU pool: its NICs, where every training device's gradients arrive.
     if (spec_.optimizer.present)
-        optimizerPool_ = attachedHost(spine, "optimizer-pool", 1.0, "0:0:0", spec_.optimizer.pool_Bps,
+        optimizerPool_ = attachedHost(pools, "optimizer-pool", 1.0, "0:0:0", spec_.optimizer.pool_Bps,
                                       spec_.optimizer.pool_latency_s);
+    if (pools != spine) {
+        pools->seal();
+        spine->add_route(pools->get_netpoint(), nullptr, poolsGateway, nullptr, {}, true);
+    }
     spine->seal();
 }
 

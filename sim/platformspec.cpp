@@ -52,17 +52,17 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
 DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, const PlatformSpec& spec,
                                         double foldFactor) {
     DataPathSpec path;
-    // Folded replicas send nothing: on a non-blocking fabric their links are their own, but behind
-    // oversubscribed leaves they would share uplinks, which would then carry too little.
-    const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar;
-    if (!rs.data || !rs.data->pool || !fatTree || foldFactor < 1.0)
+    const bool leaves = spec.fabric == ScaleOutFabric::Leaves;
+    const bool fits = spec.fabric == ScaleOutFabric::Crossbar || (leaves && spec.devices <= kMaxDeliveries);
+    if (!rs.data || !rs.data->pool || !fits || foldFactor < 1.0)
         return path;
     const models::ResolvedDataStage& data = *rs.data;
-    const double share = 1.0 / foldFactor;
     path.present = true;
-    path.storage_Bps = data.storage->bandwidthBps(data.nodes) * share;
+    path.every_device = leaves;
+    path.share = leaves ? 1.0 : 1.0 / foldFactor;
+    path.storage_Bps = data.storage->bandwidthBps(data.nodes) * path.share;
     path.storage_latency_s = data.storage->latency_ms.value / 1e3;
-    path.pool_Bps = data.pool_nic_Bps * share;
+    path.pool_Bps = data.pool_nic_Bps * path.share;
     path.pool_latency_s = spec.nic_latency_s;
     return path;
 }

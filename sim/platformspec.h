@@ -20,10 +20,21 @@ enum class ScaleOutFabric {
 struct PlatformSpec;
 
 // The data stage's endpoints on the scale-out spine, when its reads and delivery run as flows beside the
-// step: the storage tier, and the pool of CPUs that prepares the batches. Bandwidths are the share of the
-// simulated devices (the rest are folded away), so that their flows see the load all devices put on them.
+// step: the storage tier, and the pool of CPUs that prepares the batches.
+//
+// On a non-blocking fabric only the simulated devices' batches are flows, and the bandwidths are those
+// devices' share (`share`, the rest are folded away), so that their flows see the load all devices put on
+// them. Behind oversubscribed leaves the folded devices' batches also cross their leaves' uplinks, which
+// the step's collectives share: there every device's batch is a flow to its NIC (`every_device`, `share`
+// 1), up to kMaxDeliveries devices.
 struct DataPathSpec {
+    // The most devices whose batches go as flows each (32 chunks a batch: 1,024 devices' add some 0.4 s
+    // to a step's simulation, `choreo-sim bench`).
+    static constexpr std::int64_t kMaxDeliveries = 1024;
+
     bool present = false;
+    bool every_device = false;    // every device's batch is a flow, the folded devices' too
+    double share = 1;             // of the stage's reads and delivery, what the platform carries
     double storage_Bps = 0;       // the tier's read bandwidth for the CPU pool's nodes
     double storage_latency_s = 0; // one request, before the first byte
     double pool_Bps = 0;          // the CPU pool's NICs, achieved
@@ -31,15 +42,13 @@ struct DataPathSpec {
 
     // The path of `scenario`'s data stage for a platform `spec` whose simulated devices each stand for
     // `foldFactor` devices; absent when the stage runs on the accelerators' own hosts (its reads and
-    // delivery never reach the compute network) or the fabric is not a non-blocking fat tree or single
-    // switch (closed form then: folded replicas' flows would be missing from shared uplinks).
+    // delivery never reach the compute network), on a dragonfly or torus (no place for the CPU pool yet),
+    // or behind oversubscribed leaves past kMaxDeliveries devices: the closed form then, where the
+    // batches take the uplinks' share (models::NetworkPlan::offLeafShare) but contend with nothing.
     static DataPathSpec fromScenario(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
                                      double foldFactor);
 };
 
-// An offload pool's endpoint on the scale-out spine (experts on another accelerator pool, or the optimizer on
-// a pool of CPUs, over the network): its NICs' achieved bandwidth, the simulated devices' share of it as
-// DataPathSpec's.
 struct OffloadPathSpec {
     bool present = false;
     double pool_Bps = 0;

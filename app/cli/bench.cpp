@@ -36,8 +36,9 @@ const Command kBenchCommand{
     "",
     "Measure the simulator: platform construction and one step of Llama 3 405B on 16,384 GPUs (ZeRO-1, "
     "fully sharded and context parallel), the closed form, plan's screening rate (candidates a second on one "
-    "core), a 12-point scaling sweep (8 to 16,384 "
-    "GPUs); with --packet also 1,024 GPUs at packet fidelity (minutes). Wall time and peak memory per case.",
+    "core), the step beside a data stage on CPUs (16,384 GPUs; 1,024 behind 2:1 leaves), a 12-point scaling "
+    "sweep (8 to 16,384 GPUs), a serving stream; with --packet also 1,024 GPUs at packet fidelity (minutes). "
+    "Wall time and peak memory per case.",
     {&kJsonOption, &kPacketOption, &kJobsOption},
     run};
 

@@ -576,6 +576,47 @@ private slots:
                  qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(f).arg(a)));
     }
 
+    // Behind oversubscribed leaves every device's batches cross its leaf's uplink, which the gradient
+    // reduction also crosses. The same delivery-heavy hybrid-multimodal on 4 leaves of 16 GPUs (2 nodes a
+    // leaf), with 64 CPUs so that the GPUs' side of the network binds.
+    void dataBatchesShareOversubscribedUplinks() {
+        auto heavy = [](double oversubscription, int nicGbps) {
+            return QStringList{
+                QStringLiteral("cluster.network.nic_Gbps=%1").arg(nicGbps),
+                QStringLiteral("cluster.pools[1].count=64"),
+                QStringLiteral("workload.stages[0].modality=video"),
+                QStringLiteral("workload.stages[0].items_per_sample=128"),
+                QStringLiteral("workload.model.layers=2"),
+                QStringLiteral("cluster.network.topology.nodes_per_leaf=2"),
+                QStringLiteral("cluster.network.topology.oversubscription=%1").arg(oversubscription)};
+        };
+        const char* file = CHOREO_TEST_ASSETS "/scenarios/hybrid-multimodal.json";
+        const auto [closedOpen, flowOpen] = closedFormAndFlow(file, heavy(1.0, 25));
+        const auto [closed, flow] = closedFormAndFlow(file, heavy(4.0, 25));
+        QVERIFY(!closedOpen.empty() && !flowOpen.empty() && !closed.empty() && !flow.empty());
+        // The closed form: a quarter of the GPUs' NIC rate is left past the leaves, so delivery takes 4 times
+        // as long.
+        const double deliverOpen = closedOpen["data_stage_s"]["deliver"].get<double>(),
+                     deliver = closed["data_stage_s"]["deliver"].get<double>();
+        QVERIFY2(std::fabs(deliver / deliverOpen - 4.0) < 1e-9,
+                 qPrintable(QStringLiteral("deliver %1 s against %2 s").arg(deliver).arg(deliverOpen)));
+        // The flow level simulates it (every leaf's batches, the folded replicas' as stand-ins), and no
+        // faster than the uplinks allow; sharing them with the reduction makes the step longer than the
+        // closed form, which sums no contention.
+        QVERIFY(flow["data_stage_s"]["simulated"].get<bool>());
+        const double flowDeliver = flow["data_stage_s"]["deliver"].get<double>();
+        QVERIFY2(flowDeliver > 0.99 * deliver,
+                 qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(flowDeliver).arg(deliver)));
+        const double a = closed["step_time_s"].get<double>(), f = flow["step_time_s"].get<double>();
+        QVERIFY2(f > 1.1 * a, qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(f).arg(a)));
+        // With 400 Gb/s NICs the uplinks have room for both: the two levels agree.
+        const auto [closedWide, flowWide] = closedFormAndFlow(file, heavy(4.0, 400));
+        QVERIFY(!closedWide.empty() && !flowWide.empty());
+        const double aw = closedWide["step_time_s"].get<double>(), fw = flowWide["step_time_s"].get<double>();
+        QVERIFY2(std::fabs(aw - fw) / fw < 0.02,
+                 qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(fw).arg(aw)));
+    }
+
     // Offloaded experts' dispatches and combines are flows between each device's NIC and the expert pool's:
     // uncontended they take what the closed form says (the step agrees within 0.1 %), and the flow level
     // reports them as communication, where the closed form counts the wait as compute.
