@@ -52,10 +52,9 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
 DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, const PlatformSpec& spec,
                                         double foldFactor) {
     DataPathSpec path;
-    const bool leaves = spec.fabric == ScaleOutFabric::Leaves;
-    const bool fits = spec.fabric == ScaleOutFabric::Crossbar || (leaves && spec.devices <= kMaxDeliveries);
-    if (!rs.data || !rs.data->pool || !fits || foldFactor < 1.0)
+    if (!rs.data || !rs.data->pool || !spec.poolsOnSpine() || foldFactor < 1.0)
         return path;
+    const bool leaves = spec.fabric == ScaleOutFabric::Leaves;
     const models::ResolvedDataStage& data = *rs.data;
     path.present = true;
     path.every_device = leaves;
@@ -71,15 +70,19 @@ OffloadPathSpec OffloadPathSpec::of(const models::ResolvedScenario& rs, const Pl
                                     double foldFactor, models::OffloadTarget target) {
     OffloadPathSpec path;
     const models::ResolvedOffload* offload = rs.offloaded(target);
-    // Folded replicas send nothing: on a non-blocking fabric their links are their own, but behind
-    // oversubscribed leaves they would share uplinks, which would then carry too little.
-    const bool fatTree = spec.fabric == ScaleOutFabric::Crossbar;
-    if (!offload || !offload->pool || offload->pool_nic_Bps <= 0.0 || !fatTree || foldFactor < 1.0)
+    if (!offload || !offload->pool || offload->pool_nic_Bps <= 0.0 || !spec.poolsOnSpine() ||
+        foldFactor < 1.0)
         return path;
     path.present = true;
-    path.pool_Bps = offload->pool_nic_Bps / foldFactor;
+    path.every_device = spec.fabric == ScaleOutFabric::Leaves;
+    path.pool_Bps = offload->pool_nic_Bps / (path.every_device ? 1.0 : foldFactor);
     path.pool_latency_s = spec.nic_latency_s;
     return path;
+}
+
+bool PlatformSpec::poolsOnSpine() const {
+    return fabric == ScaleOutFabric::Crossbar ||
+           (fabric == ScaleOutFabric::Leaves && devices <= kMaxEveryDeviceFlows);
 }
 
 double PlatformSpec::latency(std::int64_t a, std::int64_t b) const {

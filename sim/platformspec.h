@@ -19,6 +19,11 @@ enum class ScaleOutFabric {
 
 struct PlatformSpec;
 
+// Behind oversubscribed leaves, the most training devices whose traffic to another pool is simulated
+// device by device, the folded replicas' too (DataPathSpec, OffloadPathSpec): a data stage's 32 chunks a
+// batch for 1,024 devices add some 0.4 s to a step's simulation (`choreo-sim bench`).
+constexpr std::int64_t kMaxEveryDeviceFlows = 1024;
+
 // The data stage's endpoints on the scale-out spine, when its reads and delivery run as flows beside the
 // step: the storage tier, and the pool of CPUs that prepares the batches.
 //
@@ -26,12 +31,8 @@ struct PlatformSpec;
 // devices' share (`share`, the rest are folded away), so that their flows see the load all devices put on
 // them. Behind oversubscribed leaves the folded devices' batches also cross their leaves' uplinks, which
 // the step's collectives share: there every device's batch is a flow to its NIC (`every_device`, `share`
-// 1), up to kMaxDeliveries devices.
+// 1), up to kMaxEveryDeviceFlows devices.
 struct DataPathSpec {
-    // The most devices whose batches go as flows each (32 chunks a batch: 1,024 devices' add some 0.4 s
-    // to a step's simulation, `choreo-sim bench`).
-    static constexpr std::int64_t kMaxDeliveries = 1024;
-
     bool present = false;
     bool every_device = false;    // every device's batch is a flow, the folded devices' too
     double share = 1;             // of the stage's reads and delivery, what the platform carries
@@ -43,20 +44,24 @@ struct DataPathSpec {
     // The path of `scenario`'s data stage for a platform `spec` whose simulated devices each stand for
     // `foldFactor` devices; absent when the stage runs on the accelerators' own hosts (its reads and
     // delivery never reach the compute network), on a dragonfly or torus (no place for the CPU pool yet),
-    // or behind oversubscribed leaves past kMaxDeliveries devices: the closed form then, where the
+    // or behind oversubscribed leaves past kMaxEveryDeviceFlows devices: the closed form then, where the
     // batches take the uplinks' share (models::NetworkPlan::offLeafShare) but contend with nothing.
     static DataPathSpec fromScenario(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
                                      double foldFactor);
 };
 
+// An offload pool's endpoint on the scale-out spine (experts on another accelerator pool, or the optimizer on
+// a pool of CPUs, over the network): its NICs' achieved bandwidth, the simulated devices' share of it as
+// DataPathSpec's, or behind oversubscribed leaves all of it, with every device's traffic a flow.
 struct OffloadPathSpec {
     bool present = false;
+    bool every_device = false; // the folded replicas' transfers are flows too
     double pool_Bps = 0;
     double pool_latency_s = 0;
 
     // The pool of `scenario`'s `target` offload stage for a platform `spec` whose simulated devices each
-    // stand for `foldFactor` devices; absent without that stage on a pool over the network, or off a
-    // non-blocking fat tree (closed form then, as DataPathSpec).
+    // stand for `foldFactor` devices; absent without that stage on a pool over the network, or where
+    // DataPathSpec's would be (closed form then).
     static OffloadPathSpec of(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
                               double foldFactor, models::OffloadTarget target);
 };
@@ -103,6 +108,9 @@ struct PlatformSpec {
     // Whether the ranks of one tensor or context group may share a scale-out link (then none is folded).
     [[nodiscard]] bool sharedScaleOutLinks() const { return fabric != ScaleOutFabric::Crossbar; }
     [[nodiscard]] bool sameNode(std::int64_t a, std::int64_t b) const { return nodeOf(a) == nodeOf(b); }
+    // Whether other pools' traffic (a data stage on CPUs, offloaded experts or optimizer) can be flows from
+    // endpoints on the spine: on a crossbar, or behind leaves up to kMaxEveryDeviceFlows devices.
+    [[nodiscard]] bool poolsOnSpine() const;
     // One-way latency from device a to device b (a cross-leaf path also crosses the spine).
     [[nodiscard]] double latency(std::int64_t a, std::int64_t b) const;
     // Latency of one step from a to b in a collective: the link's own, or the library's per-step cost for

@@ -218,22 +218,25 @@ public:
         return op;
     }
 
-    // The op's `transfers` to and from the expert pool, from `after` on: per simulated device of the stage,
-    // its dispatches (its NIC to the pool) then its combines (back), each direction half the transfers'
-    // bytes, one after the other as the layers' are; done when every device's are.
+    // The op's `transfers` to and from the expert pool, from `after` on: per simulated device of the stage
+    // (and with OffloadPathSpec::every_device, per device of every replica), its dispatches (its NIC to the
+    // pool) then its combines (back), each direction half the transfers' bytes, one after the other as
+    // the layers' are; done when every device's are.
     Id expertPoolTransfers(std::int64_t chunk, double transfers, Id after) {
         const std::int64_t stage = chunk % pp_;
         const double bytes = 0.5 * transfers * cost(chunk).offload_send_bytes;
+        const std::int64_t replicas = platform_.spec().experts.every_device ? dp_ : 1;
         const Id done = graph_.join();
-        for (std::int64_t c = 0; c < activeCp_; ++c)
-            for (std::int64_t t = 0; t < activeTp_; ++t) {
-                sg4::Host* nic = platform_.nic(device(t, c, 0, stage));
-                const Id dispatch = graph_.transferHosts(nic, platform_.expertPool(), bytes);
-                const Id combine = graph_.transferHosts(platform_.expertPool(), nic, bytes);
-                graph_.depend(after, dispatch);
-                graph_.depend(dispatch, combine);
-                graph_.depend(combine, done);
-            }
+        for (std::int64_t r = 0; r < replicas; ++r)
+            for (std::int64_t c = 0; c < activeCp_; ++c)
+                for (std::int64_t t = 0; t < activeTp_; ++t) {
+                    sg4::Host* nic = platform_.nic(device(t, c, r, stage));
+                    const Id dispatch = graph_.transferHosts(nic, platform_.expertPool(), bytes);
+                    const Id combine = graph_.transferHosts(platform_.expertPool(), nic, bytes);
+                    graph_.depend(after, dispatch);
+                    graph_.depend(dispatch, combine);
+                    graph_.depend(combine, done);
+                }
         return done;
     }
 
@@ -727,6 +730,26 @@ private:
         }
     };
 
+    // One device's optimizer on the CPU pool: its gradients flow from its NIC to the pool after `synced`,
+    // `update` runs, and its 16-bit weights flow back. With OffloadPathSpec::every_device the same
+    // device of every other replica sends and receives the same (their update is `update`). Returns the
+    // transfers back.
+    std::vector<Id> optimizerTransfers(std::int64_t tensorRank, std::int64_t contextRank, std::int64_t stage,
+                                       const OptimizerWork& work, Id synced, Id update) {
+        const std::int64_t replicas = platform_.spec().optimizer.every_device ? dp_ : 1;
+        std::vector<Id> back;
+        for (std::int64_t r = 0; r < replicas; ++r) {
+            sg4::Host* nic = platform_.nic(device(tensorRank, contextRank, r, stage));
+            const Id down = graph_.transferHosts(nic, platform_.optimizerPool(), work.down_bytes);
+            const Id up = graph_.transferHosts(platform_.optimizerPool(), nic, work.up_bytes);
+            graph_.depend(synced, down);
+            graph_.depend(down, update);
+            graph_.depend(update, up);
+            back.push_back(up);
+        }
+        return back;
+    }
+
     // The end of device `stage`'s step after its last op (`last`): its gradients reduced (without overlap,
     // here), the optimizer, then (ZeRO-1/2 without overlap) the parameter gather.
     Id finishStage(std::int64_t stage, const PipelineSlot& last, std::vector<std::vector<Id>>& reduced,
@@ -759,13 +782,9 @@ private:
                 const Id update = graph_.compute(d, optimizerS);
                 Id finished = update;
                 if (flows) { // gradients to the CPU pool before the update, 16-bit weights back after it
-                    const Id down =
-                        graph_.transferHosts(platform_.nic(d), platform_.optimizerPool(), work.down_bytes);
-                    finished =
-                        graph_.transferHosts(platform_.optimizerPool(), platform_.nic(d), work.up_bytes);
-                    graph_.depend(synced, down);
-                    graph_.depend(down, update);
-                    graph_.depend(update, finished);
+                    finished = graph_.join();
+                    graph_.depend(optimizerTransfers(tensorRank, contextRank, stage, work, synced, update),
+                                  finished);
                 } else {
                     graph_.depend(synced, update);
                 }

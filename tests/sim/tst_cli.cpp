@@ -633,6 +633,29 @@ private slots:
                                 .arg(closedComm)));
     }
 
+    // Behind 4:1 leaves (2 nodes a leaf) the expert pool's traffic crosses the uplinks: the closed form
+    // gives a device a quarter of its NIC's rate towards the pool, and the flow level, where every
+    // replica's dispatches and combines are flows to the pool, takes the same time.
+    void expertTrafficCrossesOversubscribedUplinks() {
+        const char* file = CHOREO_TEST_ASSETS "/scenarios/hybrid-moe-offload.json";
+        auto sets = [](double oversubscription) {
+            return QStringList{
+                QStringLiteral("cluster.network.nic_Gbps=100"),
+                QStringLiteral("cluster.network.topology.nodes_per_leaf=2"),
+                QStringLiteral("cluster.network.topology.oversubscription=%1").arg(oversubscription)};
+        };
+        const auto [closedOpen, flowOpen] = closedFormAndFlow(file, sets(1.0));
+        const auto [closed, flow] = closedFormAndFlow(file, sets(4.0));
+        QVERIFY(stepsAgree(closedOpen, flowOpen));
+        QVERIFY(stepsAgree(closed, flow));
+        QVERIFY(flow["offload"][0]["simulated"].get<bool>());
+        const double link = closed["offload"][0]["link_GBps"].get<double>(),
+                     linkOpen = closedOpen["offload"][0]["link_GBps"].get<double>();
+        QVERIFY2(std::fabs(link * 4.0 - linkOpen) < 1e-9 * linkOpen,
+                 qPrintable(QStringLiteral("link %1 GB/s against %2 GB/s").arg(link).arg(linkOpen)));
+        QVERIFY(flow["step_time_s"].get<double>() > 2.0 * flowOpen["step_time_s"].get<double>());
+    }
+
     // The optimizer on a CPU pool over the network: each device's gradients and weights are flows into and
     // out of the pool's NICs. Uncontended they take the closed form's time, which moves from the optimizer
     // to exposed communication; the result says they were simulated.
