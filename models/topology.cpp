@@ -180,6 +180,17 @@ bool NetworkPlan::oversubscribed() const {
            oversubscription > 1.0;
 }
 
+double NetworkPlan::offLeafShare() const {
+    if (oversubscribed())
+        return 1.0 / oversubscription;
+    if (kind == TopologyKind::Dragonfly && groups > 1 && nic_Bps > 0.0) {
+        const auto groupDevices = static_cast<double>(routers_per_group * terminals_per_router);
+        const double bundle = static_cast<double>(links_per_group_pair) * link_Bps;
+        return std::min(1.0, bundle / (groupDevices * nic_Bps));
+    }
+    return 1.0;
+}
+
 std::int64_t NetworkPlan::scaleOutHops(std::int64_t a, std::int64_t b) const {
     if (a == b)
         return 0;

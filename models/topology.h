@@ -77,9 +77,11 @@ struct NetworkPlan {
     [[nodiscard]] std::int64_t scaleOutHops(std::int64_t a, std::int64_t b) const;
     // Edge groups whose uplinks are the only shared links (leaves of an oversubscribed fat tree).
     [[nodiscard]] bool oversubscribed() const;
-    // The share of its NIC's rate a device keeps past its edge switch when every device there sends at once
-    // (to another pool on the spine): 1 / oversubscription behind oversubscribed leaves, else 1.
-    [[nodiscard]] double offLeafShare() const { return oversubscribed() ? 1.0 / oversubscription : 1.0; }
+    // The share of its NIC's rate a device keeps past its edge group (leafOf) when every device there sends
+    // at once to another pool: 1 / oversubscription behind oversubscribed leaves; on a dragonfly, where the
+    // other pools are taken as a group of their own, what the bundle from that group carries for each of
+    // the group's devices (at most 1); else 1.
+    [[nodiscard]] double offLeafShare() const;
     bool operator==(const NetworkPlan&) const = default;
 };
 

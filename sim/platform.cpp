@@ -130,36 +130,47 @@ void Platform::buildLeaves(sg4::NetZone* root) {
                              {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
         }
     }
-    // The other pools sit on the spine: on a crossbar as its hosts, behind leaves in a zone of their own
-    // beside the leaves (a SimGrid 3.32 star zone routes wrongly when it holds both hosts and zones).
-    sg4::NetZone* pools = spine;
-    simgrid::kernel::routing::NetPoint* poolsGateway = nullptr;
-    if (spec_.fabric == ScaleOutFabric::Leaves) {
-        pools = starZone("pools", spine);
-        poolsGateway = pools->create_router("pools-gw");
-        pools->add_route(poolsGateway, nullptr, nullptr, nullptr, {}, true);
+    // The other pools sit on the spine: on a crossbar as its hosts, behind leaves as a zone beside the
+    // leaves (a SimGrid 3.32 star zone routes wrongly when it holds both hosts and zones).
+    if (spec_.fabric == ScaleOutFabric::Crossbar) {
+        attachPools(spine);
+    } else if (hasPools()) {
+        const auto [pools, gateway] = poolsZone(spine);
+        spine->add_route(pools->get_netpoint(), nullptr, gateway, nullptr, {}, true);
     }
+    spine->seal();
+}
+
+bool Platform::hasPools() const {
+    return spec_.data.present || spec_.experts.present || spec_.optimizer.present;
+}
+
+void Platform::attachPools(sg4::NetZone* zone) {
     // The data stage's storage and CPU pool: batches reach a device through its own NIC link (and its
-    // leaf's uplink), where the step's collectives also pass. The storage link carries no latency: the
-    // tier's first-byte latency is paid once per batch (DataFlows).
+    // leaf's uplink or its group's global links), where the step's collectives also pass. The storage
+    // link carries no latency: the tier's first-byte latency is paid once per batch (DataFlows).
     if (spec_.data.present) {
-        storage_ = attachedHost(pools, "storage", 1.0, "0:0:0", spec_.data.storage_Bps, 0.0);
+        storage_ = attachedHost(zone, "storage", 1.0, "0:0:0", spec_.data.storage_Bps, 0.0);
         dataPool_ =
-            attachedHost(pools, "data-pool", 1.0, "0:0:0", spec_.data.pool_Bps, spec_.data.pool_latency_s);
+            attachedHost(zone, "data-pool", 1.0, "0:0:0", spec_.data.pool_Bps, spec_.data.pool_latency_s);
     }
     // Offloaded experts: their pool's NICs, where every training device's dispatch and combine arrive.
     if (spec_.experts.present)
-        expertPool_ = attachedHost(pools, "expert-pool", 1.0, "0:0:0", spec_.experts.pool_Bps,
+        expertPool_ = attachedHost(zone, "expert-pool", 1.0, "0:0:0", spec_.experts.pool_Bps,
                                    spec_.experts.pool_latency_s);
     // The optimizer on a CPU pool: its NICs, where every training device's gradients arrive.
     if (spec_.optimizer.present)
-        optimizerPool_ = attachedHost(pools, "optimizer-pool", 1.0, "0:0:0", spec_.optimizer.pool_Bps,
+        optimizerPool_ = attachedHost(zone, "optimizer-pool", 1.0, "0:0:0", spec_.optimizer.pool_Bps,
                                       spec_.optimizer.pool_latency_s);
-    if (pools != spine) {
-        pools->seal();
-        spine->add_route(pools->get_netpoint(), nullptr, poolsGateway, nullptr, {}, true);
-    }
-    spine->seal();
+}
+
+std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> Platform::poolsZone(sg4::NetZone* parent) {
+    sg4::NetZone* pools = starZone("pools", parent);
+    simgrid::kernel::routing::NetPoint* gateway = pools->create_router("pools-gw");
+    pools->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
+    attachPools(pools);
+    pools->seal();
+    return {pools, gateway};
 }
 
 void Platform::buildDragonfly(sg4::NetZone* root) {
@@ -175,6 +186,16 @@ void Platform::buildDragonfly(sg4::NetZone* root) {
             top->add_route(groups[a].first->get_netpoint(), groups[b].first->get_netpoint(), groups[a].second,
                            groups[b].second, {{global, sg4::LinkInRoute::Direction::UP}}, true);
         }
+    // The other pools as a group of their own, joined to every group by a bundle like theirs.
+    if (hasPools()) {
+        const auto [pools, gateway] = poolsZone(top);
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            auto* bundle =
+                duplex(top, "pools-" + std::to_string(g), spec_.global_link_Bps, spec_.switch_latency_s);
+            top->add_route(pools->get_netpoint(), groups[g].first->get_netpoint(), gateway, groups[g].second,
+                           {{bundle, sg4::LinkInRoute::Direction::UP}}, true);
+        }
+    }
     top->seal();
 }
 

@@ -46,6 +46,10 @@ private:
     sg4::Host* addNic(sg4::NetZone* zone, std::int64_t i);
     std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>>
     edgeGroups(sg4::NetZone* parent, const std::string& prefix);
+    [[nodiscard]] bool hasPools() const; // any other pool's endpoint (PlatformSpec::data, experts, optimizer)
+    void attachPools(sg4::NetZone* zone);
+    // A star zone of its own under `parent` holding the other pools' endpoints; with its gateway.
+    std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> poolsZone(sg4::NetZone* parent);
     void buildLeaves(sg4::NetZone* root);
     void buildDragonfly(sg4::NetZone* root);
     void buildTorus(sg4::NetZone* root);

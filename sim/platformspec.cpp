@@ -54,11 +54,10 @@ DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, cons
     DataPathSpec path;
     if (!rs.data || !rs.data->pool || !spec.poolsOnSpine() || foldFactor < 1.0)
         return path;
-    const bool leaves = spec.fabric == ScaleOutFabric::Leaves;
     const models::ResolvedDataStage& data = *rs.data;
     path.present = true;
-    path.every_device = leaves;
-    path.share = leaves ? 1.0 : 1.0 / foldFactor;
+    path.every_device = spec.sharedScaleOutLinks();
+    path.share = path.every_device ? 1.0 : 1.0 / foldFactor;
     path.storage_Bps = data.storage->bandwidthBps(data.nodes) * path.share;
     path.storage_latency_s = data.storage->latency_ms.value / 1e3;
     path.pool_Bps = data.pool_nic_Bps * path.share;
@@ -74,7 +73,7 @@ OffloadPathSpec OffloadPathSpec::of(const models::ResolvedScenario& rs, const Pl
         foldFactor < 1.0)
         return path;
     path.present = true;
-    path.every_device = spec.fabric == ScaleOutFabric::Leaves;
+    path.every_device = spec.sharedScaleOutLinks();
     path.pool_Bps = offload->pool_nic_Bps / (path.every_device ? 1.0 : foldFactor);
     path.pool_latency_s = spec.nic_latency_s;
     return path;
@@ -82,7 +81,7 @@ OffloadPathSpec OffloadPathSpec::of(const models::ResolvedScenario& rs, const Pl
 
 bool PlatformSpec::poolsOnSpine() const {
     return fabric == ScaleOutFabric::Crossbar ||
-           (fabric == ScaleOutFabric::Leaves && devices <= kMaxEveryDeviceFlows);
+           (fabric != ScaleOutFabric::Torus && devices <= kMaxEveryDeviceFlows);
 }
 
 double PlatformSpec::latency(std::int64_t a, std::int64_t b) const {

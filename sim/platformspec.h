@@ -19,9 +19,9 @@ enum class ScaleOutFabric {
 
 struct PlatformSpec;
 
-// Behind oversubscribed leaves, the most training devices whose traffic to another pool is simulated
-// device by device, the folded replicas' too (DataPathSpec, OffloadPathSpec): a data stage's 32 chunks a
-// batch for 1,024 devices add some 0.4 s to a step's simulation (`choreo-sim bench`).
+// On fabrics with shared scale-out links, the most training devices whose traffic to another pool is
+// simulated device by device, the folded replicas' too (DataPathSpec, OffloadPathSpec): a data stage's 32
+// chunks a batch for 1,024 devices add some 0.4 s to a step's simulation (`choreo-sim bench`).
 constexpr std::int64_t kMaxEveryDeviceFlows = 1024;
 
 // The data stage's endpoints on the scale-out spine, when its reads and delivery run as flows beside the
@@ -29,9 +29,9 @@ constexpr std::int64_t kMaxEveryDeviceFlows = 1024;
 //
 // On a non-blocking fabric only the simulated devices' batches are flows, and the bandwidths are those
 // devices' share (`share`, the rest are folded away), so that their flows see the load all devices put on
-// them. Behind oversubscribed leaves the folded devices' batches also cross their leaves' uplinks, which
-// the step's collectives share: there every device's batch is a flow to its NIC (`every_device`, `share`
-// 1), up to kMaxEveryDeviceFlows devices.
+// them. Behind oversubscribed leaves or on a dragonfly the folded devices' batches also cross links the
+// step's collectives share (leaves' uplinks, the CPU pool's bundle to a group): there every device's
+// batch is a flow to its NIC (`every_device`, `share` 1), up to kMaxEveryDeviceFlows devices.
 struct DataPathSpec {
     bool present = false;
     bool every_device = false;    // every device's batch is a flow, the folded devices' too
@@ -43,16 +43,18 @@ struct DataPathSpec {
 
     // The path of `scenario`'s data stage for a platform `spec` whose simulated devices each stand for
     // `foldFactor` devices; absent when the stage runs on the accelerators' own hosts (its reads and
-    // delivery never reach the compute network), on a dragonfly or torus (no place for the CPU pool yet),
-    // or behind oversubscribed leaves past kMaxEveryDeviceFlows devices: the closed form then, where the
-    // batches take the uplinks' share (models::NetworkPlan::offLeafShare) but contend with nothing.
+    // delivery never reach the compute network), on a torus (a TPU-style pod's hosts take their batches
+    // over a data-centre network the torus does not carry), or behind leaves or on a dragonfly past
+    // kMaxEveryDeviceFlows devices: the closed form then, where the batches take the shared links' share
+    // (models::NetworkPlan::offLeafShare) but contend with nothing.
     static DataPathSpec fromScenario(const models::ResolvedScenario& scenario, const PlatformSpec& spec,
                                      double foldFactor);
 };
 
 // An offload pool's endpoint on the scale-out spine (experts on another accelerator pool, or the optimizer on
 // a pool of CPUs, over the network): its NICs' achieved bandwidth, the simulated devices' share of it as
-// DataPathSpec's, or behind oversubscribed leaves all of it, with every device's traffic a flow.
+// DataPathSpec's, or where those links are shared (leaves, dragonfly) all of it, with every device's
+// traffic a flow.
 struct OffloadPathSpec {
     bool present = false;
     bool every_device = false; // the folded replicas' transfers are flows too
@@ -109,7 +111,8 @@ struct PlatformSpec {
     [[nodiscard]] bool sharedScaleOutLinks() const { return fabric != ScaleOutFabric::Crossbar; }
     [[nodiscard]] bool sameNode(std::int64_t a, std::int64_t b) const { return nodeOf(a) == nodeOf(b); }
     // Whether other pools' traffic (a data stage on CPUs, offloaded experts or optimizer) can be flows from
-    // endpoints on the spine: on a crossbar, or behind leaves up to kMaxEveryDeviceFlows devices.
+    // endpoints on the scale-out network: on a crossbar, and behind leaves or on a dragonfly up to
+    // kMaxEveryDeviceFlows devices (Platform::poolsZone).
     [[nodiscard]] bool poolsOnSpine() const;
     // One-way latency from device a to device b (a cross-leaf path also crosses the spine).
     [[nodiscard]] double latency(std::int64_t a, std::int64_t b) const;

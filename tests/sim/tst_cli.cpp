@@ -617,6 +617,35 @@ private slots:
                  qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(fw).arg(aw)));
     }
 
+    // On a dragonfly the CPU pool is a group of its own, joined to each group by a bundle like theirs: a
+    // group's batches share it, so quartering the global links' rate quarters delivery's in both levels,
+    // and the flow level, where every device's batch is a flow, agrees with the closed form.
+    void dataStageCrossesDragonflyBundles() {
+        auto sets = [](int linkGbps) {
+            return QStringList{
+                QStringLiteral("cluster.pools[1].count=64"),
+                QStringLiteral("workload.stages[0].modality=video"),
+                QStringLiteral("workload.stages[0].items_per_sample=128"),
+                QStringLiteral("workload.model.layers=2"),
+                QStringLiteral(R"(cluster.network.topology={"kind": "dragonfly", "groups": 4, )"
+                               R"("routers_per_group": 2, "link_Gbps": %1})")
+                    .arg(linkGbps)};
+        };
+        const char* file = CHOREO_TEST_ASSETS "/scenarios/hybrid-multimodal.json";
+        const auto [closedWide, flowWide] = closedFormAndFlow(file, sets(100));
+        const auto [closed, flow] = closedFormAndFlow(file, sets(25));
+        QVERIFY(stepsAgree(closedWide, flowWide));
+        QVERIFY(stepsAgree(closed, flow));
+        QVERIFY(flow["data_stage_s"]["simulated"].get<bool>());
+        const double wide = closedWide["data_stage_s"]["deliver"].get<double>(),
+                     narrow = closed["data_stage_s"]["deliver"].get<double>(),
+                     simulated = flow["data_stage_s"]["deliver"].get<double>();
+        QVERIFY2(std::fabs(narrow / wide - 4.0) < 1e-9,
+                 qPrintable(QStringLiteral("deliver %1 s against %2 s").arg(narrow).arg(wide)));
+        QVERIFY2(std::fabs(simulated - narrow) / narrow < 0.01,
+                 qPrintable(QStringLiteral("flow %1 s, closed form %2 s").arg(simulated).arg(narrow)));
+    }
+
     // Offloaded experts' dispatches and combines are flows between each device's NIC and the expert pool's:
     // uncontended they take what the closed form says (the step agrees within 0.1 %), and the flow level
     // reports them as communication, where the closed form counts the wait as compute.
