@@ -22,18 +22,22 @@ sg4::SplitDuplexLink* duplex(sg4::NetZone* zone, const std::string& name, double
     return link;
 }
 
-// A host with its energy properties (set before seal()) and its own split-duplex link to the zone's
-// centre.
-sg4::Host* attachedHost(sg4::NetZone* zone, const std::string& name, double speed, const std::string& wattage,
-                        double bandwidth, double latency) {
+// A host with its energy properties (set before seal()) and `link` to the zone's centre.
+sg4::Host* hostOn(sg4::NetZone* zone, const std::string& name, double speed, const std::string& wattage,
+                  sg4::SplitDuplexLink* link) {
     sg4::Host* h = zone->create_host(name, speed);
     h->set_property("wattage_per_state", wattage);
     h->set_property("wattage_off", "0");
     h->seal();
-    auto* link = duplex(zone, name + "-link", bandwidth, latency);
     zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}},
                     true);
     return h;
+}
+
+// A host with its energy properties and its own split-duplex link to the zone's centre.
+sg4::Host* attachedHost(sg4::NetZone* zone, const std::string& name, double speed, const std::string& wattage,
+                        double bandwidth, double latency) {
+    return hostOn(zone, name, speed, wattage, duplex(zone, name + "-link", bandwidth, latency));
 }
 
 } // namespace
@@ -103,6 +107,14 @@ Platform::edgeGroups(sg4::NetZone* parent, const std::string& prefix) {
             members.resize(g + 1);
         members[g].push_back(i);
     }
+    // SimGrid checks a new link's name in every zone: the NICs' links are made in `parent` while it has no
+    // zones under it, and the groups' routes use them (at 16,384 devices in 512 leaves the checks took
+    // 36 % of a step's simulation).
+    std::vector<sg4::SplitDuplexLink*> nicLinks;
+    nicLinks.reserve(static_cast<std::size_t>(spec_.devices));
+    for (std::int64_t i = 0; i < spec_.devices; ++i)
+        nicLinks.push_back(
+            duplex(parent, "nic" + std::to_string(i) + "-link", spec_.nic_Bps, spec_.nic_latency_s));
     std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>> out;
     for (std::size_t g = 0; g < members.size(); ++g) {
         const std::string name = prefix + std::to_string(g);
@@ -110,7 +122,8 @@ Platform::edgeGroups(sg4::NetZone* parent, const std::string& prefix) {
         simgrid::kernel::routing::NetPoint* gateway = zone->create_router(name + "-gw");
         zone->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
         for (std::int64_t i : members[g])
-            addNic(zone, i);
+            nics_[static_cast<std::size_t>(i)] =
+                hostOn(zone, "nic" + std::to_string(i), 1.0, "0:0:0", nicLinks[static_cast<std::size_t>(i)]);
         zone->seal();
         out.emplace_back(zone, gateway);
     }
