@@ -75,6 +75,14 @@ private slots:
         QVERIFY(!d.pools[0].stages[0].bottleneck);
         QCOMPARE(d.arrows[0].label, u"250 GB/s each way"_s); // 4 TB a step, half each way, over 8 s
         QCOMPARE(d.bottleneck, u"experts on experts (expert compute)"_s);
+        // How the traffic between the pools was timed, as the result says.
+        QCOMPARE(d.traffic, u"experts in closed form"_s);
+        models::RunResult flows = r;
+        flows.offload[0].simulated = true;
+        flows.data_stage = models::DataStageTimes{};
+        flows.data_stage->simulated = true;
+        QCOMPARE(ui::pipelineDiagram(shipped("hybrid-moe-offload.json"), &flows).traffic,
+                 u"data as flows beside the step, experts as flows beside the step"_s);
     }
 
     void deviceDroppedOnAStageMakesItsPool() {

@@ -88,6 +88,15 @@ void addResult(PipelineDiagram& d, const models::RunResult& r) {
             QString::fromStdString(r.bottleneck.pool) +
             (r.bottleneck.detail.empty() ? QString()
                                          : u" ("_s + QString::fromStdString(r.bottleneck.detail) + u")"_s);
+    QStringList traffic;
+    auto how = [](bool simulated) {
+        return simulated ? tr(" as flows beside the step") : tr(" in closed form");
+    };
+    if (r.data_stage)
+        traffic << tr("data") + how(r.data_stage->simulated);
+    for (const auto& o : r.offload)
+        traffic << QString::fromStdString(o.target) + how(o.simulated);
+    d.traffic = traffic.join(u", "_s);
 }
 
 QString arrowLabel(StageKind kind, const models::RunResult* r) {

@@ -42,6 +42,9 @@ struct PipelineDiagram {
     std::vector<PipelinePool> pools; // in the scenario's order
     std::vector<PipelineArrow> arrows;
     QString bottleneck; // "experts on experts (expert compute)", "" without a result
+    // How the result timed each stage's traffic to other pools: "data as flows beside the step, experts
+    // in closed form"; "" without a result or such stages.
+    QString traffic;
 };
 
 // `result` may be null (no run yet, or the scenario changed since).

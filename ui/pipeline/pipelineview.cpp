@@ -326,10 +326,14 @@ void PipelineView::rebuild() {
     const bool current = result_ && resultScenario_ && resultScenario_->cluster == shown.cluster &&
                          resultScenario_->workload == shown.workload && resultScenario_->costs == shown.costs;
     PipelineDiagram diagram = pipelineDiagram(document_->scenario(), current ? &*result_ : nullptr);
-    if (current)
-        summary_->setText(diagram.bottleneck.isEmpty() ? QString()
-                                                       : tr("Bottleneck: %1").arg(diagram.bottleneck));
-    else
+    if (current) {
+        QStringList parts;
+        if (!diagram.bottleneck.isEmpty())
+            parts << tr("Bottleneck: %1").arg(diagram.bottleneck);
+        if (!diagram.traffic.isEmpty())
+            parts << tr("traffic between pools: %1").arg(diagram.traffic);
+        summary_->setText(parts.join(u" · "_s));
+    } else
         summary_->setText(tr("Run the scenario for busy fractions, rates and the bottleneck. Drag a device "
                              "from the palette onto a stage to give it a pool of its own."));
     canvas_->setDiagram(std::move(diagram));
