@@ -89,11 +89,12 @@ Platform::Platform(sg4::Engine& engine, const PlatformSpec& spec)
     root->seal();
 }
 
-sg4::Host* Platform::addNic(sg4::NetZone* zone, std::int64_t i) {
-    sg4::Host* h =
-        attachedHost(zone, "nic" + std::to_string(i), 1.0, "0:0:0", spec_.nic_Bps, spec_.nic_latency_s);
-    nics_[static_cast<std::size_t>(i)] = h;
-    return h;
+sg4::SplitDuplexLink* Platform::nicLink(sg4::NetZone* zone, std::int64_t i) const {
+    return duplex(zone, "nic" + std::to_string(i) + "-link", spec_.nic_Bps, spec_.nic_latency_s);
+}
+
+void Platform::addNic(sg4::NetZone* zone, std::int64_t i, sg4::SplitDuplexLink* link) {
+    nics_[static_cast<std::size_t>(i)] = hostOn(zone, "nic" + std::to_string(i), 1.0, "0:0:0", link);
 }
 
 // Edge groups (leaves, dragonfly groups) as star zones under `parent`, each with a gateway; returns the
@@ -113,8 +114,7 @@ Platform::edgeGroups(sg4::NetZone* parent, const std::string& prefix) {
     std::vector<sg4::SplitDuplexLink*> nicLinks;
     nicLinks.reserve(static_cast<std::size_t>(spec_.devices));
     for (std::int64_t i = 0; i < spec_.devices; ++i)
-        nicLinks.push_back(
-            duplex(parent, "nic" + std::to_string(i) + "-link", spec_.nic_Bps, spec_.nic_latency_s));
+        nicLinks.push_back(nicLink(parent, i));
     std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>> out;
     for (std::size_t g = 0; g < members.size(); ++g) {
         const std::string name = prefix + std::to_string(g);
@@ -122,8 +122,7 @@ Platform::edgeGroups(sg4::NetZone* parent, const std::string& prefix) {
         simgrid::kernel::routing::NetPoint* gateway = zone->create_router(name + "-gw");
         zone->add_route(gateway, nullptr, nullptr, nullptr, {}, true);
         for (std::int64_t i : members[g])
-            nics_[static_cast<std::size_t>(i)] =
-                hostOn(zone, "nic" + std::to_string(i), 1.0, "0:0:0", nicLinks[static_cast<std::size_t>(i)]);
+            addNic(zone, i, nicLinks[static_cast<std::size_t>(i)]);
         zone->seal();
         out.emplace_back(zone, gateway);
     }
@@ -134,7 +133,7 @@ void Platform::buildLeaves(sg4::NetZone* root) {
     sg4::NetZone* spine = starZone("scale-out", root);
     if (spec_.fabric == ScaleOutFabric::Crossbar) {
         for (std::int64_t i = 0; i < spec_.devices; ++i)
-            addNic(spine, i);
+            addNic(spine, i, nicLink(spine, i));
     } else {
         for (auto [leaf, gateway] : edgeGroups(spine, "leaf")) {
             auto* uplink =

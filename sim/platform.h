@@ -43,7 +43,9 @@ public:
     static constexpr double kTimerSpeed = 1e9;
 
 private:
-    sg4::Host* addNic(sg4::NetZone* zone, std::int64_t i);
+    // Device i's NIC link (made in `zone`) and its NIC endpoint in `zone` over `link`.
+    sg4::SplitDuplexLink* nicLink(sg4::NetZone* zone, std::int64_t i) const;
+    void addNic(sg4::NetZone* zone, std::int64_t i, sg4::SplitDuplexLink* link);
     std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>>
     edgeGroups(sg4::NetZone* parent, const std::string& prefix);
     [[nodiscard]] bool hasPools() const; // any other pool's endpoint (PlatformSpec::data, experts, optimizer)

@@ -52,7 +52,7 @@ PlatformSpec PlatformSpec::fromScenario(const models::ResolvedScenario& rs) {
 DataPathSpec DataPathSpec::fromScenario(const models::ResolvedScenario& rs, const PlatformSpec& spec,
                                         double foldFactor) {
     DataPathSpec path;
-    if (!rs.data || !rs.data->pool || !spec.poolsOnSpine() || foldFactor < 1.0)
+    if (!rs.data || !rs.data->pool || !spec.poolsOnNetwork() || foldFactor < 1.0)
         return path;
     const models::ResolvedDataStage& data = *rs.data;
     path.present = true;
@@ -69,7 +69,7 @@ OffloadPathSpec OffloadPathSpec::of(const models::ResolvedScenario& rs, const Pl
                                     double foldFactor, models::OffloadTarget target) {
     OffloadPathSpec path;
     const models::ResolvedOffload* offload = rs.offloaded(target);
-    if (!offload || !offload->pool || offload->pool_nic_Bps <= 0.0 || !spec.poolsOnSpine() ||
+    if (!offload || !offload->pool || offload->pool_nic_Bps <= 0.0 || !spec.poolsOnNetwork() ||
         foldFactor < 1.0)
         return path;
     path.present = true;
@@ -79,7 +79,7 @@ OffloadPathSpec OffloadPathSpec::of(const models::ResolvedScenario& rs, const Pl
     return path;
 }
 
-bool PlatformSpec::poolsOnSpine() const {
+bool PlatformSpec::poolsOnNetwork() const {
     return fabric == ScaleOutFabric::Crossbar ||
            (fabric != ScaleOutFabric::Torus && devices <= kMaxEveryDeviceFlows);
 }

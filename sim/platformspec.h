@@ -113,7 +113,7 @@ struct PlatformSpec {
     // Whether other pools' traffic (a data stage on CPUs, offloaded experts or optimizer) can be flows from
     // endpoints on the scale-out network: on a crossbar, and behind leaves or on a dragonfly up to
     // kMaxEveryDeviceFlows devices (Platform::poolsZone).
-    [[nodiscard]] bool poolsOnSpine() const;
+    [[nodiscard]] bool poolsOnNetwork() const;
     // One-way latency from device a to device b (a cross-leaf path also crosses the spine).
     [[nodiscard]] double latency(std::int64_t a, std::int64_t b) const;
     // Latency of one step from a to b in a collective: the link's own, or the library's per-step cost for
