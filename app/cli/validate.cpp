@@ -125,7 +125,9 @@ int writeChart(const fs::path& drawer, const models::Json& document, const std::
     return kExitOk;
 }
 
-int writeScenarios(const std::vector<models::ValidationCase>& cases, const fs::path& folder) {
+// Writes each simulated row's scenario to folder/ID.json (training and serving rows alike).
+template <typename Case>
+int writeScenarios(const std::vector<Case>& cases, const fs::path& folder) {
     std::error_code ec;
     fs::create_directories(folder, ec);
     if (ec) {
@@ -145,11 +147,11 @@ int writeScenarios(const std::vector<models::ValidationCase>& cases, const fs::p
     return kExitOk;
 }
 
-// The serving file (published-inference.csv): told by its columns; --vary, --group-by, --chart and
-// --scenarios are the training file's and are refused.
+// The serving file (published-inference.csv): told by its columns; --vary, --group-by and --chart are
+// the training file's and are refused.
 int runServing(const Invocation& call, const std::string& file, const std::string& text,
                const models::Catalog& catalog) {
-    for (const char* option : {"--vary", "--group-by", "--chart", "--scenarios"})
+    for (const char* option : {"--vary", "--group-by", "--chart"})
         if (call.has(option))
             return usageError(call, std::string(option) + " applies to training validation files only; " +
                                         file + " is a serving file (it has metric, value and output_len)");
@@ -162,6 +164,9 @@ int runServing(const Invocation& call, const std::string& file, const std::strin
         printDiagnostics(file, errors);
         return kExitInvalidInput;
     }
+    if (const auto folder = call.value("--scenarios"))
+        if (const int written = writeScenarios(cases, *folder); written != kExitOk)
+            return written;
     const auto report = sim::validateServingCases(cases, catalog, fidelityOf(call), jobsOf(call));
     if (call.has("--json"))
         std::cout << sim::servingValidationToJson(report).dump(2) << "\n";
