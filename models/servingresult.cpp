@@ -160,6 +160,8 @@ Json measurementToJson(const ServingMeasurement& m) {
                 {"e2e_s", percentilesToJson(m.e2e_s)},
                 {"queue_s", percentilesToJson(m.queue_s)},
                 {"mean_in_system", m.mean_in_system},
+                {"queue_second_quarter_s", m.queue_second_quarter_s},
+                {"queue_last_quarter_s", m.queue_last_quarter_s},
                 {"within_slo_fraction", m.within_slo_fraction},
                 {"kv_transferred_GB", m.kv_transferred_GB},
                 {"kv_transfer_s", percentilesToJson(m.kv_transfer_s)},
@@ -188,6 +190,8 @@ std::optional<ServingMeasurement> measurementFromJson(const Json& j, Diagnostics
     m.e2e_s = percentilesFromJson(r, j, p, "e2e_s");
     m.queue_s = percentilesFromJson(r, j, p, "queue_s");
     m.mean_in_system = r.number(j, p, "mean_in_system", false).value_or(0);
+    m.queue_second_quarter_s = r.number(j, p, "queue_second_quarter_s", false, false).value_or(0);
+    m.queue_last_quarter_s = r.number(j, p, "queue_last_quarter_s", false, false).value_or(0);
     m.within_slo_fraction = r.number(j, p, "within_slo_fraction", false).value_or(0);
     m.kv_transferred_GB = r.number(j, p, "kv_transferred_GB", false).value_or(0);
     m.kv_transfer_s = percentilesFromJson(r, j, p, "kv_transfer_s");
@@ -382,8 +386,8 @@ std::optional<ServingResult> servingFromJson(const Json& j, Diagnostics& errors)
 // "Serving"): `choreo-sim validate ../shared/validation/published-inference.csv`, flow fidelity.
 constexpr const char* kServingAccuracy =
     "serving, all devices together (not yet per device): against 149 published measurements "
-    "(validate published-inference.csv, flow, 2026-12-04) median |error| 17 % on throughput (n 110), "
-    "23 % on p99 TPOT (12), 53 % on p99 TTFT (14); worst rows in docs/validation.md";
+    "(validate published-inference.csv, flow, 2026-12-07) median |error| 16 % on throughput (n 110), "
+    "22 % on p99 TPOT (12), 53 % on p99 TTFT (14); worst rows in docs/validation.md";
 
 RunResult servingRunResult(const ResolvedScenario& rs, const ServingResult& serving) {
     RunResult r;

@@ -42,7 +42,10 @@ struct ServingMeasurement {
     double arrival_span_s = 0; // first to last arrival
     double input_tokens = 0, output_tokens = 0;
     Percentiles ttft_s, tpot_s, e2e_s, queue_s;
-    double mean_in_system = 0;      // time-averaged requests in the system (Little's L)
+    double mean_in_system = 0; // time-averaged requests in the system (Little's L)
+    // Mean queueing wait of the requests arriving in the second and in the last quarter of the arrivals: a
+    // backlog that grows through the stream waits longer at its end (the rate is not sustained).
+    double queue_second_quarter_s = 0, queue_last_quarter_s = 0;
     double within_slo_fraction = 1; // completed requests meeting both SLOs
     double kv_transferred_GB = 0;   // disaggregated: prefill to decode
     Percentiles kv_transfer_s;

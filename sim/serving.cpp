@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace choreo::sim {
 
@@ -100,6 +102,24 @@ bool meetsSlo(const models::ServeSlo& slo, double ttft, double tpot) {
     return (!slo.ttft_p99_s || ttft <= *slo.ttft_p99_s) && (!slo.tpot_p99_s || tpot <= *slo.tpot_p99_s);
 }
 
+// Mean queueing wait of the requests arriving in the second and in the last quarter of [first, last].
+std::pair<double, double> quarterWaits(const Shared& shared, double first, double last) {
+    double sum[2] = {0, 0};
+    int count[2] = {0, 0};
+    const double span = last - first;
+    for (const Request& r : shared.requests) {
+        if (r.rejected || span <= 0)
+            continue;
+        const double at = (r.drawn.arrival_s - first) / span;
+        const int which = at >= 0.25 && at < 0.5 ? 0 : at >= 0.75 ? 1 : -1;
+        if (which < 0)
+            continue;
+        sum[which] += r.admitted_s - r.drawn.arrival_s;
+        ++count[which];
+    }
+    return {count[0] > 0 ? sum[0] / count[0] : 0.0, count[1] > 0 ? sum[1] / count[1] : 0.0};
+}
+
 // Per-request latencies and the span, from what the actors recorded.
 models::ServingMeasurement measure(const Shared& shared) {
     models::ServingMeasurement m;
@@ -142,6 +162,8 @@ models::ServingMeasurement measure(const Shared& shared) {
     m.within_slo_fraction =
         m.completed > 0 ? static_cast<double>(withinSlo) / static_cast<double>(m.completed) : 1;
     m.mean_in_system = m.span_s > 0 ? shared.in_system_area / m.span_s : 0;
+    if (first >= 0)
+        std::tie(m.queue_second_quarter_s, m.queue_last_quarter_s) = quarterWaits(shared, first, lastArrival);
     m.loads.push_back(combine(shared.first, m.span_s));
     if (!shared.decode.empty())
         m.loads.push_back(combine(shared.decode, m.span_s));

@@ -85,6 +85,11 @@ models::ServingMeasurement estimateServing(const models::ResolvedServing& s,
         out.span_s = std::max(serviceSpan, m.arrival_span);
         tpot = full;
         ttft = out.span_s / 2.0;
+        if (!m.offline) { // the backlog grows by the excess of arrivals: a wait of t (rate / capacity - 1)
+            const double growth = m.arrival_span * (m.rate / capacityRps - 1.0);
+            out.queue_second_quarter_s = 0.375 * growth;
+            out.queue_last_quarter_s = 0.875 * growth;
+        }
     } else {
         const double perReplica = m.rate / replicas;
         double batch = 1.0, t = iterationTime(s, m, 1.0, 0.0);

@@ -87,14 +87,32 @@ std::int64_t probeCount(const models::ResolvedServing& s) {
                       kMaxProbeRequests / 10);
 }
 
+// A rate is sustained when the queue does not grow through the probe: the requests arriving in its last
+// quarter wait at most kSteadyWaitRatio times as long as those of its second quarter, or at most a tolerance
+// longer (a twentieth of the TTFT bound, or kSteadyWaitFloorS without one), whichever is more. A backlog that
+// grows would break the bounds of a longer stream at the same rate, so such a rate is not within the SLOs
+// however short the probe that measured it.
+constexpr double kSteadyWaitRatio = 1.5;
+constexpr double kSteadyWaitBoundFraction = 0.05;
+constexpr double kSteadyWaitFloorS = 0.05;
+
+bool queueGrows(const models::ServeSlo& slo, const models::ServingMeasurement& m) {
+    const double tolerance = slo.ttft_p99_s ? kSteadyWaitBoundFraction * *slo.ttft_p99_s : kSteadyWaitFloorS;
+    return m.queue_last_quarter_s >
+           std::max(kSteadyWaitRatio * m.queue_second_quarter_s, m.queue_second_quarter_s + tolerance);
+}
+
 bool meets(const models::ServeSlo& slo, const models::ServingMeasurement& m) {
     return (!slo.ttft_p99_s || m.ttft_s.p99 <= *slo.ttft_p99_s) &&
-           (!slo.tpot_p99_s || m.tpot_s.p99 <= *slo.tpot_p99_s);
+           (!slo.tpot_p99_s || m.tpot_s.p99 <= *slo.tpot_p99_s) && !queueGrows(slo, m);
 }
 
 std::string missed(const models::ServeSlo& slo, const models::ServingMeasurement& m) {
     char b[160];
-    if (slo.ttft_p99_s && m.ttft_s.p99 > *slo.ttft_p99_s)
+    if (queueGrows(slo, m) && (!slo.ttft_p99_s || m.ttft_s.p99 <= *slo.ttft_p99_s))
+        std::snprintf(b, sizeof b, "the queue grows: the last requests wait %.3g s against %.3g s earlier",
+                      m.queue_last_quarter_s, m.queue_second_quarter_s);
+    else if (slo.ttft_p99_s && m.ttft_s.p99 > *slo.ttft_p99_s)
         std::snprintf(b, sizeof b, "p99 TTFT %.3g s above the SLO's %.3g s", m.ttft_s.p99, *slo.ttft_p99_s);
     else
         std::snprintf(b, sizeof b, "p99 TPOT %.3g s above the SLO's %.3g s", m.tpot_s.p99, *slo.tpot_p99_s);
@@ -184,8 +202,9 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
     }
     std::sort(search.curve.begin(), search.curve.end(),
               [](const models::LoadPoint& a, const models::LoadPoint& b) { return a.rate_rps < b.rate_rps; });
-    search.verdict = "meets the SLOs up to " + formatRate(lo) + " requests/s (Poisson; " +
-                     formatRate(capacityRps) + " requests/s with every request queued at once)";
+    search.verdict = "meets the SLOs up to " + formatRate(lo) +
+                     " requests/s (Poisson, with a steady queue; " + formatRate(capacityRps) +
+                     " requests/s with every request queued at once)";
     search.probes = prober.probes();
     return search;
 }

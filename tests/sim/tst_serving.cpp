@@ -223,6 +223,37 @@ private slots:
                  search.verdict.c_str());
     }
 
+    // A rate past what the server sustains builds a backlog: the requests arriving last wait far longer than
+    // those of the second quarter, while at half the capacity they wait alike. A 600 s stream at 1.25 x the
+    // capacity (with every request queued) meets a 100 s TTFT bound although its queue grows; the search
+    // counts the growing queue as missing the SLOs and stops below that rate.
+    void growingQueueIsNotWithinTheSlos() {
+        auto l = shipped(222, 294);
+        const auto rs = resolve(l);
+        const auto capacity = simulate(rs, {std::nullopt, 400, true});
+        const double capacityRps = static_cast<double>(capacity.completed) / capacity.span_s;
+        const auto over = simulate(rs, {1.5 * capacityRps, 3000, false});
+        QVERIFY2(over.queue_last_quarter_s > 2.0 * over.queue_second_quarter_s,
+                 qPrintable(QString("%1 s against %2 s")
+                                .arg(over.queue_last_quarter_s)
+                                .arg(over.queue_second_quarter_s)));
+        const auto half = simulate(rs, {0.5 * capacityRps, 3000, false});
+        QVERIFY(half.queue_last_quarter_s < 1.5 * half.queue_second_quarter_s + 0.01);
+        const double slowBoundS = 100.0;
+        const double growingRps = 1.25 * capacityRps;
+        const auto growing =
+            simulate(rs, {growingRps, static_cast<std::int64_t>(std::ceil(growingRps * 600.0)), false});
+        QVERIFY(growing.ttft_s.p99 < slowBoundS);
+        QVERIFY(growing.queue_last_quarter_s > 1.5 * growing.queue_second_quarter_s);
+        l.workload.serve->slo.ttft_p99_s = slowBoundS;
+        l.workload.serve->slo.tpot_p99_s.reset();
+        const auto search = sim::searchServingRate(resolve(l), {}, 2);
+        QVERIFY(search.max_rate_rps);
+        QVERIFY2(
+            *search.max_rate_rps < growingRps,
+            qPrintable(QString("%1 requests/s, capacity %2").arg(*search.max_rate_rps).arg(capacityRps)));
+    }
+
     // The search keeps every Poisson load it simulated, by rate, as latency against throughput: the points
     // below the highest rate within the SLOs meet them, those above miss one, and p99 TTFT never falls as
     // the load grows past the knee. It survives the worker's JSON.
