@@ -162,6 +162,16 @@ RowWorkload readBenchmark(CsvRow& row) {
     }
     w.requests = countAfter(row, scenario, "all", kMaxServeRequests);
     w.max_batch = countAfter(row, scenario, "fixed batch", kMaxServeBatch);
+    // Otherwise the replica's configured batch, where the source gives it (MLPerf's gpu_batch_size or
+    // max_num_seqs), in place of the engine's default.
+    if (!w.max_batch && !row.text("batch_or_concurrency").empty()) {
+        const std::int64_t batch = row.integer("batch_or_concurrency", 1);
+        if (batch < 1 || batch > kMaxServeBatch)
+            row.error("batch_or_concurrency", "must be between 1 and " + std::to_string(kMaxServeBatch) +
+                                                  ", got " + std::to_string(batch));
+        else
+            w.max_batch = batch;
+    }
     return w;
 }
 

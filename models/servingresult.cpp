@@ -386,7 +386,7 @@ std::optional<ServingResult> servingFromJson(const Json& j, Diagnostics& errors)
 // "Serving"): `choreo-sim validate ../shared/validation/published-inference.csv`, flow fidelity.
 constexpr const char* kServingAccuracy =
     "serving, all devices together (not yet per device): against 149 published measurements "
-    "(validate published-inference.csv, flow, 2026-12-07) median |error| 16 % on throughput (n 110), "
+    "(validate published-inference.csv, flow, 2026-12-07) median |error| 15.5 % on throughput (n 110), "
     "22 % on p99 TPOT (12), 53 % on p99 TTFT (14); worst rows in docs/validation.md";
 
 RunResult servingRunResult(const ResolvedScenario& rs, const ServingResult& serving) {
