@@ -176,11 +176,11 @@ struct DeviceParser {
     std::optional<ServingEngine> engine(const Json& e, const std::string& path) {
         if (!reader.expectObject(e, path))
             return std::nullopt;
-        reader.rejectUnknownKeys(e, path,
-                                 {"id", "name", "aliases", "memory_fraction", "fraction_of_free",
-                                  "kv_block_tokens", "max_batch", "max_tokens_per_iteration",
-                                  "chunked_prefill", "iteration_overhead_us", "layer_overhead_us",
-                                  "allreduce_latency_us", "reserved_GB", "reserve_full_output"});
+        reader.rejectUnknownKeys(
+            e, path,
+            {"id", "name", "aliases", "memory_fraction", "fraction_of_free", "kv_block_tokens", "max_batch",
+             "max_tokens_per_iteration", "chunked_prefill", "iteration_overhead_us", "layer_overhead_us",
+             "allreduce_latency_us", "reserved_GB", "reserve_full_output", "custom_allreduce_pcie_max_gpus"});
         ServingEngine engine;
         engine.id = reader.text(e, path, "id").value_or("");
         engine.name = reader.text(e, path, "name").value_or("");
@@ -200,6 +200,8 @@ struct DeviceParser {
                                  std::pair{&engine.reserved_GB, "reserved_GB"}})
             if (auto s = sourced(e, path, key, true, true))
                 *into = *s;
+        if (auto s = sourced(e, path, "custom_allreduce_pcie_max_gpus", false))
+            engine.custom_allreduce_pcie_max_gpus = *s;
         if (engine.memory_fraction.value > 1.0)
             reader.error(JsonReader::join(path, "memory_fraction"),
                          "a fraction of memory, at most 1, got " +

@@ -211,6 +211,10 @@ struct ServingEngine {
     Sourced layer_overhead_us;
     // Latency of one small tensor-parallel all-reduce (the engine's own one-shot kernel where it has one).
     Sourced allreduce_latency_us;
+    // The largest tensor-parallel group without NVLink (PCIe only) on which that kernel still runs; past it
+    // the engine falls back to the collective library's ring, whose latency the device's collective model
+    // gives. Absent (0): the engine's latency on every fabric.
+    Sourced custom_allreduce_pcie_max_gpus;
     // Memory the engine holds apart from weights, cache and activations (CUDA context, graphs, workspaces).
     Sourced reserved_GB;
 

@@ -176,6 +176,22 @@ void addLayers(const ResolvedServing& s, const ServeReplicas& r, const BatchShap
     roof.memoryOnly(tokens * (8.0 * hidden + 3.0 * ffnLocal) * kActivationBytes * layers);
 }
 
+// Latency of one small tensor-parallel all-reduce: the engine's own kernel, or, on a PCIe-only group larger
+// than the engine runs that kernel on, the collective library's ring (the device's collective model: a base
+// and a step per hop, 2 (tp - 1) steps; without one, the fabric's link latency per step).
+double allReduceLatencyS(const ResolvedServing& s, const ServeReplicas& r, double tp) {
+    const ServingEngine& engine = *s.engine;
+    const double customLimit = engine.custom_allreduce_pcie_max_gpus.value;
+    const bool pcieOnly = r.device->scale_up && r.device->scale_up->fabric == "pcie";
+    if (!pcieOnly || customLimit <= 0.0 || tp <= customLimit)
+        return engine.allreduce_latency_us.value * 1e-6;
+    const DeviceEfficiency& e = r.device->efficiency;
+    const double steps = 2.0 * (tp - 1.0);
+    if (e.collective_base_us.value > 0.0)
+        return (e.collective_base_us.value + steps * e.ring_step_scale_up_us.value) * 1e-6;
+    return steps * r.scale_up_latency_s;
+}
+
 // Tensor- and expert-parallel collectives of one stage's layers, and the transfers between pipeline stages.
 void addCommunication(const ResolvedServing& s, const ServeReplicas& r, const BatchShape& b, double share,
                       IterationCost& cost) {
@@ -186,7 +202,7 @@ void addCommunication(const ResolvedServing& s, const ServeReplicas& r, const Ba
     const double layers = static_cast<double>(m.layers) / pp;
     const double moeLayers = static_cast<double>(m.moeLayers()) / pp;
     const double linkBps = r.scale_up_Bps * r.device->efficiency.network.value;
-    const double latency = s.engine->allreduce_latency_us.value * 1e-6;
+    const double latency = allReduceLatencyS(s, r, tp);
     const double message = tokens * static_cast<double>(m.hidden) * kActivationBytes;
     double stage = 0.0;
     if (tp > 1.0 && linkBps > 0.0) {

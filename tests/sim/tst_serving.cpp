@@ -160,6 +160,37 @@ private slots:
                  qPrintable(QString("latent %1 s, heads %2 s").arg(withLatent).arg(withHeads)));
     }
 
+    // Without NVLink the engines' own one-shot all-reduce is off past a limit (TensorRT-LLM: any group;
+    // vLLM: more than two GPUs) and NCCL's ring runs instead: on L40S (PCIe, NCCL's base 8.4 us and 5.7 us a
+    // step) a TP 2 all-reduce costs 8.4 + 2 x 5.7 = 19.8 us under TensorRT-LLM and vLLM's own 10 us, and a
+    // TP 8 one 8.4 + 14 x 5.7 = 88.2 us under both. On NVLink (H100) each engine keeps its own latency.
+    void pcieTensorParallelFallsBackToTheRing() {
+        const auto communication = [](const char* device, const char* engine, std::int64_t tp) {
+            auto l = shipped();
+            l.cluster.pools[0].device = device;
+            l.workload.serve->engine = engine;
+            l.workload.serve->parallel.tp = tp;
+            const auto rs = resolve(l);
+            models::BatchShape decode;
+            decode.decode_sequences = 1;
+            decode.decode_context_tokens = 512;
+            decode.logits = 1;
+            return models::iterationCost(*rs.serving, rs.serving->serve, decode).communication_s;
+        };
+        const double allReduces = 2.0 * 80; // after attention and after the FFN, 80 layers
+        const auto closeTo = [](double value, double expected) { return std::fabs(value - expected) < 1e-9; };
+        QVERIFY(closeTo(communication("l40s", "tensorrt-llm", 2) - communication("l40s", "vllm", 2),
+                        allReduces * (19.8 - 10.0) * 1e-6));
+        QVERIFY(closeTo(communication("l40s", "tensorrt-llm", 8) - communication("l40s", "vllm", 8), 0.0));
+        // The whole TP 8 figure: each all-reduce's latency and its ring over 32 GB/s PCIe at 0.8 of line
+        // rate, one token's 8,192 16-bit activations.
+        const double ring = 2.0 * 7.0 / 8.0 * 8192 * 2 / (32e9 * 0.8);
+        QVERIFY2(closeTo(communication("l40s", "vllm", 8), allReduces * (88.2e-6 + ring)),
+                 qPrintable(QString("%1 s").arg(communication("l40s", "vllm", 8))));
+        QVERIFY(closeTo(communication("h100-sxm", "tensorrt-llm", 8) - communication("h100-sxm", "vllm", 8),
+                        allReduces * (6.0 - 10.0) * 1e-6));
+    }
+
     // L = lambda W: the time-averaged requests in the system against the arrival rate times the mean time in
     // it.
     void littlesLawHoldsOnTheQueue() {
