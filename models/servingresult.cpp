@@ -235,7 +235,8 @@ Json rateSearchToJson(const RateSearch& s) {
                              {"output_tokens_per_s", point.output_tokens_per_s},
                              {"ttft_s", percentilesToJson(point.ttft_s)},
                              {"tpot_s", percentilesToJson(point.tpot_s)},
-                             {"meets_slo", point.meets_slo}});
+                             {"meets_slo", point.meets_slo},
+                             {"queue_grows", point.queue_grows}});
     return Json{{"probes", s.probes},
                 {"output_tokens_per_s_at_max", s.output_tokens_per_s_at_max},
                 {"ttft_at_max_s", percentilesToJson(s.ttft_at_max_s)},
@@ -328,6 +329,7 @@ RateSearch rateSearchFromJson(JsonReader& r, const Json& j, const std::string& p
         lp.ttft_s = percentilesFromJson(r, point, pointPath, "ttft_s");
         lp.tpot_s = percentilesFromJson(r, point, pointPath, "tpot_s");
         lp.meets_slo = r.boolean(point, pointPath, "meets_slo", false).value_or(false);
+        lp.queue_grows = r.boolean(point, pointPath, "queue_grows", false).value_or(false);
         s.curve.push_back(lp);
     }
     return s;

@@ -60,6 +60,7 @@ struct LoadPoint {
     double output_tokens_per_s = 0; // achieved over the probe's span
     Percentiles ttft_s, tpot_s;
     bool meets_slo = false;
+    bool queue_grows = false; // not sustained: the backlog grew through the probe (so it misses the SLOs)
 };
 
 // The highest Poisson rate whose p99 TTFT and TPOT meet the SLOs, as MLPerf's Server scenario searches it.

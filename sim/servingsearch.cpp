@@ -121,8 +121,8 @@ std::string missed(const models::ServeSlo& slo, const models::ServingMeasurement
 
 // A probe's point on the latency-against-throughput curve.
 void addPoint(models::RateSearch& search, double rate, const models::ServingMeasurement& m, bool meetsSlo) {
-    search.curve.push_back(
-        {rate, m.span_s > 0 ? m.output_tokens / m.span_s : 0.0, m.ttft_s, m.tpot_s, meetsSlo});
+    search.curve.push_back({rate, m.span_s > 0 ? m.output_tokens / m.span_s : 0.0, m.ttft_s, m.tpot_s,
+                            meetsSlo, queueGrows({search.ttft_slo_s, search.tpot_slo_s}, m)});
 }
 
 // Probes at these fractions of the highest rate found fill in the curve below it (the bisection's probes

@@ -12,6 +12,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -280,6 +281,8 @@ private slots:
         l.workload.serve->slo.tpot_p99_s.reset();
         const auto search = sim::searchServingRate(resolve(l), {}, 2);
         QVERIFY(search.max_rate_rps);
+        QVERIFY(std::any_of(search.curve.begin(), search.curve.end(),
+                            [](const models::LoadPoint& p) { return p.queue_grows && !p.meets_slo; }));
         QVERIFY2(
             *search.max_rate_rps < growingRps,
             qPrintable(QString("%1 requests/s, capacity %2").arg(*search.max_rate_rps).arg(capacityRps)));

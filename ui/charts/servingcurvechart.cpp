@@ -118,7 +118,7 @@ QChart* createServingCurveChart(const ServingCurveModel& model) {
     }
     // The loads that missed an SLO, on the curve of the one they missed (TTFT's when both).
     auto* missed = new QScatterSeries;
-    missed->setName(QObject::tr("Misses an SLO"));
+    missed->setName(QObject::tr("Misses an SLO or not sustained"));
     missed->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     missed->setMarkerSize(7.0);
     missed->setColor(chartstyle::kFailed);

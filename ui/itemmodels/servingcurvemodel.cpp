@@ -70,7 +70,10 @@ QVariant ServingCurveModel::data(const QModelIndex& index, int role) const {
         if (role == ValueRole)
             return meets;
         if (role == Qt::DisplayRole)
-            return meets ? tr("yes") : tr("no");
+            return meets ? tr("yes")
+                   : search_.curve[static_cast<std::size_t>(index.row())].queue_grows
+                       ? tr("no: the queue grows")
+                       : tr("no");
         return {};
     }
     if (role == ValueRole)
