@@ -177,8 +177,9 @@ void addLayers(const ResolvedServing& s, const ServeReplicas& r, const BatchShap
 }
 
 // Latency of one small tensor-parallel all-reduce: the engine's own kernel, or, on a PCIe-only group larger
-// than the engine runs that kernel on, the collective library's ring (the device's collective model: a base
-// and a step per hop, 2 (tp - 1) steps; without one, the fabric's link latency per step).
+// than the engine runs that kernel on, the collective library's ring of 2 (tp - 1) steps, as training's
+// collectives cost it (PlatformSpec::stepLatency): the device's base, and per step the longer of the
+// library's step and the fabric's own latency.
 double allReduceLatencyS(const ResolvedServing& s, const ServeReplicas& r, double tp) {
     const ServingEngine& engine = *s.engine;
     const double customLimit = engine.custom_allreduce_pcie_max_gpus.value;
@@ -186,10 +187,8 @@ double allReduceLatencyS(const ResolvedServing& s, const ServeReplicas& r, doubl
     if (!pcieOnly || customLimit <= 0.0 || tp <= customLimit)
         return engine.allreduce_latency_us.value * 1e-6;
     const DeviceEfficiency& e = r.device->efficiency;
-    const double steps = 2.0 * (tp - 1.0);
-    if (e.collective_base_us.value > 0.0)
-        return (e.collective_base_us.value + steps * e.ring_step_scale_up_us.value) * 1e-6;
-    return steps * r.scale_up_latency_s;
+    const double step = std::max(e.ring_step_scale_up_us.value * 1e-6, r.scale_up_latency_s);
+    return e.collective_base_us.value * 1e-6 + 2.0 * (tp - 1.0) * step;
 }
 
 // Tensor- and expert-parallel collectives of one stage's layers, and the transfers between pipeline stages.

@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace choreo::sim {
 
@@ -119,10 +120,13 @@ std::string missed(const models::ServeSlo& slo, const models::ServingMeasurement
     return b;
 }
 
-// A probe's point on the latency-against-throughput curve.
-void addPoint(models::RateSearch& search, double rate, const models::ServingMeasurement& m, bool meetsSlo) {
+// A probe's point on the latency-against-throughput curve; whether it meets the SLOs.
+bool addPoint(models::RateSearch& search, const models::ServeSlo& slo, double rate,
+              const models::ServingMeasurement& m) {
+    const bool meetsSlo = meets(slo, m);
     search.curve.push_back({rate, m.span_s > 0 ? m.output_tokens / m.span_s : 0.0, m.ttft_s, m.tpot_s,
-                            meetsSlo, queueGrows({search.ttft_slo_s, search.tpot_slo_s}, m)});
+                            meetsSlo, queueGrows(slo, m)});
+    return meetsSlo;
 }
 
 // Probes at these fractions of the highest rate found fill in the curve below it (the bisection's probes
@@ -153,8 +157,7 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
     const double idleRate = capacityRps / 1000.0;
     const std::int64_t idleCount = std::min<std::int64_t>(count, 50);
     const auto idle = prober.one({idleRate, idleCount, false});
-    addPoint(search, idleRate, idle, meets(slo, idle));
-    if (!meets(slo, idle)) {
+    if (!addPoint(search, slo, idleRate, idle)) {
         search.verdict = "cannot meet the SLOs even idle: " + missed(slo, idle) +
                          " (faster devices, more tensor parallelism or shorter prompts)";
         search.probes = prober.probes();
@@ -165,17 +168,18 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
         const auto atRate = static_cast<std::int64_t>(std::ceil(rate * kMinProbeSeconds));
         return {rate, std::clamp(atRate, count, kMaxProbeRequests), false};
     };
+    // A probe at `rate`: its measurement, and whether it meets the SLOs.
     auto probeAt = [&](double rate) {
         auto m = prober.one(at(rate));
-        addPoint(search, rate, m, meets(slo, m));
-        return m;
+        const bool ok = addPoint(search, slo, rate, m);
+        return std::pair{std::move(m), ok};
     };
     // A queue of `count` drains with a shrinking batch, so the capacity it shows may be below what a steady
     // stream sustains: the upper bound grows until a rate misses the SLOs.
     double lo = idleRate, hi = 1.2 * capacityRps;
     for (int i = 0; i < kMaxDoublings; ++i) {
-        const auto m = probeAt(hi);
-        if (!meets(slo, m))
+        const auto [m, ok] = probeAt(hi);
+        if (!ok)
             break;
         lo = hi;
         recordAt(search, hi, m);
@@ -183,8 +187,8 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
     }
     for (int i = 0; i < kBisections; ++i) {
         const double mid = 0.5 * (lo + hi);
-        const auto m = probeAt(mid);
-        if (meets(slo, m)) {
+        const auto [m, ok] = probeAt(mid);
+        if (ok) {
             lo = mid;
             recordAt(search, mid, m);
         } else {
@@ -198,7 +202,7 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
             fill.push_back(at(f * lo));
         const auto measured = prober.measure(fill);
         for (std::size_t i = 0; i < fill.size(); ++i)
-            addPoint(search, *fill[i].poisson_rate_per_s, measured[i], meets(slo, measured[i]));
+            addPoint(search, slo, *fill[i].poisson_rate_per_s, measured[i]);
     }
     std::sort(search.curve.begin(), search.curve.end(),
               [](const models::LoadPoint& a, const models::LoadPoint& b) { return a.rate_rps < b.rate_rps; });

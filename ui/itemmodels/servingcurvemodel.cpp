@@ -65,15 +65,12 @@ double ServingCurveModel::value(int row, int column) const {
 QVariant ServingCurveModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
         return {};
-    const bool meets = search_.curve[static_cast<std::size_t>(index.row())].meets_slo;
+    const models::LoadPoint& point = search_.curve[static_cast<std::size_t>(index.row())];
     if (index.column() == MeetsColumn) {
         if (role == ValueRole)
-            return meets;
+            return point.meets_slo;
         if (role == Qt::DisplayRole)
-            return meets ? tr("yes")
-                   : search_.curve[static_cast<std::size_t>(index.row())].queue_grows
-                       ? tr("no: the queue grows")
-                       : tr("no");
+            return point.meets_slo ? tr("yes") : point.queue_grows ? tr("no: the queue grows") : tr("no");
         return {};
     }
     if (role == ValueRole)
