@@ -65,6 +65,28 @@ const Sourced& byPrecision(const std::map<Precision, Sourced>& entries, Precisio
 
 } // namespace
 
+std::string announcedFigureList(const Device& device) {
+    // Figures of one block ("peak_tflops.bf16", "peak_tflops.fp8") read as one: "peak_tflops (bf16, fp8)".
+    std::vector<std::string> items;
+    std::string block;
+    for (const auto& path : device.announced_figures) {
+        const auto dot = path.find('.');
+        const std::string head = dot == std::string::npos ? std::string() : path.substr(0, dot);
+        if (!head.empty() && head == block && !items.empty()) {
+            items.back().insert(items.back().size() - 1, ", " + path.substr(dot + 1));
+            continue;
+        }
+        const bool nextInBlock = !head.empty() && &path != &device.announced_figures.back() &&
+                                 (&path)[1].rfind(head + ".", 0) == 0;
+        items.push_back(nextInBlock ? head + " (" + path.substr(dot + 1) + ")" : path);
+        block = nextInBlock ? head : std::string();
+    }
+    std::string words;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        words += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return words;
+}
+
 const Sourced& DeviceEfficiency::gemmAt(Precision precision) const {
     return byPrecision(gemm_by_precision, precision, gemm);
 }
@@ -89,6 +111,9 @@ namespace {
 struct DeviceParser {
     JsonReader& reader;
     std::vector<std::pair<std::string, std::string>>& citations; // (path, key)
+    // While a device is read: its path, and where its announced figures go (Device::announced_figures).
+    std::string device_path;
+    std::vector<std::string>* announced = nullptr;
 
     std::optional<Sourced> sourced(const Json& object, const std::string& path, const char* key,
                                    bool required, bool allowZero = false) {
@@ -101,18 +126,32 @@ struct DeviceParser {
         }
         if (!reader.expectObject(*it, here))
             return std::nullopt;
-        reader.rejectUnknownKeys(*it, here, {"value", "source", "note"});
+        reader.rejectUnknownKeys(*it, here, {"value", "source", "note", "announced"});
         Sourced s;
         auto value = reader.number(*it, here, "value", !allowZero);
         auto source = reader.text(*it, here, "source");
         auto note = reader.text(*it, here, "note", false);
+        const auto announcedFlag = reader.boolean(*it, here, "announced", false);
         if (!value || !source)
             return std::nullopt;
         s.value = *value;
         s.source = *source;
         s.note = note.value_or("");
+        s.announced = announcedFlag.value_or(false);
         citations.emplace_back(here, s.source);
+        if (s.announced)
+            noteAnnounced(here);
         return s;
+    }
+
+    // Records an announced figure at `path` in the device being read; elsewhere (a price list, an engine)
+    // the flag has no device to mark, and is refused.
+    void noteAnnounced(const std::string& path) {
+        const std::string prefix = device_path + ".";
+        if (announced && !device_path.empty() && path.rfind(prefix, 0) == 0)
+            announced->push_back(path.substr(prefix.size()));
+        else
+            reader.error(JsonReader::join(path, "announced"), "only a device's figures can be announced");
     }
 
     // The sourced number `key` of `obj` (at `p`) into `into`, when present.
@@ -470,6 +509,8 @@ struct DeviceParser {
                                   "memory_bound_W",
                                   "clock_power_exponent"});
         Device dev;
+        device_path = path;
+        announced = &dev.announced_figures;
         readIdentity(dev, d, path);
         perPrecision(dev.peak_tflops, d, path, "peak_tflops", true);
         take(dev.memory_GB, d, path, "memory_GB", true);
@@ -491,6 +532,8 @@ struct DeviceParser {
         readFabricAndPrice(dev, d, path);
         readDataPipeline(dev, d, path);
         readEfficiency(dev, d, path);
+        device_path.clear();
+        announced = nullptr;
         return dev;
     }
 };
@@ -583,7 +626,7 @@ public:
             readSources(*it, reader);
         if (auto it = doc.find("accuracy"); it != doc.end())
             readAccuracy(reader, *it, name, accuracies_);
-        DeviceParser parser{reader, citations_};
+        DeviceParser parser{reader, citations_, {}, nullptr};
         forEachEntry(doc, "storage", reader, [&](const Json& entry, const std::string& p) {
             if (auto tier = parser.storage(entry, p)) {
                 define("storage:" + tier->id, p, "storage tier \"" + tier->id + "\" is defined twice",

@@ -265,12 +265,20 @@ struct Device {
     Sourced clock_power_exponent;
     // Predictions against published runs on this device, where any were compared.
     std::optional<DeviceAccuracy> accuracy;
+    // Where its figures are only announced (Sourced::announced): their places in the entry, in file order
+    // ("peak_tflops.bf16", "tdp_W"). Empty for a part that ships.
+    std::vector<std::string> announced_figures;
 
+    [[nodiscard]] bool announced() const { return !announced_figures.empty(); }
     // Whether `key` is this device's id or one of its aliases.
     [[nodiscard]] bool answersTo(const std::string& key) const;
     // Dense peak in FLOP/s for a precision, or nullopt when the device does not support it.
     [[nodiscard]] std::optional<double> peakFlops(Precision precision) const;
 };
+
+// A device's announced figures in words, "peak_tflops.bf16, memory_GB and tdp_W"; empty for a part that
+// ships.
+std::string announcedFigureList(const Device& device);
 
 class Catalog {
 public:

@@ -269,6 +269,23 @@ Bottleneck findBottleneck(const ResolvedScenario& rs, double trainStep, const Da
 
 } // namespace
 
+std::string announcedFigures(const ResolvedScenario& rs) {
+    std::vector<const Device*> devices;
+    for (const auto& pool : rs.pools)
+        if (pool.device && pool.device->announced() &&
+            std::none_of(devices.begin(), devices.end(),
+                         [&](const Device* d) { return d->id == pool.device->id; }))
+            devices.push_back(pool.device);
+    std::string sentence;
+    for (const Device* d : devices)
+        sentence += (sentence.empty() ? "" : "; ") + d->id + "'s " + announcedFigureList(*d);
+    if (!sentence.empty())
+        sentence += devices.size() == 1 && devices[0]->announced_figures.size() == 1
+                        ? " was only announced; no shipped part was measured"
+                        : " were only announced; no shipped part was measured";
+    return sentence;
+}
+
 RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) {
     const auto& w = rs.workload();
     RunResult r;
@@ -282,6 +299,7 @@ RunResult finishResult(const ResolvedScenario& rs, const StepMeasurement& step) 
                                       : "no published run on " + rs.device().id + " compared yet";
     if (!rs.calibration.empty())
         r.accuracy += " (with the catalog's figures, not this calibration)";
+    r.announced = announcedFigures(rs);
     r.framework = rs.framework;
     // In steady state the prefetch queue hides the data stage while it keeps up; when it does not, every
     // step waits for its batch: step = max(train, data).
@@ -397,6 +415,8 @@ void putProvenance(Json& j, const RunResult& r) {
     j["fidelity"] = r.fidelity;
     j["calibration"] = r.calibration;
     j["accuracy"] = r.accuracy;
+    if (!r.announced.empty())
+        j["announced"] = r.announced;
     if (!r.framework.empty())
         j["framework"] = r.framework;
 }
@@ -633,6 +653,7 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
     r.fidelity = rd.text(j, p, "fidelity").value_or("");
     r.calibration = rd.text(j, p, "calibration").value_or("");
     r.accuracy = rd.text(j, p, "accuracy", false).value_or(""); // absent from older results
+    r.announced = rd.text(j, p, "announced", false).value_or("");
     r.framework = rd.text(j, p, "framework", false).value_or("");
     auto num = [&](const Json& o, const std::string& path, const char* key) {
         return rd.number(o, path, key, false).value_or(0.0);

@@ -108,6 +108,9 @@ struct RunResult {
     // How far the model's predictions on this device were from published runs (describeAccuracy), or that
     // none was compared; empty in older results.
     std::string accuracy;
+    // The catalog figures of its devices that were only announced (announcedFigures), or empty: a result
+    // built on them is a projection, and says so wherever it is shown.
+    std::string announced;
     // The training framework's profile and what it set (ResolvedScenario::framework); empty when the
     // scenario names none.
     std::string framework;
@@ -155,6 +158,10 @@ RunResult servingRunResult(const ResolvedScenario& scenario, const ServingResult
 // hardware, electricity and energy totals.
 void addPoolCost(RunResult& run, PoolResult pool, const ResolvedPool& resolved, const Costs& costs,
                  double hours);
+
+// "rubin's peak_tflops.bf16 and tdp_W were only announced; no shipped part was measured", for every device
+// of the scenario's pools with announced figures (Device::announced_figures); empty when none has any.
+std::string announcedFigures(const ResolvedScenario& scenario);
 
 // Turns a simulated step into time-to-train, throughput, MFU, energy and cost.
 RunResult finishResult(const ResolvedScenario& scenario, const StepMeasurement& step);

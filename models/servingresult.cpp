@@ -394,6 +394,7 @@ constexpr const char* kServingAccuracy =
 RunResult servingRunResult(const ResolvedScenario& rs, const ServingResult& serving) {
     RunResult r;
     r.accuracy = kServingAccuracy;
+    r.announced = announcedFigures(rs);
     r.kind = "serve";
     r.scenario = rs.scenario.name;
     r.device = rs.device().id;

@@ -13,6 +13,9 @@ struct Sourced {
     double value = 0.0;
     std::string source;
     std::string note;
+    // Only announced by its vendor (a keynote or a press release): no shipped part was measured or sold with
+    // it. The catalog and every result that uses it say so.
+    bool announced = false;
 
     [[nodiscard]] bool present() const { return !source.empty(); }
     bool operator==(const Sourced&) const = default;

@@ -20,6 +20,8 @@ models::Json figure(const models::Sourced& s, const models::Catalog& catalog) {
     models::Json j{{"value", s.value}, {"source", s.source}, {"as_of", source ? source->as_of : ""}};
     if (!s.note.empty())
         j["note"] = s.note;
+    if (s.announced)
+        j["announced"] = true;
     return j;
 }
 
@@ -87,6 +89,8 @@ models::Json deviceJson(const models::Device& d, const models::Catalog& catalog)
             j["figures"][key] = figure(*value, catalog);
     if (!d.aliases.empty())
         j["aliases"] = d.aliases;
+    if (d.announced())
+        j["announced"] = d.announced_figures;
     j["sources"] = sourcesJson(j, catalog);
     return j;
 }
@@ -151,9 +155,11 @@ void printText(const models::Catalog& catalog) {
     std::printf("%-14s %-11s %-8s %-16s %9s %7s %6s %9s %7s\n", "id", "kind", "family", "fabric", "bf16 TF",
                 "mem GB", "TDP W", "buy $", "rent $/h");
     std::vector<std::string> unpriced;
+    std::vector<std::string> announced;
     for (const auto& d : catalog.devices()) {
         const auto bf16 = d.peak_tflops.find(models::Precision::Bf16);
-        std::printf("%-14s %-11s %-8s %-16s %9s %7.0f %6.0f %9s %7s\n", d.id.c_str(),
+        const std::string id = d.announced() ? d.id + "*" : d.id;
+        std::printf("%-14s %-11s %-8s %-16s %9s %7.0f %6.0f %9s %7s\n", id.c_str(),
                     models::toString(d.kind).c_str(), d.vendor.c_str(),
                     (d.scale_up ? d.scale_up->fabric : std::string("none")).c_str(),
                     bf16 == d.peak_tflops.end() ? "-" : priceText(bf16->second, "%.0f").c_str(),
@@ -163,6 +169,13 @@ void printText(const models::Catalog& catalog) {
             unpriced.push_back(d.id + " buy: " + d.no_buy_price);
         if (!d.no_rent_price.empty())
             unpriced.push_back(d.id + " rent: " + d.no_rent_price);
+        if (d.announced())
+            announced.push_back(d.id + ": " + models::announcedFigureList(d));
+    }
+    if (!announced.empty()) {
+        std::cout << "\n* announced only: the vendor's preliminary figures, and no part was measured:\n";
+        for (const auto& line : announced)
+            std::cout << "  " << line << "\n";
     }
     std::cout << "\nno price (-), and why:\n";
     for (const auto& line : unpriced)

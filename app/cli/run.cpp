@@ -93,12 +93,18 @@ void printPools(const models::RunResult& r) {
               << "\n";
 }
 
+// "announced           rubin's ... were only announced; ..." when the run used such figures, else nothing.
+std::string announcedLine(const models::RunResult& r) {
+    return r.announced.empty() ? std::string() : "announced           " + r.announced + "\n";
+}
+
 void printText(const models::RunResult& r) {
     std::cout << "scenario            " << r.scenario << "\n"
               << "devices             " << r.devices << " x " << r.device << "\n"
               << "fidelity            " << r.fidelity << "\n"
               << "calibration         " << r.calibration << "\n"
               << "accuracy            " << r.accuracy << "\n"
+              << announcedLine(r)
               << (r.framework.empty() ? std::string() : "framework           " + r.framework + "\n")
               << "step time           " << fmt("%.3f s", r.step_time_s) << "  (compute "
               << fmt("%.3f", r.breakdown.compute_s) << ", exposed communication "
@@ -242,7 +248,8 @@ void printServingText(const models::RunResult& r) {
               << "devices             " << poolDevices(r) << "\n"
               << "fidelity            " << r.fidelity << "\n"
               << "calibration         " << r.calibration << "\n"
-              << "accuracy            " << r.accuracy << "\n";
+              << "accuracy            " << r.accuracy << "\n"
+              << announcedLine(r);
     printServingDetail(*r.serving);
     printPools(r);
 }

@@ -226,6 +226,36 @@ private slots:
         QVERIFY(joinDiagnostics(errors).find("devices[0].price: missing") != std::string::npos);
     }
 
+    // A figure a vendor only announced carries "announced": true; the device lists where, block by block, and
+    // the flag is refused where no device's figure carries it (an engine's) or when it is not a boolean.
+    void announcedFiguresAreListed() {
+        Diagnostics errors;
+        const auto catalog = Catalog::load(kCatalog, errors);
+        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        const Device* rubin = catalog->find("vr200");
+        QVERIFY(rubin && rubin->announced() && rubin->peak_tflops.at(Precision::Bf16).announced);
+        QVERIFY(!rubin->idle_W.announced); // an assumption of Choreo's, not the vendor's
+        QVERIFY(!catalog->find("h100-sxm")->announced());
+        Json d = h100();
+        d["id"] = "test-gpu";
+        d["aliases"] = Json::array();
+        d["peak_tflops"]["bf16"]["announced"] = true;
+        d["peak_tflops"]["fp8"]["announced"] = true;
+        d["tdp_W"]["announced"] = true;
+        d.erase("host"); // the scratch catalog has no CPUs
+        auto loaded = Catalog::load(scratchCatalog(d), errors);
+        QVERIFY2(loaded, joinDiagnostics(errors).c_str());
+        const Device* test = loaded->find("test-gpu");
+        QCOMPARE(test->announced_figures,
+                 (std::vector<std::string>{"peak_tflops.bf16", "peak_tflops.fp8", "tdp_W"}));
+        QCOMPARE(announcedFigureList(*test), std::string("peak_tflops (bf16, fp8) and tdp_W"));
+        d["tdp_W"]["announced"] = "yes";
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY2(joinDiagnostics(errors).find(
+                     "devices[0].tdp_W.announced: expected true or false, got a string") != std::string::npos,
+                 joinDiagnostics(errors).c_str());
+    }
+
     void unknownSourceIsRejected() {
         Json d = h100();
         d["id"] = "test-gpu";

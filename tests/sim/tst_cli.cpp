@@ -410,6 +410,15 @@ private slots:
                 QVERIFY(!d["figures"]["peak_tflops"]["bf16"]["as_of"].get<std::string>().empty());
             }
         QVERIFY(tpu);
+        // Announced figures are marked in their place and listed by the device; in the text, a star and a
+        // list.
+        for (const auto& d : j["devices"])
+            if (d["id"] == "rubin") {
+                QVERIFY(d["figures"]["peak_tflops"]["bf16"]["announced"].get<bool>());
+                QVERIFY(d["announced"].size() >= 10);
+            } else if (d["id"] == "h100-sxm") {
+                QVERIFY(!d.contains("announced") && !d["figures"]["tdp_W"].contains("announced"));
+            }
         // Each device lists the sources its figures cite, once each, with title and date.
         for (const auto& d : j["devices"]) {
             std::set<std::string> listed;
@@ -422,6 +431,8 @@ private slots:
         }
         const Run text = choreoSim({QStringLiteral("catalog")});
         QVERIFY2(text.out.contains("h800-sxm rent: an export part for China"), text.out.constData());
+        QVERIFY2(text.out.contains("\nrubin*") && text.out.contains("  rubin: peak_tflops (fp64, fp32,"),
+                 text.out.constData());
         // A cost mode the device has no price for says why.
         const Run buy = choreoSim({QStringLiteral("run"), defaultScenario(), QStringLiteral("--set"),
                                    QStringLiteral("cluster.pools[0].device=tpu-v5p"), QStringLiteral("--set"),

@@ -755,6 +755,24 @@ void TestReport::summaryNamesAssumedEfficiencies() {
     QCOMPARE(frameworkCell(r), QString());
     r.framework = "nemo-2024 (NeMo 1.x): Master weights: remainders";
     QCOMPARE(frameworkCell(r), u"nemo-2024"_s);
+    // A run on announced figures says so right after the accuracy, the whole list in its tooltip and the
+    // report; a run on shipped parts has no such row.
+    const auto rowAfterAccuracy = [](const choreo::models::RunResult& result) {
+        choreo::ui::ResultSummaryModel m;
+        m.setResult(result);
+        for (int row = 0; row + 1 < m.rowCount(); ++row)
+            if (m.index(row, 0).data(choreo::ui::KeyRole) == u"accuracy"_s)
+                return m.index(row + 1, 0).data(choreo::ui::KeyRole).toString();
+        return QString();
+    };
+    QVERIFY(rowAfterAccuracy(r) != u"announced"_s);
+    r.announced = "rubin's tdp_W was only announced; no shipped part was measured";
+    QCOMPARE(rowAfterAccuracy(r), u"announced"_s);
+    choreo::ui::ResultSummaryModel announced;
+    announced.setResult(r);
+    const auto rows = announced.rowsOf(choreo::ui::ResultSummaryModel::Group::Results);
+    QVERIFY(std::any_of(rows.begin(), rows.end(),
+                        [&](const auto& row) { return row.second == QString::fromStdString(r.announced); }));
 }
 
 void TestReport::networkRowComesFromTheFieldTable() {

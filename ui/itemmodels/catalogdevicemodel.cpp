@@ -4,6 +4,7 @@
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/roles.h"
 
+#include <QFont>
 #include <QMimeData>
 
 #include <algorithm>
@@ -104,10 +105,15 @@ QString CatalogDeviceModel::tooltip(const models::Device& d) const {
         QString cite = q(value.source);
         if (const models::Source* s = catalog_.source(value.source))
             cite = tr("%1, %2").arg(q(s->title), q(s->as_of));
-        return tr("%1: %2 %3 [%4]").arg(label, formatCompact(value.value), unit, cite);
+        return tr("%1: %2 %3%4 [%5]")
+            .arg(label, formatCompact(value.value), unit, value.announced ? tr(" (announced)") : QString(),
+                 cite);
     };
     QStringList lines;
     lines << tr("%1 (%2, %3), id %4").arg(q(d.name), q(d.vendor), kindText(d.kind), q(d.id));
+    if (d.announced())
+        lines << tr("Announced, not shipped: %1 come from the vendor's announcement; no part was measured")
+                     .arg(q(models::announcedFigureList(d)));
     if (const auto it = d.peak_tflops.find(models::Precision::Bf16); it != d.peak_tflops.end())
         lines << line(tr("BF16 dense peak"), it->second, u"TFLOP/s"_s);
     if (const auto it = d.peak_tflops.find(models::Precision::Fp8); it != d.peak_tflops.end())
@@ -162,7 +168,7 @@ QVariant CatalogDeviceModel::deviceData(const models::Device& d, int column, int
     case Qt::DisplayRole:
         switch (column) {
         case NameColumn:
-            return q(d.name);
+            return d.announced() ? tr("%1 (announced)").arg(q(d.name)) : q(d.name);
         case VendorColumn:
             return q(d.vendor);
         case KindColumn:
@@ -182,6 +188,13 @@ QVariant CatalogDeviceModel::deviceData(const models::Device& d, int column, int
         return static_cast<int>(d.kind);
     case Qt::ToolTipRole:
         return tooltip(d);
+    case Qt::FontRole: { // an announced part stands apart even where its name is cut short
+        if (!d.announced())
+            return {};
+        QFont italic;
+        italic.setItalic(true);
+        return italic;
+    }
     case Qt::TextAlignmentRole:
         if (column >= MemoryColumn)
             return (Qt::AlignRight | Qt::AlignVCenter).toInt();

@@ -341,10 +341,25 @@ void ResultSummaryModel::addPipelineRows(const models::RunResult& r, std::vector
     }
 }
 
+void ResultSummaryModel::addAnnouncedRow(const models::RunResult& r, std::vector<Row>& rows) {
+    if (r.announced.empty())
+        return;
+    const auto accuracy =
+        std::find_if(rows.begin(), rows.end(), [](const Row& row) { return row.key == u"accuracy"_s; });
+    rows.insert(accuracy == rows.end() ? rows.end() : std::next(accuracy),
+                Row{Group::Results,
+                    u"announced"_s,
+                    tr("Announced figures"),
+                    QString::fromStdString(r.announced),
+                    {},
+                    tr("announced only: a projection")});
+}
+
 void ResultSummaryModel::setResult(const models::RunResult& result) {
     beginResetModel();
     result_ = result;
     rows_ = rowsFor(result);
+    addAnnouncedRow(result, rows_);
     endResetModel();
 }
 

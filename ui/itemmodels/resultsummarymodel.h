@@ -57,6 +57,8 @@ private:
     static void addTrainAndServeRows(const models::RunResult& r, std::vector<Row>& rows);
     static void addPipelineRows(const models::RunResult& r, std::vector<Row>& rows,
                                 const std::function<QString(double)>& share);
+    // After the accuracy: the catalog figures the run used that were only announced, when there are any.
+    static void addAnnouncedRow(const models::RunResult& r, std::vector<Row>& rows);
     // The data stage's batch, its parts and what sets its pace.
     static Row dataStageRow(const models::DataStageTimes& d);
 
