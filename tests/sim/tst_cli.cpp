@@ -1563,7 +1563,13 @@ private slots:
             const Json j = Json::parse(r.out.toStdString());
             QVERIFY2(j["step_time_s"].get<double>() > 0.0 && j["cost_usd"].get<double>() > 0.0,
                      qPrintable(name));
+            // a result built on a vendor's announced figures says so; one on shipped parts does not
+            const bool announced = name == QStringLiteral("rubin-nvl144.json");
+            QVERIFY2(j.contains("announced") == announced, qPrintable(name));
         }
+        const Run rubin =
+            choreoSim({QStringLiteral("run"), systems.filePath(QStringLiteral("rubin-nvl144.json"))});
+        QVERIFY2(rubin.out.contains("announced           rubin's peak_tflops (fp64,"), rubin.out.constData());
         auto stepWith = [&](const QString& dims) {
             const Run r =
                 choreoSim({QStringLiteral("run"), systems.filePath(QStringLiteral("tpu-v5p-pod.json")),
