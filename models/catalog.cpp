@@ -452,6 +452,22 @@ struct DeviceParser {
         readPrice(dev, d, path);
     }
 
+    // {"bandwidth_GBps", "max_systems", "hop_latency_us"}: the device trains by weight streaming.
+    void readWeightStreaming(Device& dev, const Json& d, const std::string& path) {
+        const auto it = d.find("weight_streaming");
+        if (it == d.end())
+            return;
+        const std::string p = JsonReader::join(path, "weight_streaming");
+        if (!reader.expectObject(*it, p))
+            return;
+        reader.rejectUnknownKeys(*it, p, {"bandwidth_GBps", "max_systems", "hop_latency_us"});
+        WeightStreaming streaming;
+        take(streaming.bandwidth_GBps, *it, p, "bandwidth_GBps", true);
+        take(streaming.max_systems, *it, p, "max_systems", true);
+        take(streaming.hop_latency_us, *it, p, "hop_latency_us", true);
+        dev.weight_streaming = streaming;
+    }
+
     // The purchase and rent prices, each a sourced number or the reason there is none.
     void readPrice(Device& dev, const Json& d, const std::string& path) {
         const std::string p = JsonReader::join(path, "price");
@@ -507,7 +523,8 @@ struct DeviceParser {
                                   "lead_time_weeks",
                                   "min_power_limit_W",
                                   "memory_bound_W",
-                                  "clock_power_exponent"});
+                                  "clock_power_exponent",
+                                  "weight_streaming"});
         Device dev;
         device_path = path;
         announced = &dev.announced_figures;
@@ -532,6 +549,7 @@ struct DeviceParser {
         readFabricAndPrice(dev, d, path);
         readDataPipeline(dev, d, path);
         readEfficiency(dev, d, path);
+        readWeightStreaming(dev, d, path);
         device_path.clear();
         announced = nullptr;
         return dev;

@@ -76,6 +76,16 @@ struct ScaleUpFabric {
     Sourced latency_us;
 };
 
+// Cerebras's weight streaming (docs.cerebras.net, execution modes): the device holds no model state. A
+// layer's weights stream in from MemoryX for its forward pass and again for its backward, its gradients
+// stream back, and MemoryX runs the optimizer; across systems SwarmX broadcasts the weights and sums the
+// gradients, so only data parallelism applies (models/weightstreaming.h).
+struct WeightStreaming {
+    Sourced bandwidth_GBps; // weights into one system (and gradients out, the other way), GB/s
+    Sourced max_systems;    // the most systems SwarmX joins in one cluster
+    Sourced hop_latency_us; // one SwarmX tree level, each way
+};
+
 // How far Choreo's predictions for one device were from the published runs it was compared with
 // (`choreo-sim accuracy`, written to assets/catalog/accuracy.json; docs/validation.md): not a figure of the
 // device but of the model on it, regenerated whenever the model changes.
@@ -254,6 +264,8 @@ struct Device {
     Sourced cores;                // CPUs: physical cores per socket
     DataRates data_rates;         // CPUs: input-pipeline rates per core
     std::optional<HostCpus> host; // accelerators: the CPUs beside them in their reference server
+    // Present for a device that trains by weight streaming instead of holding its model (Cerebras).
+    std::optional<WeightStreaming> weight_streaming;
     // Weeks from an order to delivery, as last reported (press or analysts, dated); absent where nothing is
     // published, when a plan takes it as the planner's input (models/plan.h).
     Sourced lead_time_weeks;

@@ -2,6 +2,7 @@
 
 #include "models/framework.h"
 #include "models/jsonreader.h"
+#include "models/weightstreaming.h"
 
 #include <set>
 
@@ -521,7 +522,9 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
             errors.push_back({field, dev.id + " has no host-link bandwidth in the catalog (host_link_GBps), "
                                               "so the copies to host memory cannot be timed"});
     }
-    if (p.tp > pool.devices_per_node)
+    if (dev.weight_streaming)
+        checkWeightStreamingLayout(w, dev, pool.count, errors);
+    else if (p.tp > pool.devices_per_node)
         errors.push_back({"workload.parallel.tp", std::to_string(p.tp) + " exceeds devices_per_node=" +
                                                       std::to_string(pool.devices_per_node) +
                                                       " (tensor parallelism must stay inside a node)"});
@@ -562,7 +565,7 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
     if (errors.size() != before)
         return std::nullopt;
 
-    r.memory = peakMemory(w);
+    r.memory = dev.weight_streaming ? weightStreamingMemory(w) : peakMemory(w);
     if (checkMemory && r.memory.total() > dev.memory_GB.value)
         errors.push_back({"memory", formatNumber(r.memory.total()) + " GB per device needed, " + dev.id +
                                         " has " + formatNumber(dev.memory_GB.value) + " GB (" +

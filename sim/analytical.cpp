@@ -1,6 +1,7 @@
 #include "sim/analytical.h"
 
 #include "models/stepcost.h"
+#include "models/weightstreaming.h"
 #include "sim/channels.h"
 #include "sim/platformspec.h"
 #include "sim/schedule.h"
@@ -534,6 +535,11 @@ double energyPerStep(const models::ResolvedScenario& rs, const StageSums& sums, 
 } // namespace
 
 models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLayout layout) {
+    if (rs.device().weight_streaming) { // the same closed form at every fidelity (models/weightstreaming.h)
+        auto measurement = models::weightStreamingMeasurement(rs);
+        measurement.calibration = kSpecSheetCalibration;
+        return measurement;
+    }
     const auto& workload = rs.workload();
     const auto& parallel = workload.parallel;
     const Links links{PlatformSpec::fromScenario(rs), parallel.tp};

@@ -925,7 +925,8 @@ BuiltStep buildStep(const models::ResolvedScenario& rs, const Platform& platform
 } // namespace
 
 models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const SimulationOptions& options) {
-    if (options.fidelity == Fidelity::Analytical) {
+    // Weight streaming has no SimGrid model of MemoryX and SwarmX yet: its closed form at every fidelity.
+    if (options.fidelity == Fidelity::Analytical || rs.device().weight_streaming) {
         auto m = estimateStep(rs);
         if (options.progress)
             options.progress(1.0, "done");

@@ -1,0 +1,125 @@
+#include "models/weightstreaming.h"
+
+#include "models/jsonreader.h"
+#include "models/stepcost.h"
+#include "models/transformer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace choreo::models {
+
+namespace {
+
+// "cs-3 trains by weight streaming: ..." — why a layout field must be 1.
+std::string notOnWeightStreaming(const Device& device, const char* what) {
+    return device.id +
+           " trains by weight streaming, where each layer's weights stream to the whole wafer in "
+           "turn, so there is no " +
+           std::string(what) + "; use data parallelism (dp) across systems, which SwarmX joins";
+}
+
+// The bytes of one copy of the model's weights as they stream (the 16-bit working copy).
+double streamedWeightBytes(const Workload& workload) {
+    return countParameters(workload.model).total() * trainingStateBytes(workload).weights;
+}
+
+// SwarmX's depth for `systems` systems: a binary tree's levels, none for one system.
+double treeLevels(std::int64_t systems) {
+    return systems > 1 ? std::ceil(std::log2(static_cast<double>(systems))) : 0.0;
+}
+
+// One pass over `layers` layers computing `compute` seconds while `stream` seconds of weights arrive: the
+// stream runs a layer ahead of the compute.
+double passSeconds(double compute, double stream, double layers) {
+    return std::max(compute, stream) + std::min(compute, stream) / std::max(1.0, layers);
+}
+
+} // namespace
+
+void checkWeightStreamingLayout(const Workload& w, const Device& device, std::int64_t systems,
+                                Diagnostics& errors) {
+    const auto& p = w.parallel;
+    const std::pair<std::int64_t, const char*> split[] = {
+        {p.tp, "tensor parallelism: a layer is never split over systems"},
+        {p.pp, "pipeline parallelism: every layer runs on the same wafer"},
+        {p.vp, "interleaved pipeline: every layer runs on the same wafer"},
+        {p.cp, "context parallelism: a sequence stays on one wafer"},
+        {p.ep, "expert parallelism: a layer's experts stream to one wafer with the layer"}};
+    const char* fields[] = {"workload.parallel.tp", "workload.parallel.pp", "workload.parallel.vp",
+                            "workload.parallel.cp", "workload.parallel.ep"};
+    for (std::size_t i = 0; i < std::size(split); ++i)
+        if (split[i].first != 1)
+            errors.push_back({fields[i], "must be 1, got " + std::to_string(split[i].first) + ": " +
+                                             notOnWeightStreaming(device, split[i].second)});
+    if (p.zero != 0)
+        errors.push_back({"workload.parallel.zero",
+                          "must be 0, got " + std::to_string(p.zero) + ": " + device.id +
+                              " keeps no weights, gradients or optimizer states to shard; MemoryX holds them "
+                              "and runs the optimizer"});
+    if (w.activation_offload_layers != 0)
+        errors.push_back({"workload.activation_offload_layers",
+                          "must be 0 on " + device.id + ": its activations stay on the wafer"});
+    if (!w.offload.empty())
+        errors.push_back({"workload.stages", device.id + " trains by weight streaming: its layers cannot be "
+                                                         "offloaded to another pool"});
+    const double most = device.weight_streaming->max_systems.value;
+    if (static_cast<double>(systems) > most)
+        errors.push_back({"cluster.pools", std::to_string(systems) + " " + device.id +
+                                               " systems, but SwarmX joins at most " + formatNumber(most) +
+                                               " in one cluster"});
+}
+
+MemoryBreakdown weightStreamingMemory(const Workload& w) {
+    const ParameterCount params = countParameters(w.model);
+    const double largestLayer = std::max(params.perLayer(), params.perMoeLayer());
+    MemoryBreakdown m;
+    m.weights_GB = 2.0 * largestLayer * trainingStateBytes(w).weights / 1e9;
+    m.activations_GB = layerActivationBytes(w) * static_cast<double>(w.model.layers) / 1e9;
+    return m;
+}
+
+WeightStreamingStep weightStreamingStep(const ResolvedScenario& rs) {
+    const Workload& w = rs.workload();
+    const Device& device = rs.device();
+    const WeightStreaming& streaming = *device.weight_streaming;
+    const StageCost cost = stageCost(rs, 0);
+    WeightStreamingStep s;
+    s.micro_batches = static_cast<double>(w.microBatchesPerStep());
+    s.forward_compute_s = cost.forward_s;
+    s.backward_compute_s = cost.backward_s;
+    // Weights in, gradients out: the two directions of the system's links, each at the streaming rate.
+    const double bandwidth = streaming.bandwidth_GBps.value * 1e9 * device.efficiency.nicFraction();
+    s.stream_s = streamedWeightBytes(w) / bandwidth;
+    s.tree_latency_s = treeLevels(w.parallel.dp) * streaming.hop_latency_us.value * 1e-6;
+    const auto layers = static_cast<double>(w.model.layers);
+    // A backward pass streams the weights in again while the gradients leave: the same time each way.
+    const double perMicroBatch = passSeconds(s.forward_compute_s, s.stream_s, layers) +
+                                 passSeconds(s.backward_compute_s, s.stream_s, layers) +
+                                 2.0 * s.tree_latency_s;
+    // The last layer's gradients leave, and are summed up the tree, after the wafer is done.
+    const double drain = s.stream_s / std::max(1.0, layers) + s.tree_latency_s;
+    s.step_s = s.micro_batches * perMicroBatch + drain;
+    s.compute_s = s.micro_batches * (s.forward_compute_s + s.backward_compute_s);
+    s.exposed_stream_s = s.step_s - s.compute_s;
+    return s;
+}
+
+StepMeasurement weightStreamingMeasurement(const ResolvedScenario& rs) {
+    const WeightStreamingStep s = weightStreamingStep(rs);
+    const Device& device = rs.device();
+    StepMeasurement m;
+    m.step_time_s = s.step_s;
+    m.breakdown.compute_s = s.compute_s;
+    m.breakdown.exposed_communication_s = s.exposed_stream_s;
+    StageCost cost = stageCost(rs, 0);
+    cost.optimizer_s = 0.0; // MemoryX runs the optimizer, beside the stream
+    m.compute_split = computeSplit(rs.workload(), {cost});
+    const double systems = static_cast<double>(rs.workload().parallel.dp);
+    m.it_energy_per_step_J =
+        systems * (s.compute_s * device.tdp_W.value + (s.step_s - s.compute_s) * device.idle_W.value);
+    m.fidelity = "analytical";
+    return m;
+}
+
+} // namespace choreo::models
