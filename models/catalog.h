@@ -277,7 +277,7 @@ struct Device {
     Sourced clock_power_exponent;
     // Predictions against published runs on this device, where any were compared.
     std::optional<DeviceAccuracy> accuracy;
-    // Where its figures are only announced (Sourced::announced): their places in the entry, in file order
+    // Where its figures are only announced (Sourced::announced): their places in the entry, in reading order
     // ("peak_tflops.bf16", "tdp_W"). Empty for a part that ships.
     std::vector<std::string> announced_figures;
 

@@ -523,7 +523,8 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
                                               "so the copies to host memory cannot be timed"});
     }
     if (dev.weight_streaming)
-        checkWeightStreamingLayout(w, dev, pool.count, errors);
+        checkWeightStreamingLayout(w, dev, pool.count,
+                                   "cluster.pools[" + std::to_string(r.training_pool) + "].count", errors);
     else if (p.tp > pool.devices_per_node)
         errors.push_back({"workload.parallel.tp", std::to_string(p.tp) + " exceeds devices_per_node=" +
                                                       std::to_string(pool.devices_per_node) +
@@ -565,7 +566,7 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
     if (errors.size() != before)
         return std::nullopt;
 
-    r.memory = dev.weight_streaming ? weightStreamingMemory(w) : peakMemory(w);
+    r.memory = trainingMemory(w, &dev);
     if (checkMemory && r.memory.total() > dev.memory_GB.value)
         errors.push_back({"memory", formatNumber(r.memory.total()) + " GB per device needed, " + dev.id +
                                         " has " + formatNumber(dev.memory_GB.value) + " GB (" +

@@ -38,7 +38,7 @@ double passSeconds(double compute, double stream, double layers) {
 } // namespace
 
 void checkWeightStreamingLayout(const Workload& w, const Device& device, std::int64_t systems,
-                                Diagnostics& errors) {
+                                const std::string& countPath, Diagnostics& errors) {
     const auto& p = w.parallel;
     const std::pair<std::int64_t, const char*> split[] = {
         {p.tp, "tensor parallelism: a layer is never split over systems"},
@@ -65,18 +65,24 @@ void checkWeightStreamingLayout(const Workload& w, const Device& device, std::in
                                                          "offloaded to another pool"});
     const double most = device.weight_streaming->max_systems.value;
     if (static_cast<double>(systems) > most)
-        errors.push_back({"cluster.pools", std::to_string(systems) + " " + device.id +
-                                               " systems, but SwarmX joins at most " + formatNumber(most) +
-                                               " in one cluster"});
+        errors.push_back({countPath, std::to_string(systems) + " " + device.id +
+                                         " systems, but SwarmX joins at most " + formatNumber(most) +
+                                         " in one cluster"});
 }
 
 MemoryBreakdown weightStreamingMemory(const Workload& w) {
     const ParameterCount params = countParameters(w.model);
-    const double largestLayer = std::max(params.perLayer(), params.perMoeLayer());
+    const double largest =
+        std::max({params.perLayer(), params.perMoeLayer(), params.output_embedding, params.embedding});
+    const MemoryBreakdown gpu = memoryForStage(w, 0); // pp = 1: one stage, one micro-batch in flight
     MemoryBreakdown m;
-    m.weights_GB = 2.0 * largestLayer * trainingStateBytes(w).weights / 1e9;
-    m.activations_GB = layerActivationBytes(w) * static_cast<double>(w.model.layers) / 1e9;
+    m.weights_GB = 2.0 * largest * trainingStateBytes(w).weights / 1e9;
+    m.activations_GB = gpu.activations_GB;
     return m;
+}
+
+MemoryBreakdown trainingMemory(const Workload& workload, const Device* device) {
+    return device && device->weight_streaming ? weightStreamingMemory(workload) : peakMemory(workload);
 }
 
 WeightStreamingStep weightStreamingStep(const ResolvedScenario& rs) {
@@ -91,14 +97,17 @@ WeightStreamingStep weightStreamingStep(const ResolvedScenario& rs) {
     // Weights in, gradients out: the two directions of the system's links, each at the streaming rate.
     const double bandwidth = streaming.bandwidth_GBps.value * 1e9 * device.efficiency.nicFraction();
     s.stream_s = streamedWeightBytes(w) / bandwidth;
+    s.gradient_stream_s = countParameters(w.model).total() * trainingStateBytes(w).gradients / bandwidth;
     s.tree_latency_s = treeLevels(w.parallel.dp) * streaming.hop_latency_us.value * 1e-6;
     const auto layers = static_cast<double>(w.model.layers);
-    // A backward pass streams the weights in again while the gradients leave: the same time each way.
+    // A backward pass streams the weights in again while the gradients leave the other way: the slower of
+    // the two bounds it (fp32 gradients take twice the 16-bit weights' time).
+    const double backwardStream = std::max(s.stream_s, s.gradient_stream_s);
     const double perMicroBatch = passSeconds(s.forward_compute_s, s.stream_s, layers) +
-                                 passSeconds(s.backward_compute_s, s.stream_s, layers) +
+                                 passSeconds(s.backward_compute_s, backwardStream, layers) +
                                  2.0 * s.tree_latency_s;
     // The last layer's gradients leave, and are summed up the tree, after the wafer is done.
-    const double drain = s.stream_s / std::max(1.0, layers) + s.tree_latency_s;
+    const double drain = s.gradient_stream_s / std::max(1.0, layers) + s.tree_latency_s;
     s.step_s = s.micro_batches * perMicroBatch + drain;
     s.compute_s = s.micro_batches * (s.forward_compute_s + s.backward_compute_s);
     s.exposed_stream_s = s.step_s - s.compute_s;

@@ -1,5 +1,6 @@
 #include "ui/itemmodels/memorystagemodel.h"
 
+#include "models/weightstreaming.h"
 #include "ui/document.h"
 #include "ui/itemmodels/formatting.h"
 #include "ui/itemmodels/roles.h"
@@ -33,12 +34,14 @@ MemoryStageModel::MemoryStageModel(Document* document, QObject* parent)
 
 void MemoryStageModel::recompute() {
     const auto& s = document_->scenario();
-    std::vector<models::MemoryBreakdown> stages;
-    if (computable(s.workload) && s.workload.parallel.pp <= kMaxStages)
-        for (std::int64_t stage = 0; stage < s.workload.parallel.pp; ++stage)
-            stages.push_back(models::memoryForStage(s.workload, stage));
     const models::Pool* pool = s.trainingPool();
     const models::Device* device = pool ? document_->catalog().find(pool->device) : nullptr;
+    std::vector<models::MemoryBreakdown> stages;
+    if (device && device->weight_streaming && computable(s.workload)) // one wafer, no pipeline stages
+        stages.push_back(models::weightStreamingMemory(s.workload));
+    else if (computable(s.workload) && s.workload.parallel.pp <= kMaxStages)
+        for (std::int64_t stage = 0; stage < s.workload.parallel.pp; ++stage)
+            stages.push_back(models::memoryForStage(s.workload, stage));
     capacity_GB_ = device ? device->memory_GB.value : 0.0;
     if (stages.size() != stages_.size()) {
         beginResetModel();

@@ -1,5 +1,6 @@
 #include "ui/workload/memorybar.h"
 
+#include "models/weightstreaming.h"
 #include "ui/charts/chartstyle.h"
 #include "ui/document.h"
 
@@ -76,7 +77,7 @@ void MemoryBar::recompute() {
     if (!computable(s.workload)) {
         summary_ = tr("Memory per device: needs positive model and layout sizes");
     } else {
-        breakdown_ = models::peakMemory(s.workload);
+        breakdown_ = models::trainingMemory(s.workload, device);
         if (device)
             capacity_GB_ = device->memory_GB.value;
         const double total = breakdown_->total();
