@@ -729,17 +729,18 @@ void TestReport::summaryNamesAssumedEfficiencies() {
                                     .toString()));
     // A run that offloads activations shows its wait for the copies under the compute; one that does not,
     // no such row.
-    const auto rowAfterCompute = [](const choreo::models::RunResult& result) {
+    // The key of the row after the row whose key is `key`; empty when there is none.
+    const auto rowAfter = [](const choreo::models::RunResult& result, const QString& key) {
         choreo::ui::ResultSummaryModel m;
         m.setResult(result);
         for (int row = 0; row + 1 < m.rowCount(); ++row)
-            if (m.index(row, 0).data(choreo::ui::KeyRole) == u"compute_s"_s)
+            if (m.index(row, 0).data(choreo::ui::KeyRole) == key)
                 return m.index(row + 1, 0).data(choreo::ui::KeyRole).toString();
         return QString();
     };
-    QCOMPARE(rowAfterCompute(r), u"exposed_communication_s"_s);
+    QCOMPARE(rowAfter(r, u"compute_s"_s), u"exposed_communication_s"_s);
     r.compute_split.offload_wait_s = 0.25;
-    QCOMPARE(rowAfterCompute(r), u"offload_wait_s"_s);
+    QCOMPARE(rowAfter(r, u"compute_s"_s), u"offload_wait_s"_s);
     // A run with a framework profile names it after the accuracy (its id in the narrow cell), one without
     // has no such row.
     const auto frameworkCell = [](const choreo::models::RunResult& result) {
@@ -757,17 +758,9 @@ void TestReport::summaryNamesAssumedEfficiencies() {
     QCOMPARE(frameworkCell(r), u"nemo-2024"_s);
     // A run on announced figures says so right after the accuracy, the whole list in its tooltip and the
     // report; a run on shipped parts has no such row.
-    const auto rowAfterAccuracy = [](const choreo::models::RunResult& result) {
-        choreo::ui::ResultSummaryModel m;
-        m.setResult(result);
-        for (int row = 0; row + 1 < m.rowCount(); ++row)
-            if (m.index(row, 0).data(choreo::ui::KeyRole) == u"accuracy"_s)
-                return m.index(row + 1, 0).data(choreo::ui::KeyRole).toString();
-        return QString();
-    };
-    QVERIFY(rowAfterAccuracy(r) != u"announced"_s);
-    r.announced = "rubin's tdp_W was only announced; no shipped part was measured";
-    QCOMPARE(rowAfterAccuracy(r), u"announced"_s);
+    QVERIFY(rowAfter(r, u"accuracy"_s) != u"announced"_s);
+    r.announced = "rubin's peak_tflops.bf16 was only announced; no shipped part was measured";
+    QCOMPARE(rowAfter(r, u"accuracy"_s), u"announced"_s);
     choreo::ui::ResultSummaryModel announced;
     announced.setResult(r);
     const auto rows = announced.rowsOf(choreo::ui::ResultSummaryModel::Group::Results);
