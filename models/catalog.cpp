@@ -66,24 +66,31 @@ const Sourced& byPrecision(const std::map<Precision, Sourced>& entries, Precisio
 } // namespace
 
 std::string announcedFigureList(const Device& device) {
-    // Figures of one block ("peak_tflops.bf16", "peak_tflops.fp8") read as one: "peak_tflops (bf16, fp8)".
-    std::vector<std::string> items;
-    std::string block;
+    // Consecutive figures of one block ("peak_tflops.bf16", "peak_tflops.fp8") read as one: "peak_tflops
+    // (bf16, fp8)"; a block of one keeps its path.
+    struct Block {
+        std::string head;               // "peak_tflops", or the whole path outside a block
+        std::vector<std::string> names; // "bf16", "fp8"; empty outside a block
+    };
+    std::vector<Block> blocks;
     for (const auto& path : device.announced_figures) {
         const auto dot = path.find('.');
-        const std::string head = dot == std::string::npos ? std::string() : path.substr(0, dot);
-        if (!head.empty() && head == block && !items.empty()) {
-            items.back().insert(items.back().size() - 1, ", " + path.substr(dot + 1));
-            continue;
-        }
-        const bool nextInBlock = !head.empty() && &path != &device.announced_figures.back() &&
-                                 (&path)[1].rfind(head + ".", 0) == 0;
-        items.push_back(nextInBlock ? head + " (" + path.substr(dot + 1) + ")" : path);
-        block = nextInBlock ? head : std::string();
+        const std::string head = dot == std::string::npos ? path : path.substr(0, dot);
+        if (dot == std::string::npos || blocks.empty() || blocks.back().head != head)
+            blocks.push_back({head, {}});
+        if (dot != std::string::npos)
+            blocks.back().names.push_back(path.substr(dot + 1));
     }
     std::string words;
-    for (std::size_t i = 0; i < items.size(); ++i)
-        words += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const Block& b = blocks[i];
+        std::string item = b.head;
+        if (b.names.size() == 1)
+            item += "." + b.names.front();
+        for (std::size_t n = 0; b.names.size() > 1 && n < b.names.size(); ++n)
+            item += (n == 0 ? " (" : ", ") + b.names[n] + (n + 1 == b.names.size() ? ")" : "");
+        words += (i == 0 ? "" : i + 1 == blocks.size() ? " and " : ", ") + item;
+    }
     return words;
 }
 
@@ -111,9 +118,9 @@ namespace {
 struct DeviceParser {
     JsonReader& reader;
     std::vector<std::pair<std::string, std::string>>& citations; // (path, key)
-    // While a device is read: its path, and where its announced figures go (Device::announced_figures).
+    // While a device is read: its path, and the places of its announced figures (Device::announced_figures).
     std::string device_path;
-    std::vector<std::string>* announced = nullptr;
+    std::vector<std::string> announced;
 
     std::optional<Sourced> sourced(const Json& object, const std::string& path, const char* key,
                                    bool required, bool allowZero = false) {
@@ -148,8 +155,8 @@ struct DeviceParser {
     // the flag has no device to mark, and is refused.
     void noteAnnounced(const std::string& path) {
         const std::string prefix = device_path + ".";
-        if (announced && !device_path.empty() && path.rfind(prefix, 0) == 0)
-            announced->push_back(path.substr(prefix.size()));
+        if (!device_path.empty() && path.rfind(prefix, 0) == 0)
+            announced.push_back(path.substr(prefix.size()));
         else
             reader.error(JsonReader::join(path, "announced"), "only a device's figures can be announced");
     }
@@ -527,7 +534,7 @@ struct DeviceParser {
                                   "weight_streaming"});
         Device dev;
         device_path = path;
-        announced = &dev.announced_figures;
+        announced.clear();
         readIdentity(dev, d, path);
         perPrecision(dev.peak_tflops, d, path, "peak_tflops", true);
         take(dev.memory_GB, d, path, "memory_GB", true);
@@ -551,7 +558,8 @@ struct DeviceParser {
         readEfficiency(dev, d, path);
         readWeightStreaming(dev, d, path);
         device_path.clear();
-        announced = nullptr;
+        dev.announced_figures = std::move(announced);
+        announced.clear();
         return dev;
     }
 };
@@ -644,7 +652,7 @@ public:
             readSources(*it, reader);
         if (auto it = doc.find("accuracy"); it != doc.end())
             readAccuracy(reader, *it, name, accuracies_);
-        DeviceParser parser{reader, citations_, {}, nullptr};
+        DeviceParser parser{reader, citations_, {}, {}};
         forEachEntry(doc, "storage", reader, [&](const Json& entry, const std::string& p) {
             if (auto tier = parser.storage(entry, p)) {
                 define("storage:" + tier->id, p, "storage tier \"" + tier->id + "\" is defined twice",

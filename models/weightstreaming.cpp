@@ -19,11 +19,6 @@ std::string notOnWeightStreaming(const Device& device, const char* what) {
            std::string(what) + "; use data parallelism (dp) across systems, which SwarmX joins";
 }
 
-// The bytes of one copy of the model's weights as they stream (the 16-bit working copy).
-double streamedWeightBytes(const Workload& workload) {
-    return countParameters(workload.model).total() * trainingStateBytes(workload).weights;
-}
-
 // SwarmX's depth for `systems` systems: a binary tree's levels, none for one system.
 double treeLevels(std::int64_t systems) {
     return systems > 1 ? std::ceil(std::log2(static_cast<double>(systems))) : 0.0;
@@ -40,18 +35,21 @@ double passSeconds(double compute, double stream, double layers) {
 void checkWeightStreamingLayout(const Workload& w, const Device& device, std::int64_t systems,
                                 const std::string& countPath, Diagnostics& errors) {
     const auto& p = w.parallel;
-    const std::pair<std::int64_t, const char*> split[] = {
-        {p.tp, "tensor parallelism: a layer is never split over systems"},
-        {p.pp, "pipeline parallelism: every layer runs on the same wafer"},
-        {p.vp, "interleaved pipeline: every layer runs on the same wafer"},
-        {p.cp, "context parallelism: a sequence stays on one wafer"},
-        {p.ep, "expert parallelism: a layer's experts stream to one wafer with the layer"}};
-    const char* fields[] = {"workload.parallel.tp", "workload.parallel.pp", "workload.parallel.vp",
-                            "workload.parallel.cp", "workload.parallel.ep"};
-    for (std::size_t i = 0; i < std::size(split); ++i)
-        if (split[i].first != 1)
-            errors.push_back({fields[i], "must be 1, got " + std::to_string(split[i].first) + ": " +
-                                             notOnWeightStreaming(device, split[i].second)});
+    struct Split {
+        std::int64_t size;
+        const char* field;
+        const char* why;
+    };
+    for (const Split& split :
+         {Split{p.tp, "workload.parallel.tp", "tensor parallelism: a layer is never split over systems"},
+          Split{p.pp, "workload.parallel.pp", "pipeline parallelism: every layer runs on the same wafer"},
+          Split{p.vp, "workload.parallel.vp", "interleaved pipeline: every layer runs on the same wafer"},
+          Split{p.cp, "workload.parallel.cp", "context parallelism: a sequence stays on one wafer"},
+          Split{p.ep, "workload.parallel.ep",
+                "expert parallelism: a layer's experts stream to one wafer with the layer"}})
+        if (split.size != 1)
+            errors.push_back({split.field, "must be 1, got " + std::to_string(split.size) + ": " +
+                                               notOnWeightStreaming(device, split.why)});
     if (p.zero != 0)
         errors.push_back({"workload.parallel.zero",
                           "must be 0, got " + std::to_string(p.zero) + ": " + device.id +
@@ -85,19 +83,24 @@ MemoryBreakdown trainingMemory(const Workload& workload, const Device* device) {
     return device && device->weight_streaming ? weightStreamingMemory(workload) : peakMemory(workload);
 }
 
-WeightStreamingStep weightStreamingStep(const ResolvedScenario& rs) {
+namespace {
+
+// The step from the wafer's costs of one micro-batch (stageCost of the single chunk).
+WeightStreamingStep stepOf(const ResolvedScenario& rs, const StageCost& cost) {
     const Workload& w = rs.workload();
     const Device& device = rs.device();
     const WeightStreaming& streaming = *device.weight_streaming;
-    const StageCost cost = stageCost(rs, 0);
     WeightStreamingStep s;
     s.micro_batches = static_cast<double>(w.microBatchesPerStep());
     s.forward_compute_s = cost.forward_s;
     s.backward_compute_s = cost.backward_s;
     // Weights in, gradients out: the two directions of the system's links, each at the streaming rate.
     const double bandwidth = streaming.bandwidth_GBps.value * 1e9 * device.efficiency.nicFraction();
-    s.stream_s = streamedWeightBytes(w) / bandwidth;
-    s.gradient_stream_s = countParameters(w.model).total() * trainingStateBytes(w).gradients / bandwidth;
+    // One copy of the model: its 16-bit working weights in, its gradients (at their precision) out.
+    const double params = countParameters(w.model).total();
+    const TrainingStateBytes bytes = trainingStateBytes(w);
+    s.stream_s = params * bytes.weights / bandwidth;
+    s.gradient_stream_s = params * bytes.gradients / bandwidth;
     s.tree_latency_s = treeLevels(w.parallel.dp) * streaming.hop_latency_us.value * 1e-6;
     const auto layers = static_cast<double>(w.model.layers);
     // A backward pass streams the weights in again while the gradients leave the other way: the slower of
@@ -114,14 +117,20 @@ WeightStreamingStep weightStreamingStep(const ResolvedScenario& rs) {
     return s;
 }
 
+} // namespace
+
+WeightStreamingStep weightStreamingStep(const ResolvedScenario& rs) {
+    return stepOf(rs, stageCost(rs, 0));
+}
+
 StepMeasurement weightStreamingMeasurement(const ResolvedScenario& rs) {
-    const WeightStreamingStep s = weightStreamingStep(rs);
+    StageCost cost = stageCost(rs, 0);
+    const WeightStreamingStep s = stepOf(rs, cost);
     const Device& device = rs.device();
     StepMeasurement m;
     m.step_time_s = s.step_s;
     m.breakdown.compute_s = s.compute_s;
     m.breakdown.exposed_communication_s = s.exposed_stream_s;
-    StageCost cost = stageCost(rs, 0);
     cost.optimizer_s = 0.0; // MemoryX runs the optimizer, beside the stream
     m.compute_split = computeSplit(rs.workload(), {cost});
     const double systems = static_cast<double>(rs.workload().parallel.dp);
