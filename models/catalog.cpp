@@ -475,6 +475,29 @@ struct DeviceParser {
         dev.weight_streaming = streaming;
     }
 
+    // {"exchange_TBps", "sync_us", ...}: the device computes in bulk-synchronous supersteps (models/bsp.h).
+    void readBulkSynchronous(Device& dev, const Json& d, const std::string& path) {
+        const auto it = d.find("bulk_synchronous");
+        if (it == d.end())
+            return;
+        const std::string p = JsonReader::join(path, "bulk_synchronous");
+        if (!reader.expectObject(*it, p))
+            return;
+        reader.rejectUnknownKeys(*it, p,
+                                 {"exchange_TBps", "sync_us", "supersteps_per_layer", "code_GB",
+                                  "streaming_memory_GB", "streaming_GBps"});
+        BulkSynchronous bsp;
+        take(bsp.exchange_TBps, *it, p, "exchange_TBps", true);
+        take(bsp.sync_us, *it, p, "sync_us", true);
+        take(bsp.supersteps_per_layer, *it, p, "supersteps_per_layer", true);
+        take(bsp.code_GB, *it, p, "code_GB", true);
+        take(bsp.streaming_memory_GB, *it, p, "streaming_memory_GB", true);
+        take(bsp.streaming_GBps, *it, p, "streaming_GBps", true);
+        if (dev.weight_streaming)
+            reader.error(p, "a device either streams its weights or holds them (weight_streaming), not both");
+        dev.bulk_synchronous = bsp;
+    }
+
     // The purchase and rent prices, each a sourced number or the reason there is none.
     void readPrice(Device& dev, const Json& d, const std::string& path) {
         const std::string p = JsonReader::join(path, "price");
@@ -531,7 +554,8 @@ struct DeviceParser {
                                   "min_power_limit_W",
                                   "memory_bound_W",
                                   "clock_power_exponent",
-                                  "weight_streaming"});
+                                  "weight_streaming",
+                                  "bulk_synchronous"});
         Device dev;
         device_path = path;
         announced.clear();
@@ -557,6 +581,7 @@ struct DeviceParser {
         readDataPipeline(dev, d, path);
         readEfficiency(dev, d, path);
         readWeightStreaming(dev, d, path);
+        readBulkSynchronous(dev, d, path);
         device_path.clear();
         dev.announced_figures = std::move(announced);
         announced.clear();

@@ -86,6 +86,19 @@ struct WeightStreaming {
     Sourced hop_latency_us; // one SwarmX tree level, each way
 };
 
+// Graphcore's IPU (models/bsp.h): the model's weights, gradients and activations live in the chip's SRAM
+// (In-Processor-Memory, the device's memory_GB), the optimizer state in streaming memory beside it, and the
+// chip computes in bulk-synchronous supersteps: every tile computes on its own memory, then the tiles
+// exchange what the next step needs, then all of them synchronise.
+struct BulkSynchronous {
+    Sourced exchange_TBps;        // the tiles' exchange with one another, one IPU, all tiles at once
+    Sourced sync_us;              // one superstep's synchronisation of the tiles
+    Sourced supersteps_per_layer; // the supersteps a transformer layer's forward compiles to
+    Sourced code_GB;              // SRAM the compiled program takes (code, exchange and stream buffers)
+    Sourced streaming_memory_GB;  // streaming memory per IPU
+    Sourced streaming_GBps;       // between one IPU and its streaming memory, each direction
+};
+
 // How far Choreo's predictions for one device were from the published runs it was compared with
 // (`choreo-sim accuracy`, written to assets/catalog/accuracy.json; docs/validation.md): not a figure of the
 // device but of the model on it, regenerated whenever the model changes.
@@ -266,6 +279,8 @@ struct Device {
     std::optional<HostCpus> host; // accelerators: the CPUs beside them in their reference server
     // Present for a device that trains by weight streaming instead of holding its model (Cerebras).
     std::optional<WeightStreaming> weight_streaming;
+    // Present for a device that computes in bulk-synchronous supersteps from on-chip SRAM (Graphcore IPU).
+    std::optional<BulkSynchronous> bulk_synchronous;
     // Weeks from an order to delivery, as last reported (press or analysts, dated); absent where nothing is
     // published, when a plan takes it as the planner's input (models/plan.h).
     Sourced lead_time_weeks;

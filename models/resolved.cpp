@@ -1,5 +1,6 @@
 #include "models/resolved.h"
 
+#include "models/bsp.h"
 #include "models/framework.h"
 #include "models/jsonreader.h"
 #include "models/weightstreaming.h"
@@ -522,6 +523,8 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
             errors.push_back({field, dev.id + " has no host-link bandwidth in the catalog (host_link_GBps), "
                                               "so the copies to host memory cannot be timed"});
     }
+    if (dev.bulk_synchronous)
+        checkBulkSynchronousLayout(w, dev, errors);
     if (dev.weight_streaming)
         checkWeightStreamingLayout(w, dev, pool.count,
                                    "cluster.pools[" + std::to_string(r.training_pool) + "].count", errors);
@@ -572,6 +575,12 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
                                         " has " + formatNumber(dev.memory_GB.value) + " GB (" +
                                         r.memory.describe() + "; pipeline stage " +
                                         std::to_string(r.memory.stage) + ")"});
+    if (checkMemory && dev.bulk_synchronous &&
+        streamingMemoryGB(w) > dev.bulk_synchronous->streaming_memory_GB.value)
+        errors.push_back({"memory", formatNumber(streamingMemoryGB(w)) + " GB of optimizer state per " +
+                                        dev.id + ", its streaming memory holds " +
+                                        formatNumber(dev.bulk_synchronous->streaming_memory_GB.value) +
+                                        " GB; raise pp or dp, or set workload.parallel.zero to 1"});
     if (errors.size() != before)
         return std::nullopt;
     return r;

@@ -1,5 +1,6 @@
 #include "models/stepcost.h"
 
+#include "models/bsp.h"
 #include "models/memory.h"
 #include "models/transformer.h"
 
@@ -398,6 +399,22 @@ void addLayerCompute(StageCost& cost, const ChunkShape& shape, const LayerCost& 
     }
 }
 
+// A bulk-synchronous device (models/bsp.h): each layer's forward, recomputed forward and backward (twice
+// the forward's exchange: the input and weight gradients) add their exchange and syncs.
+void addSupersteps(StageCost& cost, const ChunkShape& shape) {
+    const ModelShape& m = shape.model;
+    const double tp = shape.tp;
+    // The activations each GEMM reads (replicated over tensor ranks) and writes (split over them).
+    const double width = 4.0 * shape.hidden + (shape.query_width + 2.0 * shape.kv_width) / tp +
+                         shape.query_width / tp + (m.ffn_gated ? 2.0 : 1.0) * shape.ffn_hidden / tp +
+                         shape.ffn_hidden / tp;
+    const SuperstepCost forward = layerSupersteps(shape.device, shape.tokens * width * shape.act_bytes);
+    const double recomputed = shape.workload.recompute == Recompute::Full ? 1.0 : 0.0;
+    cost.forward_s += shape.layers * forward.total();
+    cost.backward_s += shape.layers * (2.0 * forward.total() + recomputed * forward.total());
+    cost.memory_bound_s += shape.layers * (3.0 + recomputed) * forward.total();
+}
+
 // Activation offloading (pp 1, no recomputation: one chunk of every layer): each offloaded layer's
 // activations go to the host over the host link during the forward and come back during the backward;
 // the computation waits where a copy outlasts its window's layers (offloadWindows).
@@ -471,10 +488,13 @@ void addOptimizerAndAccumulation(StageCost& cost, const ChunkShape& shape, doubl
     const double updated =
         workload.parallel.zero >= 1 ? shardedParameters(workload, params, expertParams) : params;
     const double stateBytes = workload.master_weights == MasterWeights::Remainders ? 16.0 + 4.0 + 2.0 : 24.0;
-    cost.optimizer_s = shape.optimizer_offload
-                           ? optimizerOffloadTimes(*shape.optimizer_offload, workload, updated).total()
-                           : mem.time(0.0, updated * (stateBytes + gradientReduceBytes(workload) + 2.0)) +
-                                 4.0 * mem.overhead_s;
+    if (shape.optimizer_offload)
+        cost.optimizer_s = optimizerOffloadTimes(*shape.optimizer_offload, workload, updated).total();
+    else if (shape.device.bulk_synchronous) // the state lives in streaming memory (models/bsp.h)
+        cost.optimizer_s = streamedOptimizerSeconds(shape.device, workload, updated);
+    else
+        cost.optimizer_s = mem.time(0.0, updated * (stateBytes + gradientReduceBytes(workload) + 2.0)) +
+                           4.0 * mem.overhead_s;
     // The expert pool updates the routed experts meanwhile; the step waits for the later of the two (charged
     // to each device's first chunk).
     if (shape.optimizer_offload && shape.optimizer_offload->pool) {
@@ -633,6 +653,8 @@ StageCost stageCost(const ResolvedScenario& rs, std::int64_t chunk) {
     const double params = parametersPerChunk(shape.workload, chunk);
     const double expertParams = expertParametersPerChunk(shape.workload, chunk);
     addOptimizerAndAccumulation(cost, shape, params, expertParams);
+    if (shape.device.bulk_synchronous)
+        addSupersteps(cost, shape);
     addModelParallelTraffic(cost, shape, layer.moe);
     addDataParallelBytes(cost, shape, params, expertParams);
     if (shape.workload.parallel.zero >= 3)

@@ -25,7 +25,7 @@ std::string toString(ScaleUpShape shape) {
 ScaleUpShape scaleUpShapeOf(const std::string& fabric) {
     if (fabric == "infinity-fabric" || fabric == "gaudi-roce")
         return ScaleUpShape::Mesh;
-    if (fabric == "tpu-ici")
+    if (fabric == "tpu-ici" || fabric == "ipu-link") // Graphcore's pods: a 2D torus of IPU-Links
         return ScaleUpShape::Torus;
     return ScaleUpShape::Switched;
 }
@@ -533,6 +533,45 @@ TopologyGraph buildTopologyGraph(const NetworkPlan& p) {
     return g;
 }
 
+void addModelStores(TopologyGraph& g, const NetworkPlan& p, const Device& device) {
+    auto add = [&g](VertexKind kind, std::int64_t index) {
+        return boost::add_vertex(TopologyVertex{kind, index}, g);
+    };
+    auto link = [&g](std::size_t a, std::size_t b, double bandwidth, double latency) {
+        boost::add_edge(a, b, TopologyEdge{bandwidth, latency, false, true}, g);
+    };
+    if (const auto& streaming = device.weight_streaming) {
+        const double bandwidth = streaming->bandwidth_GBps.value * 1e9;
+        const double latency = streaming->hop_latency_us.value * 1e-6;
+        // SwarmX: each level joins pairs of the one below, up to a single node that MemoryX feeds.
+        std::vector<std::size_t> level;
+        for (std::int64_t d = 0; d < p.devices; ++d)
+            level.push_back(static_cast<std::size_t>(d));
+        std::int64_t swarm = 0;
+        while (level.size() > 1) {
+            std::vector<std::size_t> up;
+            for (std::size_t i = 0; i < level.size(); i += 2) {
+                const auto node = add(VertexKind::SwarmX, swarm++);
+                link(node, level[i], bandwidth, latency);
+                if (i + 1 < level.size())
+                    link(node, level[i + 1], bandwidth, latency);
+                up.push_back(node);
+            }
+            level = std::move(up);
+        }
+        if (!level.empty())
+            link(add(VertexKind::MemoryX, 0), level.front(), bandwidth, latency);
+    } else if (const auto& bsp = device.bulk_synchronous) {
+        const double bandwidth = bsp->streaming_GBps.value * 1e9;
+        for (std::int64_t n = 0; n < p.nodes; ++n) {
+            const auto store = add(VertexKind::StreamingMemory, n);
+            for (std::int64_t d = n * p.devices_per_node;
+                 d < std::min(p.devices, (n + 1) * p.devices_per_node); ++d)
+                link(store, static_cast<std::size_t>(d), bandwidth, 0.0);
+        }
+    }
+}
+
 bool checkTopologyGraph(const TopologyGraph& g, std::int64_t devices, const std::string& path,
                         Diagnostics& errors) {
     const std::size_t before = errors.size();
@@ -696,11 +735,12 @@ TopologyFigures topologyFigures(const NetworkPlan& p, const TopologyGraph& g) {
         const auto kind = g[*v].kind;
         if (kind == VertexKind::ScaleUpSwitch)
             ++f.scale_up_switches;
-        else if (kind != VertexKind::Device)
+        else if (kind != VertexKind::Device && !isModelStore(kind))
             ++f.switches;
     }
     for (auto [e, end] = boost::edges(g); e != end; ++e)
-        ++(g[*e].scale_up ? f.scale_up_links : f.cables);
+        if (!g[*e].stream)
+            ++(g[*e].scale_up ? f.scale_up_links : f.cables);
     f.nics = switched ? p.devices : 0;
 
     // Diameter: BFS from devices that stand for every position (the networks are symmetric otherwise).

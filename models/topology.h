@@ -23,10 +23,11 @@ inline constexpr std::int64_t kDefaultSwitchRadix = 64;
 enum class ScaleUpShape {
     Switched, // NVLink/NVSwitch (8-GPU baseboard, NVL72 rack), PCIe, NeuronLink: one switch per domain
     Mesh,     // AMD Infinity Fabric, Gaudi's integrated RoCE ports: every device to every other
-    Torus,    // Google TPU ICI: a 3D torus slice
+    Torus,    // Google TPU ICI: a 3D torus slice; Graphcore's IPU-Links: a 2D torus
 };
 std::string toString(ScaleUpShape shape);
-// The shape a catalog fabric name implies ("infinity-fabric" -> Mesh, "tpu-ici" -> Torus, else Switched).
+// The shape a catalog fabric name implies ("infinity-fabric" -> Mesh, "tpu-ici" and "ipu-link" -> Torus,
+// else Switched).
 ScaleUpShape scaleUpShapeOf(const std::string& fabric);
 
 // Every count and rate of a pool's network, before any graph exists. Line rates, one direction, B/s.
@@ -122,7 +123,12 @@ std::optional<NetworkPlan> planNetwork(const Pool& pool, std::size_t poolIndex, 
 // What an editor applies when the user picks another kind.
 Topology topologyForKind(TopologyKind kind, const Pool& pool, const Topology& from);
 
-enum class VertexKind { Device, ScaleUpSwitch, Leaf, Spine, Core, Router };
+// MemoryX, SwarmX and StreamingMemory are the stores a weight-streaming or bulk-synchronous device keeps its
+// model state in and the tree that joins them (addModelStores); no collective crosses them.
+enum class VertexKind { Device, ScaleUpSwitch, Leaf, Spine, Core, Router, MemoryX, SwarmX, StreamingMemory };
+[[nodiscard]] inline bool isModelStore(VertexKind kind) {
+    return kind == VertexKind::MemoryX || kind == VertexKind::SwarmX || kind == VertexKind::StreamingMemory;
+}
 struct TopologyVertex {
     VertexKind kind = VertexKind::Device;
     std::int64_t index = 0; // device index, or switch index within its kind
@@ -131,12 +137,21 @@ struct TopologyEdge {
     double bandwidth_Bps = 0; // line rate, each direction
     double latency_s = 0;
     bool scale_up = false;
+    bool stream = false; // to or from a model store (addModelStores)
 };
 using TopologyGraph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, TopologyVertex, TopologyEdge>;
 
 // The graph of a plan: vertices 0..devices-1 are the devices, in order; switches follow.
 TopologyGraph buildTopologyGraph(const NetworkPlan& plan);
+
+// Appends the stores `device` keeps its model state in, for a view to draw beside the network: on a
+// weight-streaming device (Cerebras) MemoryX, joined to every system through SwarmX, a binary tree of
+// broadcast-and-reduce nodes (one level per halving, as the step model counts its hops); on a
+// bulk-synchronous device (Graphcore) one streaming memory per node, linked to each of its devices. The
+// edges carry the streaming rates and are marked `stream`; nothing else changes, so the figures and checks
+// take the graph without them.
+void addModelStores(TopologyGraph& graph, const NetworkPlan& plan, const Device& device);
 
 // Checks a graph: connected, every device has a scale-out link, no link without bandwidth. Errors
 // name `path` (the topology's JSON path).

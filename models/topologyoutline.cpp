@@ -50,7 +50,7 @@ public:
     TopologyOutline build() {
         const auto& p = plan_;
         // Vertices by kind, in index order.
-        std::vector<std::size_t> scaleUp, leaves, spines, cores, routers;
+        std::vector<std::size_t> scaleUp, leaves, spines, cores, routers, swarm, memoryX, streaming;
         for (std::size_t v = 0; v < boost::num_vertices(graph_); ++v) {
             switch (graph_[v].kind) {
             case VertexKind::Device:
@@ -69,6 +69,15 @@ public:
                 break;
             case VertexKind::Router:
                 routers.push_back(v);
+                break;
+            case VertexKind::MemoryX:
+                memoryX.push_back(v);
+                break;
+            case VertexKind::SwarmX:
+                swarm.push_back(v);
+                break;
+            case VertexKind::StreamingMemory:
+                streaming.push_back(v);
                 break;
             }
         }
@@ -141,6 +150,12 @@ public:
         }
         }
 
+        // Model stores (addModelStores): MemoryX and SwarmX's tree at the top, a node's streaming memory in
+        // it.
+        for (auto v : memoryX)
+            put(v, -1);
+        putTier(swarm, "SwarmX nodes", -1);
+
         // Nodes: their devices and scale-up switch, one group per node when a node has several devices.
         const bool nodeGroups = p.devices_per_node > 1;
         for (std::int64_t n = 0; n < p.nodes; ++n) {
@@ -151,13 +166,18 @@ public:
                 put(static_cast<std::size_t>(d), g);
             if (static_cast<std::size_t>(n) < scaleUp.size())
                 put(scaleUp[static_cast<std::size_t>(n)], g);
+            if (static_cast<std::size_t>(n) < streaming.size())
+                put(streaming[static_cast<std::size_t>(n)], g);
         }
 
         // Totals, children before parents (a child always has a larger index than its parent).
         for (std::size_t g = out_.groups.size(); g-- > 0;) {
             auto& group = out_.groups[g];
             for (auto v : group.members)
-                (graph_[v].kind == VertexKind::Device ? group.devices : group.switches) += 1;
+                if (graph_[v].kind == VertexKind::Device)
+                    ++group.devices;
+                else if (!isModelStore(graph_[v].kind) || graph_[v].kind == VertexKind::SwarmX)
+                    ++group.switches;
             if (group.parent >= 0) {
                 auto& parent = out_.groups[static_cast<std::size_t>(group.parent)];
                 parent.devices += group.devices;
@@ -194,6 +214,12 @@ std::string vertexLabel(const TopologyVertex& vertex) {
         return "core " + i;
     case VertexKind::Router:
         return "router " + i;
+    case VertexKind::MemoryX:
+        return "MemoryX";
+    case VertexKind::SwarmX:
+        return "SwarmX " + i;
+    case VertexKind::StreamingMemory:
+        return "streaming memory of node " + i;
     }
     return i;
 }

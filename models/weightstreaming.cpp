@@ -1,5 +1,6 @@
 #include "models/weightstreaming.h"
 
+#include "models/bsp.h"
 #include "models/jsonreader.h"
 #include "models/stepcost.h"
 #include "models/transformer.h"
@@ -80,7 +81,11 @@ MemoryBreakdown weightStreamingMemory(const Workload& w) {
 }
 
 MemoryBreakdown trainingMemory(const Workload& workload, const Device* device) {
-    return device && device->weight_streaming ? weightStreamingMemory(workload) : peakMemory(workload);
+    if (device && device->weight_streaming)
+        return weightStreamingMemory(workload);
+    if (device && device->bulk_synchronous)
+        return bulkSynchronousMemory(workload, *device);
+    return peakMemory(workload);
 }
 
 namespace {

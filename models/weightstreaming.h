@@ -32,8 +32,8 @@ void checkWeightStreamingLayout(const Workload& workload, const Device& device, 
 MemoryBreakdown weightStreamingMemory(const Workload& workload);
 
 // The memory one device of `device` needs for `workload`: weightStreamingMemory on a weight-streaming
-// device, else the GPU model's worst pipeline stage (peakMemory). One choice for the resolver and the
-// desktop's memory bar.
+// device, bulkSynchronousMemory's SRAM on an IPU (models/bsp.h), else the GPU model's worst pipeline stage
+// (peakMemory). One choice for the resolver and the desktop's memory bar.
 MemoryBreakdown trainingMemory(const Workload& workload, const Device* device);
 
 // The parts of a weight-streaming step, for tests and the result.

@@ -1,10 +1,12 @@
 // Weight streaming (models/weightstreaming.h): a Cerebras step against hand arithmetic, and the layouts and
 // micro-batches it refuses.
+#include "models/topology.h"
 #include "models/weightstreaming.h"
 
 #include <QTest>
 
 #include <algorithm>
+#include <map>
 
 #include "stagetesting.h"
 
@@ -74,6 +76,33 @@ private slots:
         const double bound = 32.0 * 3.0 * kLlama70bParams * 2.0 / (150e9 * 0.9);
         QVERIFY2(s.step_s > bound && s.step_s < 1.02 * bound,
                  qPrintable(QStringLiteral("%1 s against %2").arg(s.step_s).arg(bound)));
+    }
+
+    void memoryXFeedsEverySystemThroughSwarmX() {
+        const auto rs = choreo::test::resolveOrFail(kCerebras);
+        Diagnostics errors;
+        const auto scenario = choreo::test::loadWith(kCerebras, {}, errors);
+        const auto plan = planTrainingPoolNetwork(*scenario, choreo::test::catalog(), errors);
+        QVERIFY2(plan, joinDiagnostics(errors).c_str());
+        TopologyGraph graph = buildTopologyGraph(*plan);
+        const auto before = boost::num_vertices(graph);
+        addModelStores(graph, *plan, rs.device());
+        // 4 systems: 2 SwarmX nodes over pairs, 1 above them, and MemoryX feeding it: 4 + 2 + 1 links.
+        std::map<VertexKind, int> added;
+        for (auto v = before; v < boost::num_vertices(graph); ++v)
+            ++added[graph[v].kind];
+        QCOMPARE(added[VertexKind::SwarmX], 3);
+        QCOMPARE(added[VertexKind::MemoryX], 1);
+        int streams = 0;
+        for (auto [e, end] = boost::edges(graph); e != end; ++e)
+            if (graph[*e].stream) {
+                ++streams;
+                QCOMPARE(graph[*e].bandwidth_Bps, 150e9);
+                QCOMPARE(graph[*e].latency_s, 5e-6);
+            }
+        QCOMPARE(streams, 7);
+        // The tree is as deep as the step model's hops: 2 levels below the node MemoryX feeds.
+        QCOMPARE(weightStreamingStep(rs).tree_latency_s, 2 * 5e-6);
     }
 
     void layoutsThatSplitALayerAreRefused() {
