@@ -54,6 +54,37 @@ bool isSwitch(models::VertexKind kind) {
     return kind != models::VertexKind::Device;
 }
 
+// A model store's box text (models::addModelStores): MemoryX, a SwarmX node, a node's streaming memory.
+QString storeShortName(models::VertexKind kind) {
+    switch (kind) {
+    case models::VertexKind::MemoryX:
+        return u"MemX"_s;
+    case models::VertexKind::SwarmX:
+        return u"SwX"_s;
+    default:
+        return u"SM"_s;
+    }
+}
+
+QString storeTip(models::VertexKind kind, const QString& name, std::int64_t links) {
+    switch (kind) {
+    case models::VertexKind::MemoryX:
+        return QObject::tr("%1: holds the weights and optimizer state, streams the weights out and "
+                           "updates them with the gradients that come back")
+            .arg(name);
+    case models::VertexKind::SwarmX:
+        return QObject::tr("%1: broadcasts the weights down the tree and sums the gradients coming up "
+                           "(%2 links)")
+            .arg(name)
+            .arg(links);
+    default:
+        return QObject::tr("%1: holds the optimizer state of its %2 devices, read and written at each "
+                           "optimizer step")
+            .arg(name)
+            .arg(links);
+    }
+}
+
 // A box with a few lines of text, drawn at a constant on-screen font size whatever the zoom.
 class BoxItem final : public QGraphicsItem {
 public:
@@ -199,10 +230,13 @@ void TopologyView::setScenario(const models::Scenario& scenario) {
         auto net = std::make_unique<Network>();
         net->plan = *plan;
         net->graph = models::buildTopologyGraph(net->plan);
+        const auto* pool = scenario.trainingPool();
+        if (const models::Device* device = pool ? catalog_.find(pool->device) : nullptr)
+            models::addModelStores(net->graph, net->plan, *device);
         net->outline = models::outlineTopology(net->plan, net->graph);
         for (std::size_t v = 0; v < boost::num_vertices(net->graph); ++v)
-            net->switches += isSwitch(net->graph[v].kind);
-        if (const auto* pool = scenario.trainingPool())
+            net->switches += isSwitch(net->graph[v].kind) && !models::isModelStore(net->graph[v].kind);
+        if (pool)
             net->device = pool->device;
         net_ = std::move(net);
         layOut();
@@ -467,6 +501,7 @@ void TopologyView::redraw() {
     const QColor deviceFill(0xd9, 0xe7, 0xf5), deviceLine(0x4a, 0x6f, 0xa5);
     const QColor scaleUpFill(0xd7, 0xec, 0xd2), scaleUpLine(0x3f, 0x7d, 0x3a);
     const QColor switchFill(0xf6, 0xe4, 0xc6), switchLine(0xa5, 0x76, 0x2a);
+    const QColor storeFill(0xe9, 0xdc, 0xf2), storeLine(0x6e, 0x4a, 0x8e);
     const std::int64_t radix = n.plan.radix;
 
     auto degreeOf = [&](std::size_t v) { return static_cast<std::int64_t>(boost::degree(v, n.graph)); };
@@ -481,6 +516,9 @@ void TopologyView::redraw() {
         if (vx.kind == models::VertexKind::Device) {
             item = new BoxItem(r, deviceFill, deviceLine, {}, false);
             tip = tr("%1 (%2), node %3").arg(name, q(n.device)).arg(vx.index / n.plan.devices_per_node);
+        } else if (models::isModelStore(vx.kind)) {
+            item = new BoxItem(r, storeFill, storeLine, {storeShortName(vx.kind)}, false);
+            tip = storeTip(vx.kind, name, degreeOf(v));
         } else {
             const bool scaleUp = vx.kind == models::VertexKind::ScaleUpSwitch;
             const QString shortName = scaleUp ? tr("SU") : name.left(1).toUpper() + QString::number(vx.index);
@@ -562,6 +600,7 @@ void TopologyView::redraw() {
         std::int64_t links = 0;
         double total_Bps = 0, min_Bps = 0, max_Bps = 0, latency_s = 0;
         bool scaleUp = false;
+        bool stream = false;
     };
     struct PairHash {
         std::size_t operator()(const std::pair<std::int64_t, std::int64_t>& p) const {
@@ -589,6 +628,7 @@ void TopologyView::redraw() {
         bundle.total_Bps += edge.bandwidth_Bps;
         bundle.latency_s = edge.latency_s;
         bundle.scaleUp = bundle.scaleUp || edge.scale_up;
+        bundle.stream = bundle.stream || edge.stream;
         ++bundle.links;
     }
     auto centre = [&](std::int64_t k) {
@@ -636,7 +676,9 @@ void TopologyView::redraw() {
         const QLineF line(centre(ends.first), centre(ends.second));
         if (!QRectF(line.p1(), line.p2()).normalized().adjusted(-1, -1, 1, 1).intersects(visible))
             continue;
-        QPen pen(bundle.scaleUp ? QColor(0x3f, 0x7d, 0x3a, 170) : QColor(0x4a, 0x6f, 0xa5, 170));
+        QPen pen(bundle.stream    ? QColor(0x6e, 0x4a, 0x8e, 170)
+                 : bundle.scaleUp ? QColor(0x3f, 0x7d, 0x3a, 170)
+                                  : QColor(0x4a, 0x6f, 0xa5, 170));
         pen.setCosmetic(true);
         // Thicker for more bandwidth, unless there are so many lines that thickness would hide them.
         pen.setWidthF(
@@ -647,10 +689,13 @@ void TopologyView::redraw() {
         const QString ends_text = tr("%1 – %2").arg(nameOf(ends.first), nameOf(ends.second));
         QString tip;
         if (bundle.links == 1)
-            tip =
-                tr("%1\n%2 link, %3 each way, %4 µs")
-                    .arg(ends_text, bundle.scaleUp ? tr("scale-up") : tr("scale-out"), rate(bundle.total_Bps))
-                    .arg(bundle.latency_s * 1e6, 0, 'g', 3);
+            tip = tr("%1\n%2 link, %3 each way, %4 µs")
+                      .arg(ends_text,
+                           bundle.stream    ? tr("streaming")
+                           : bundle.scaleUp ? tr("scale-up")
+                                            : tr("scale-out"),
+                           rate(bundle.total_Bps))
+                      .arg(bundle.latency_s * 1e6, 0, 'g', 3);
         else if (bundle.min_Bps == bundle.max_Bps)
             tip = tr("%1\n%2 links × %3 = %4 each way")
                       .arg(ends_text)
