@@ -152,17 +152,20 @@ std::string priceText(const models::Sourced& s, const char* format) {
 }
 
 void printText(const models::Catalog& catalog) {
-    std::printf("%-14s %-11s %-8s %-16s %9s %7s %6s %9s %7s\n", "id", "kind", "family", "fabric", "bf16 TF",
+    std::printf("%-14s %-11s %-9s %-16s %9s %7s %6s %9s %7s\n", "id", "kind", "family", "fabric", "16-bit TF",
                 "mem GB", "TDP W", "buy $", "rent $/h");
     std::vector<std::string> unpriced;
     std::vector<std::string> announced;
     for (const auto& d : catalog.devices()) {
-        const auto bf16 = d.peak_tflops.find(models::Precision::Bf16);
+        // bf16's peak, or fp16's on a device without bf16 (Graphcore's IPUs).
+        auto sixteen = d.peak_tflops.find(models::Precision::Bf16);
+        if (sixteen == d.peak_tflops.end())
+            sixteen = d.peak_tflops.find(models::Precision::Fp16);
         const std::string id = d.announced() ? d.id + "*" : d.id;
-        std::printf("%-14s %-11s %-8s %-16s %9s %7.0f %6.0f %9s %7s\n", id.c_str(),
+        std::printf("%-14s %-11s %-9s %-16s %9s %7.4g %6.0f %9s %7s\n", id.c_str(),
                     models::toString(d.kind).c_str(), d.vendor.c_str(),
                     (d.scale_up ? d.scale_up->fabric : std::string("none")).c_str(),
-                    bf16 == d.peak_tflops.end() ? "-" : priceText(bf16->second, "%.0f").c_str(),
+                    sixteen == d.peak_tflops.end() ? "-" : priceText(sixteen->second, "%.0f").c_str(),
                     d.memory_GB.value, d.tdp_W.value, priceText(d.buy_usd, "%.0f").c_str(),
                     priceText(d.rent_usd_per_hour, "%.2f").c_str());
         if (!d.no_buy_price.empty())
