@@ -88,6 +88,14 @@ MemoryBreakdown trainingMemory(const Workload& workload, const Device* device) {
     return peakMemory(workload);
 }
 
+MemoryBreakdown trainingStageMemory(const Workload& workload, const Device* device, std::int64_t stage) {
+    if (device && device->weight_streaming)
+        return weightStreamingMemory(workload);
+    if (device && device->bulk_synchronous)
+        return bulkSynchronousStageMemory(workload, *device, stage);
+    return memoryForStage(workload, stage);
+}
+
 namespace {
 
 // The step from the wafer's costs of one micro-batch (stageCost of the single chunk).

@@ -35,6 +35,9 @@ MemoryBreakdown weightStreamingMemory(const Workload& workload);
 // device, bulkSynchronousMemory's SRAM on an IPU (models/bsp.h), else the GPU model's worst pipeline stage
 // (peakMemory). One choice for the resolver and the desktop's memory bar.
 MemoryBreakdown trainingMemory(const Workload& workload, const Device* device);
+// One pipeline stage's: bulkSynchronousStageMemory on an IPU, else memoryForStage (a weight-streaming device
+// has one stage, weightStreamingMemory).
+MemoryBreakdown trainingStageMemory(const Workload& workload, const Device* device, std::int64_t stage);
 
 // The parts of a weight-streaming step, for tests and the result.
 struct WeightStreamingStep {

@@ -49,6 +49,7 @@ private slots:
     void editedShapeIsCustom();
     void memoryBarFollowsTheLayout();
     void memoryStagesFollowTheDocument();
+    void memoryStagesOfAnIpuKeepTheOptimizerOffChip();
 
 private:
     std::optional<choreo::models::Catalog> catalog_;
@@ -255,6 +256,27 @@ void TestModelPresets::memoryStagesFollowTheDocument() {
     QCOMPARE(model.rowCount(), 8);
     document.undoStack()->undo();
     QCOMPARE(model.rowCount(), 4);
+}
+
+// On a Graphcore IPU each stage's row is what its SRAM holds: no optimizer state (in streaming memory) and
+// the compiled program as the buffers, not a GPU's runtime allowance.
+void TestModelPresets::memoryStagesOfAnIpuKeepTheOptimizerOffChip() {
+    choreo::models::Diagnostics errors;
+    auto ipuPod = choreo::models::loadScenarioFile(
+        choreo::test::assetsDir() / "scenarios" / "systems" / "ipu-pod.json", errors);
+    QVERIFY2(ipuPod, choreo::models::joinDiagnostics(errors).c_str());
+    choreo::ui::Document document(*catalog_, *ipuPod);
+    choreo::ui::MemoryStageModel model(&document);
+    QCOMPARE(model.rowCount(), 8);
+    QCOMPARE(model.capacityGB(), 0.9);
+    auto cell = [&](int stage, int column) {
+        return model.index(stage, column).data(choreo::ui::ValueRole).toDouble();
+    };
+    for (int stage = 0; stage < model.rowCount(); ++stage) {
+        QCOMPARE(cell(stage, choreo::ui::MemoryStageModel::OptimizerColumn), 0.0);
+        QCOMPARE(cell(stage, choreo::ui::MemoryStageModel::BuffersColumn), 0.15);
+        QVERIFY(cell(stage, choreo::ui::MemoryStageModel::TotalColumn) < 0.9);
+    }
 }
 
 QTEST_MAIN(TestModelPresets)

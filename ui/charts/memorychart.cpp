@@ -56,9 +56,11 @@ QChart* createMemoryChart(const QAbstractItemModel& model, const MemoryColumns& 
 
     auto* y = new QValueAxis;
     y->setTitleText(QObject::tr("Memory per device (GB)"));
-    y->setRange(0.0, std::max({tallest, capacity_GB, 1.0}) * 1.1);
+    const double top = std::max({tallest, capacity_GB, 0.1}) * 1.1;
+    y->setRange(0.0, top);
     y->applyNiceNumbers();
-    y->setLabelFormat(u"%.0f"_s);
+    // Whole GB on a GPU's scale; tenths below 10 GB (an IPU's 0.9 GB of SRAM would read 0, 1, 1, 2).
+    y->setLabelFormat(top >= 10.0 ? u"%.0f"_s : u"%.2g"_s);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(y);
 

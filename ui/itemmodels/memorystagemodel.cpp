@@ -41,7 +41,7 @@ void MemoryStageModel::recompute() {
         stages.push_back(models::weightStreamingMemory(s.workload));
     else if (computable(s.workload) && s.workload.parallel.pp <= kMaxStages)
         for (std::int64_t stage = 0; stage < s.workload.parallel.pp; ++stage)
-            stages.push_back(models::memoryForStage(s.workload, stage));
+            stages.push_back(models::trainingStageMemory(s.workload, device, stage));
     capacity_GB_ = device ? device->memory_GB.value : 0.0;
     if (stages.size() != stages_.size()) {
         beginResetModel();
