@@ -73,7 +73,7 @@ double layerActivationBytes(const Workload& w) {
     return (w.parallel.sequence_parallel ? replicated / t : replicated) + split / t;
 }
 
-MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
+MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage, double bytesPerLogit) {
     const auto bytes = trainingStateBytes(w);
     // ZeRO shards the routed experts' states over the expert data-parallel group, the rest over the
     // data-parallel group (Megatron-Core keeps an optimizer instance of each).
@@ -116,12 +116,12 @@ MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
         noRecompute.recompute = Recompute::None;
         activations += layerActivationBytes(noRecompute);
     }
-    // The cross-entropy's logits on the last stage, 6 bytes each at the peak, as Megatron-Core's vocabulary-
-    // parallel cross-entropy (fused or not) holds them: it keeps the fp32 softmax (4) for the backward, which
-    // computes the fp32 gradient in place and casts it to a bf16 one (2) while the softmax still lives; in
-    // the forward the bf16 logits (2) and their fp32 copy (4) live together.
+    // The cross-entropy's logits on the last stage, `bytesPerLogit` each: 6 at the peak of Megatron-Core's
+    // vocabulary- parallel cross-entropy (fused or not) holds them: it keeps the fp32 softmax (4) for the
+    // backward, which computes the fp32 gradient in place and casts it to a bf16 one (2) while the softmax
+    // still lives; in the forward the bf16 logits (2) and their fp32 copy (4) live together.
     const double logits = stage == p.pp - 1
-                              ? 6.0 * static_cast<double>(w.micro_batch) *
+                              ? bytesPerLogit * static_cast<double>(w.micro_batch) *
                                     static_cast<double>(w.model.seq_len) / static_cast<double>(p.cp) *
                                     static_cast<double>(w.model.vocab) / static_cast<double>(p.tp)
                               : 0.0;
@@ -147,13 +147,7 @@ MemoryBreakdown memoryForStage(const Workload& w, std::int64_t stage) {
 }
 
 MemoryBreakdown peakMemory(const Workload& w) {
-    MemoryBreakdown worst = memoryForStage(w, 0);
-    for (std::int64_t s = 1; s < w.parallel.pp; ++s) {
-        auto m = memoryForStage(w, s);
-        if (m.total() > worst.total())
-            worst = m;
-    }
-    return worst;
+    return worstStage(w, [&w](std::int64_t stage) { return memoryForStage(w, stage); });
 }
 
 } // namespace choreo::models

@@ -34,9 +34,25 @@ struct MemoryBreakdown {
 // after Korthikanti et al. 2022 (with flash attention: no s^2 term), generalised to GQA and gated FFN.
 double layerActivationBytes(const Workload& workload);
 
-// Memory of one device of pipeline stage `stage` under the 1F1B schedule.
-MemoryBreakdown memoryForStage(const Workload& workload, std::int64_t stage);
-// The stage that needs the most memory (what must fit).
+// Bytes a logit of the cross-entropy takes at its peak in Megatron-Core (memoryForStage's comment).
+inline constexpr double kMegatronLogitBytes = 6.0;
+
+// Memory of one device of pipeline stage `stage` under the 1F1B schedule; the last stage's logits at
+// `bytesPerLogit` each.
+MemoryBreakdown memoryForStage(const Workload& workload, std::int64_t stage,
+                               double bytesPerLogit = kMegatronLogitBytes);
+// The stage whose `stageMemory(stage)` is the largest (what must fit).
+template <typename StageMemory>
+MemoryBreakdown worstStage(const Workload& workload, StageMemory&& stageMemory) {
+    MemoryBreakdown worst = stageMemory(std::int64_t{0});
+    for (std::int64_t s = 1; s < workload.parallel.pp; ++s) {
+        MemoryBreakdown m = stageMemory(s);
+        if (m.total() > worst.total())
+            worst = m;
+    }
+    return worst;
+}
+// The GPU model's worst stage.
 MemoryBreakdown peakMemory(const Workload& workload);
 
 } // namespace choreo::models

@@ -460,6 +460,64 @@ std::optional<std::size_t> findStagePool(const std::vector<ResolvedPool>& pools,
 
 namespace {
 
+// What the training pool's device allows of the workload: its precision, activation offloading, the
+// layouts of a bulk-synchronous or weight-streaming device, and tensor parallelism inside a node.
+void checkLayoutOnDevice(const Workload& w, const Device& dev, const Pool& pool, std::size_t poolIndex,
+                         Diagnostics& errors) {
+    const auto& p = w.parallel;
+    if (!dev.peakFlops(w.precision))
+        errors.push_back({"workload.precision", toString(w.precision) + " is not supported by " + dev.id});
+    if (const std::int64_t offload = w.activation_offload_layers; offload != 0) {
+        const std::string field = "workload.activation_offload_layers";
+        if (offload < 0 || offload >= w.model.layers)
+            errors.push_back({field, "must be between 0 and layers-1=" + std::to_string(w.model.layers - 1) +
+                                         ", got " + std::to_string(offload) +
+                                         " (the last layer's activations are used at once by its backward)"});
+        if (p.pp != 1)
+            errors.push_back({field, "activation offloading needs pp=1, got pp=" + std::to_string(p.pp) +
+                                         " (Megatron-Core has no offloading with pipeline parallelism)"});
+        if (w.recompute != Recompute::None)
+            errors.push_back({field, "activation offloading needs recompute none, got " +
+                                         toString(w.recompute) +
+                                         " (Megatron-Core offloads only without recomputation)"});
+        if (!dev.host_link_GBps.present() || dev.host_link_GBps.value <= 0.0)
+            errors.push_back({field, dev.id + " has no host-link bandwidth in the catalog (host_link_GBps), "
+                                              "so the copies to host memory cannot be timed"});
+    }
+    if (dev.bulk_synchronous)
+        checkBulkSynchronousLayout(w, dev, errors);
+    if (dev.weight_streaming)
+        checkWeightStreamingLayout(w, dev, pool.count,
+                                   "cluster.pools[" + std::to_string(poolIndex) + "].count", errors);
+    else if (p.tp > pool.devices_per_node)
+        errors.push_back({"workload.parallel.tp", std::to_string(p.tp) + " exceeds devices_per_node=" +
+                                                      std::to_string(pool.devices_per_node) +
+                                                      " (tensor parallelism must stay inside a node)"});
+    else if (pool.devices_per_node % p.tp != 0)
+        errors.push_back({"workload.parallel.tp", divides(p.tp, "devices_per_node", pool.devices_per_node)});
+}
+
+// The memory one device needs against what it has: its memory (an IPU's SRAM), and an IPU's streaming
+// memory for the optimizer state.
+void checkTrainingMemory(const ResolvedScenario& r, const Device& dev, Diagnostics& errors) {
+    if (r.memory.total() > dev.memory_GB.value)
+        errors.push_back({"memory", formatNumber(r.memory.total()) + " GB per device needed, " + dev.id +
+                                        " has " + formatNumber(dev.memory_GB.value) + " GB (" +
+                                        r.memory.describe() + "; pipeline stage " +
+                                        std::to_string(r.memory.stage) + ")"});
+    if (!dev.bulk_synchronous)
+        return;
+    const Workload& w = r.scenario.workload;
+    const double state = streamedOptimizerStateGB(w);
+    const double holds = dev.bulk_synchronous->streaming_memory_GB.value;
+    if (state > holds)
+        errors.push_back(
+            {"memory", formatNumber(state) + " GB of optimizer state per " + dev.id +
+                           ", its streaming memory holds " + formatNumber(holds) +
+                           (w.parallel.zero == 0 ? " GB; raise pp or dp, or set workload.parallel.zero to 1"
+                                                 : " GB; raise pp or dp")});
+}
+
 // resolveScenario once the framework's profile has been applied to `s`.
 std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog& catalog, Diagnostics& errors,
                                                bool checkMemory) {
@@ -504,36 +562,7 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
         errors.push_back({"cluster", std::string(p.cp > 1 ? "tp*pp*dp*cp = " : "tp*pp*dp = ") +
                                          (layout ? std::to_string(*layout) : std::string("more than 2^63")) +
                                          " but the pool has " + std::to_string(pool.count) + " devices"});
-    if (!dev.peakFlops(w.precision))
-        errors.push_back({"workload.precision", toString(w.precision) + " is not supported by " + dev.id});
-    if (const std::int64_t offload = w.activation_offload_layers; offload != 0) {
-        const std::string field = "workload.activation_offload_layers";
-        if (offload < 0 || offload >= w.model.layers)
-            errors.push_back({field, "must be between 0 and layers-1=" + std::to_string(w.model.layers - 1) +
-                                         ", got " + std::to_string(offload) +
-                                         " (the last layer's activations are used at once by its backward)"});
-        if (p.pp != 1)
-            errors.push_back({field, "activation offloading needs pp=1, got pp=" + std::to_string(p.pp) +
-                                         " (Megatron-Core has no offloading with pipeline parallelism)"});
-        if (w.recompute != Recompute::None)
-            errors.push_back({field, "activation offloading needs recompute none, got " +
-                                         toString(w.recompute) +
-                                         " (Megatron-Core offloads only without recomputation)"});
-        if (!dev.host_link_GBps.present() || dev.host_link_GBps.value <= 0.0)
-            errors.push_back({field, dev.id + " has no host-link bandwidth in the catalog (host_link_GBps), "
-                                              "so the copies to host memory cannot be timed"});
-    }
-    if (dev.bulk_synchronous)
-        checkBulkSynchronousLayout(w, dev, errors);
-    if (dev.weight_streaming)
-        checkWeightStreamingLayout(w, dev, pool.count,
-                                   "cluster.pools[" + std::to_string(r.training_pool) + "].count", errors);
-    else if (p.tp > pool.devices_per_node)
-        errors.push_back({"workload.parallel.tp", std::to_string(p.tp) + " exceeds devices_per_node=" +
-                                                      std::to_string(pool.devices_per_node) +
-                                                      " (tensor parallelism must stay inside a node)"});
-    else if (pool.devices_per_node % p.tp != 0)
-        errors.push_back({"workload.parallel.tp", divides(p.tp, "devices_per_node", pool.devices_per_node)});
+    checkLayoutOnDevice(w, dev, pool, r.training_pool, errors);
 
     // Network figures.
     const auto& net = s.cluster.network;
@@ -570,17 +599,8 @@ std::optional<ResolvedScenario> resolveApplied(const Scenario& s, const Catalog&
         return std::nullopt;
 
     r.memory = trainingMemory(w, &dev);
-    if (checkMemory && r.memory.total() > dev.memory_GB.value)
-        errors.push_back({"memory", formatNumber(r.memory.total()) + " GB per device needed, " + dev.id +
-                                        " has " + formatNumber(dev.memory_GB.value) + " GB (" +
-                                        r.memory.describe() + "; pipeline stage " +
-                                        std::to_string(r.memory.stage) + ")"});
-    if (checkMemory && dev.bulk_synchronous &&
-        streamingMemoryGB(w) > dev.bulk_synchronous->streaming_memory_GB.value)
-        errors.push_back({"memory", formatNumber(streamingMemoryGB(w)) + " GB of optimizer state per " +
-                                        dev.id + ", its streaming memory holds " +
-                                        formatNumber(dev.bulk_synchronous->streaming_memory_GB.value) +
-                                        " GB; raise pp or dp, or set workload.parallel.zero to 1"});
+    if (checkMemory)
+        checkTrainingMemory(r, dev, errors);
     if (errors.size() != before)
         return std::nullopt;
     return r;

@@ -333,6 +333,19 @@ std::optional<ServeReplicas> sizeReplicas(const ResolvedServing& s, const std::v
     r.pool = poolIndex;
     r.device = rp.device;
     r.parallel = parallel;
+    // The decode model reads weights and KV cache from a GPU's DRAM; these devices keep neither there.
+    if (rp.device->weight_streaming || rp.device->bulk_synchronous) {
+        errors.push_back(
+            {where + ".pool",
+             "serving is not modelled on " + rp.device->id + ": it " +
+                 (rp.device->weight_streaming ? "streams its weights from MemoryX and keeps no KV cache "
+                                                "in DRAM"
+                                              : "keeps its model in on-chip SRAM, with no DRAM for a KV "
+                                                "cache") +
+                 ", and the decode model reads both from a GPU's memory; serve "
+                 "on a pool of GPUs or accelerators with DRAM"});
+        return std::nullopt;
+    }
     checkServeLayout(s.model, parallel, rp.pool, where + ".parallel", errors);
     const std::int64_t perReplica = parallel.devices();
     if (replicas) {

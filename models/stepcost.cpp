@@ -404,15 +404,20 @@ void addLayerCompute(StageCost& cost, const ChunkShape& shape, const LayerCost& 
 void addSupersteps(StageCost& cost, const ChunkShape& shape) {
     const ModelShape& m = shape.model;
     const double tp = shape.tp;
-    // The activations each GEMM reads (replicated over tensor ranks) and writes (split over them).
-    const double width = 4.0 * shape.hidden + (shape.query_width + 2.0 * shape.kv_width) / tp +
-                         shape.query_width / tp + (m.ffn_gated ? 2.0 : 1.0) * shape.ffn_hidden / tp +
-                         shape.ffn_hidden / tp;
-    const SuperstepCost forward = layerSupersteps(shape.device, shape.tokens * width * shape.act_bytes);
-    const double recomputed = shape.workload.recompute == Recompute::Full ? 1.0 : 0.0;
+    // The activations a token's GEMMs read (the QKV and FFN-up inputs, hidden wide and replicated over tensor
+    // ranks; the output projection's, query wide; the down projection's, ffn wide) and write (Q, K and V; the
+    // output and down projections', hidden wide; the up (and gate) outputs), elements on one tensor rank.
+    const double exchangedPerToken =
+        4.0 * shape.hidden + (shape.query_width + 2.0 * shape.kv_width) / tp + shape.query_width / tp +
+        (m.ffn_gated ? 2.0 : 1.0) * shape.ffn_hidden / tp + shape.ffn_hidden / tp;
+    const SuperstepCost forward =
+        layerSupersteps(shape.device, shape.tokens * exchangedPerToken * shape.act_bytes);
+    const double recomputedForwards = shape.workload.recompute == Recompute::Full ? 1.0 : 0.0;
     cost.forward_s += shape.layers * forward.total();
-    cost.backward_s += shape.layers * (2.0 * forward.total() + recomputed * forward.total());
-    cost.memory_bound_s += shape.layers * (3.0 + recomputed) * forward.total();
+    cost.backward_s += shape.layers * (2.0 + recomputedForwards) * forward.total();
+    cost.recompute_s += shape.layers * recomputedForwards * forward.total();
+    // Reported with the memory-bound work: neither GEMM nor attention arithmetic.
+    cost.memory_bound_s += shape.layers * (3.0 + recomputedForwards) * forward.total();
 }
 
 // Activation offloading (pp 1, no recomputation: one chunk of every layer): each offloaded layer's

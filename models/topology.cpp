@@ -57,6 +57,15 @@ std::array<std::int64_t, 3> cubeDims(std::int64_t n) {
     return best;
 }
 
+// The most square x <= y of n devices, as a torus plane {1, x, y} (x = 1 for a prime n).
+std::array<std::int64_t, 3> planeDims(std::int64_t n) {
+    std::int64_t x = 1;
+    for (std::int64_t d = 1; d * d <= n; ++d)
+        if (n % d == 0)
+            x = d;
+    return {1, x, n / x};
+}
+
 std::int64_t linksPerTorusVertex(const std::array<std::int64_t, 3>& dims) {
     std::int64_t k = 0;
     for (auto d : dims)
@@ -320,8 +329,9 @@ std::optional<NetworkPlan> planNetwork(const Pool& pool, std::size_t poolIndex, 
     if (p.devices_per_node > 1 && !(p.scale_up_Bps > 0.0))
         error("cluster.network.scale_up.bandwidth_GBps",
               "the scale-up fabric has no bandwidth (" + formatNumber(p.scale_up_Bps / 1e9) + " GB/s)");
-    if (p.scale_up == ScaleUpShape::Torus)
-        p.scale_up_dims = cubeDims(p.devices_per_node);
+    if (p.scale_up == ScaleUpShape::Torus) // Graphcore's IPU-Links are a 2D torus, TPU ICI a 3D one
+        p.scale_up_dims = rates.scale_up_fabric == "ipu-link" ? planeDims(p.devices_per_node)
+                                                              : cubeDims(p.devices_per_node);
 
     rejectUnusedTopologyKeys(t, path, errors);
     if (t.kind != TopologyKind::Torus3d && !(p.nic_Bps > 0.0))
@@ -593,7 +603,7 @@ bool checkTopologyGraph(const TopologyGraph& g, std::int64_t devices, const std:
             queue.pop_front();
             for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
                 const auto w = boost::target(*e, g);
-                if (!seen[w] && !(scaleOutOnly && g[*e].scale_up)) {
+                if (!seen[w] && !(scaleOutOnly && !isScaleOut(g[*e]))) {
                     seen[w] = 1;
                     queue.push_back(w);
                 }
@@ -631,7 +641,7 @@ std::int64_t scaleOutEccentricity(const TopologyGraph& g, std::int64_t devices,
             queue.pop_front();
             for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
                 const auto w = boost::target(*e, g);
-                if (dist[w] < 0 && !g[*e].scale_up) {
+                if (dist[w] < 0 && isScaleOut(g[*e])) {
                     dist[w] = dist[v] + 1;
                     queue.push_back(w);
                 }
@@ -654,7 +664,7 @@ double halvesMaxFlow_Bps(const TopologyGraph& g, std::int64_t devices) {
     };
     std::vector<int> scaleOutDegree(n, 0);
     for (auto [e, end] = boost::edges(g); e != end; ++e)
-        if (!g[*e].scale_up) {
+        if (isScaleOut(g[*e])) {
             ++scaleOutDegree[boost::source(*e, g)];
             ++scaleOutDegree[boost::target(*e, g)];
         }
@@ -665,7 +675,7 @@ double halvesMaxFlow_Bps(const TopologyGraph& g, std::int64_t devices) {
     for (std::size_t v = 0; v < n; ++v)
         boost::add_vertex(g[v], rest);
     for (auto [e, end] = boost::edges(g); e != end; ++e) {
-        if (g[*e].scale_up)
+        if (!isScaleOut(g[*e]))
             continue;
         auto a = boost::source(*e, g), b = boost::target(*e, g);
         if (contracted(b))
@@ -710,7 +720,7 @@ double maxFlow_Bps(const TopologyGraph& g, const std::vector<double>& fromSource
         reverse[r] = e;
     };
     for (auto [e, end] = boost::edges(g); e != end; ++e) {
-        if (g[*e].scale_up)
+        if (!isScaleOut(g[*e]))
             continue;
         const auto a = boost::source(*e, g), b = boost::target(*e, g);
         arc(a, b, g[*e].bandwidth_Bps);

@@ -129,6 +129,11 @@ enum class VertexKind { Device, ScaleUpSwitch, Leaf, Spine, Core, Router, Memory
 [[nodiscard]] inline bool isModelStore(VertexKind kind) {
     return kind == VertexKind::MemoryX || kind == VertexKind::SwarmX || kind == VertexKind::StreamingMemory;
 }
+// Counted with the switches where a view or outline counts them: every vertex but devices and memories
+// (SwarmX's nodes are switches that broadcast and reduce).
+[[nodiscard]] inline bool countsAsSwitch(VertexKind kind) {
+    return kind != VertexKind::Device && kind != VertexKind::MemoryX && kind != VertexKind::StreamingMemory;
+}
 struct TopologyVertex {
     VertexKind kind = VertexKind::Device;
     std::int64_t index = 0; // device index, or switch index within its kind
@@ -139,6 +144,10 @@ struct TopologyEdge {
     bool scale_up = false;
     bool stream = false; // to or from a model store (addModelStores)
 };
+// A link of the scale-out network: neither scale-up nor to a model store.
+[[nodiscard]] inline bool isScaleOut(const TopologyEdge& edge) {
+    return !edge.scale_up && !edge.stream;
+}
 using TopologyGraph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, TopologyVertex, TopologyEdge>;
 
@@ -149,8 +158,8 @@ TopologyGraph buildTopologyGraph(const NetworkPlan& plan);
 // weight-streaming device (Cerebras) MemoryX, joined to every system through SwarmX, a binary tree of
 // broadcast-and-reduce nodes (one level per halving, as the step model counts its hops); on a
 // bulk-synchronous device (Graphcore) one streaming memory per node, linked to each of its devices. The
-// edges carry the streaming rates and are marked `stream`; nothing else changes, so the figures and checks
-// take the graph without them.
+// edges carry the streaming rates and are marked `stream`; the figures and checks skip those edges
+// (isScaleOut) and leave the stores out of their counts.
 void addModelStores(TopologyGraph& graph, const NetworkPlan& plan, const Device& device);
 
 // Checks a graph: connected, every device has a scale-out link, no link without bandwidth. Errors

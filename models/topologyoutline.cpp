@@ -47,10 +47,26 @@ public:
             put(v, g);
     }
 
+    // The model stores (addModelStores): MemoryX and SwarmX's tree at the top, each node's streaming
+    // memory with its devices (in `nodeGroup`).
+    void putStores(const std::vector<std::int64_t>& nodeGroup) {
+        std::vector<std::size_t> swarm;
+        for (std::size_t v = 0; v < boost::num_vertices(graph_); ++v) {
+            const TopologyVertex& vertex = graph_[v];
+            if (vertex.kind == VertexKind::MemoryX)
+                put(v, -1);
+            else if (vertex.kind == VertexKind::SwarmX)
+                swarm.push_back(v);
+            else if (vertex.kind == VertexKind::StreamingMemory)
+                put(v, nodeGroup[static_cast<std::size_t>(vertex.index)]);
+        }
+        putTier(swarm, "SwarmX nodes", -1);
+    }
+
     TopologyOutline build() {
         const auto& p = plan_;
         // Vertices by kind, in index order.
-        std::vector<std::size_t> scaleUp, leaves, spines, cores, routers, swarm, memoryX, streaming;
+        std::vector<std::size_t> scaleUp, leaves, spines, cores, routers;
         for (std::size_t v = 0; v < boost::num_vertices(graph_); ++v) {
             switch (graph_[v].kind) {
             case VertexKind::Device:
@@ -70,14 +86,7 @@ public:
             case VertexKind::Router:
                 routers.push_back(v);
                 break;
-            case VertexKind::MemoryX:
-                memoryX.push_back(v);
-                break;
-            case VertexKind::SwarmX:
-                swarm.push_back(v);
-                break;
-            case VertexKind::StreamingMemory:
-                streaming.push_back(v);
+            default: // the model stores: putStores
                 break;
             }
         }
@@ -150,14 +159,9 @@ public:
         }
         }
 
-        // Model stores (addModelStores): MemoryX and SwarmX's tree at the top, a node's streaming memory in
-        // it.
-        for (auto v : memoryX)
-            put(v, -1);
-        putTier(swarm, "SwarmX nodes", -1);
-
         // Nodes: their devices and scale-up switch, one group per node when a node has several devices.
         const bool nodeGroups = p.devices_per_node > 1;
+        std::vector<std::int64_t> nodeGroup; // the group each node's vertices went to
         for (std::int64_t n = 0; n < p.nodes; ++n) {
             const std::int64_t parent = nodeParent[static_cast<std::size_t>(n)];
             const std::int64_t g = nodeGroups ? add("node " + std::to_string(n), "node", parent) : parent;
@@ -166,17 +170,22 @@ public:
                 put(static_cast<std::size_t>(d), g);
             if (static_cast<std::size_t>(n) < scaleUp.size())
                 put(scaleUp[static_cast<std::size_t>(n)], g);
-            if (static_cast<std::size_t>(n) < streaming.size())
-                put(streaming[static_cast<std::size_t>(n)], g);
+            nodeGroup.push_back(g);
         }
+        putStores(nodeGroup);
 
-        // Totals, children before parents (a child always has a larger index than its parent).
+        countGroups();
+        return std::move(out_);
+    }
+
+    // Each group's devices and switches, children before parents (a child has a larger index).
+    void countGroups() {
         for (std::size_t g = out_.groups.size(); g-- > 0;) {
             auto& group = out_.groups[g];
             for (auto v : group.members)
                 if (graph_[v].kind == VertexKind::Device)
                     ++group.devices;
-                else if (!isModelStore(graph_[v].kind) || graph_[v].kind == VertexKind::SwarmX)
+                else if (countsAsSwitch(graph_[v].kind))
                     ++group.switches;
             if (group.parent >= 0) {
                 auto& parent = out_.groups[static_cast<std::size_t>(group.parent)];
@@ -184,7 +193,6 @@ public:
                 parent.switches += group.switches;
             }
         }
-        return std::move(out_);
     }
 
 private:

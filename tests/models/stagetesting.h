@@ -62,6 +62,16 @@ inline models::ResolvedScenario resolveOrFail(const std::filesystem::path& file,
     return std::move(*rs);
 }
 
+// The training pool's network of a shipped scenario, planned; the test stops when it cannot be.
+inline models::NetworkPlan planOrFail(const std::filesystem::path& file) {
+    models::Diagnostics errors;
+    const auto scenario = loadWith(file, {}, errors);
+    auto plan = scenario ? models::planTrainingPoolNetwork(*scenario, catalog(), errors) : std::nullopt;
+    if (!plan)
+        qFatal("%s: %s", file.filename().string().c_str(), models::joinDiagnostics(errors).c_str());
+    return std::move(*plan);
+}
+
 // Whether `errors` hold one at `path` whose message contains `message`.
 inline bool hasError(const models::Diagnostics& errors, const std::string& path, const std::string& message) {
     for (const auto& e : errors)

@@ -256,6 +256,32 @@ private slots:
                  joinDiagnostics(errors).c_str());
     }
 
+    // A device streams its weights (Cerebras) or holds them in SRAM and computes in supersteps (Graphcore),
+    // never both: the two step models exclude each other.
+    void aDeviceHasOneExecutionModel() {
+        Diagnostics errors;
+        const auto catalog = Catalog::load(kCatalog, errors);
+        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        const Device* ipu = catalog->find("bow-2000");
+        QVERIFY(ipu && ipu->bulk_synchronous && !ipu->weight_streaming);
+        QCOMPARE(ipu->bulk_synchronous->streaming_memory_GB.value, 64.0);
+        Json d = h100();
+        d["id"] = "test-chip";
+        d["aliases"] = Json::array();
+        d.erase("host");
+        const Json figure = {{"value", 1}, {"source", "CHOREO-DEFAULT"}};
+        d["weight_streaming"] = {
+            {"bandwidth_GBps", figure}, {"max_systems", figure}, {"hop_latency_us", figure}};
+        d["bulk_synchronous"] = {{"exchange_TBps", figure},        {"sync_us", figure},
+                                 {"supersteps_per_layer", figure}, {"code_GB", figure},
+                                 {"streaming_memory_GB", figure},  {"streaming_GBps", figure}};
+        QVERIFY(!Catalog::load(scratchCatalog(d), errors));
+        QVERIFY2(
+            joinDiagnostics(errors).find("devices[0].bulk_synchronous: a device either streams its weights "
+                                         "or holds them") != std::string::npos,
+            joinDiagnostics(errors).c_str());
+    }
+
     void unknownSourceIsRejected() {
         Json d = h100();
         d["id"] = "test-gpu";

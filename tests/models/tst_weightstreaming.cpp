@@ -80,13 +80,10 @@ private slots:
 
     void memoryXFeedsEverySystemThroughSwarmX() {
         const auto rs = choreo::test::resolveOrFail(kCerebras);
-        Diagnostics errors;
-        const auto scenario = choreo::test::loadWith(kCerebras, {}, errors);
-        const auto plan = planTrainingPoolNetwork(*scenario, choreo::test::catalog(), errors);
-        QVERIFY2(plan, joinDiagnostics(errors).c_str());
-        TopologyGraph graph = buildTopologyGraph(*plan);
+        const auto plan = choreo::test::planOrFail(kCerebras);
+        TopologyGraph graph = buildTopologyGraph(plan);
         const auto before = boost::num_vertices(graph);
-        addModelStores(graph, *plan, rs.device());
+        addModelStores(graph, plan, rs.device());
         // 4 systems: 2 SwarmX nodes over pairs, 1 above them, and MemoryX feeding it: 4 + 2 + 1 links.
         std::map<VertexKind, int> added;
         for (auto v = before; v < boost::num_vertices(graph); ++v)
@@ -101,8 +98,22 @@ private slots:
                 QCOMPARE(graph[*e].latency_s, 5e-6);
             }
         QCOMPARE(streams, 7);
-        // The tree is as deep as the step model's hops: 2 levels below the node MemoryX feeds.
-        QCOMPARE(weightStreamingStep(rs).tree_latency_s, 2 * 5e-6);
+        // The tree is as deep as the step model's hops: from MemoryX to a system crosses the link into the
+        // tree's top node, then one per level, each level a hop of the step model.
+        std::size_t memoryX = 0;
+        for (auto v = before; v < boost::num_vertices(graph); ++v)
+            if (graph[v].kind == VertexKind::MemoryX)
+                memoryX = v;
+        std::vector<int> depth(boost::num_vertices(graph), -1);
+        std::vector<std::size_t> queue{memoryX};
+        depth[memoryX] = 0;
+        for (std::size_t i = 0; i < queue.size(); ++i)
+            for (auto [e, end] = boost::out_edges(queue[i], graph); e != end; ++e)
+                if (const auto w = boost::target(*e, graph); graph[*e].stream && depth[w] < 0) {
+                    depth[w] = depth[queue[i]] + 1;
+                    queue.push_back(w);
+                }
+        QCOMPARE(weightStreamingStep(rs).tree_latency_s, (depth[0] - 1) * 5e-6);
     }
 
     void layoutsThatSplitALayerAreRefused() {

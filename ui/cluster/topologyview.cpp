@@ -54,6 +54,61 @@ bool isSwitch(models::VertexKind kind) {
     return kind != models::VertexKind::Device;
 }
 
+// The edges between the same two things on screen (vertices, or closed groups): drawn as one line.
+struct Bundle {
+    std::int64_t links = 0;
+    double total_Bps = 0, min_Bps = 0, max_Bps = 0, latency_s = 0;
+    bool scaleUp = false;
+    bool stream = false; // to a model store (models::addModelStores)
+};
+
+// Model stores and the links to them.
+const QColor kStoreColour(0x6e, 0x4a, 0x8e);
+
+// Green for scale-up, purple for streaming, blue for scale-out; thicker for more bandwidth, unless there
+// are so many lines (`crowded`) that thickness would hide them.
+QPen bundlePen(const Bundle& bundle, bool crowded) {
+    QColor colour = bundle.stream    ? kStoreColour
+                    : bundle.scaleUp ? QColor(0x3f, 0x7d, 0x3a)
+                                     : QColor(0x4a, 0x6f, 0xa5);
+    colour.setAlpha(170);
+    QPen pen(colour);
+    pen.setCosmetic(true);
+    pen.setWidthF(
+        crowded ? 0.6 : std::clamp(1.0 + std::log10(std::max(bundle.total_Bps / 1e9, 1.0)) * 0.8, 1.0, 5.0));
+    return pen;
+}
+
+// "leaf 0 – spine 1\n1 scale-out link, 50 GB/s each way, 1 µs" and the like.
+QString bundleTip(const Bundle& bundle, const QString& ends) {
+    if (bundle.links == 1) {
+        const QString kind = bundle.stream    ? TopologyView::tr("streaming")
+                             : bundle.scaleUp ? TopologyView::tr("scale-up")
+                                              : TopologyView::tr("scale-out");
+        return TopologyView::tr("%1\n%2 link, %3 each way, %4 µs")
+            .arg(ends, kind, rate(bundle.total_Bps))
+            .arg(bundle.latency_s * 1e6, 0, 'g', 3);
+    }
+    if (bundle.min_Bps == bundle.max_Bps)
+        return TopologyView::tr("%1\n%2 links × %3 = %4 each way")
+            .arg(ends)
+            .arg(bundle.links)
+            .arg(rate(bundle.min_Bps), rate(bundle.total_Bps));
+    return TopologyView::tr("%1\n%2 links, %3 to %4, %5 each way in all")
+        .arg(ends)
+        .arg(bundle.links)
+        .arg(rate(bundle.min_Bps), rate(bundle.max_Bps), rate(bundle.total_Bps));
+}
+
+// A bundle's label on its line.
+QString bundleLabel(const Bundle& bundle) {
+    if (bundle.links == 1)
+        return rate(bundle.total_Bps);
+    if (bundle.min_Bps == bundle.max_Bps)
+        return TopologyView::tr("%1 × %2").arg(bundle.links).arg(rate(bundle.min_Bps));
+    return TopologyView::tr("%1 links, %2").arg(bundle.links).arg(rate(bundle.total_Bps));
+}
+
 // A model store's box text (models::addModelStores): MemoryX, a SwarmX node, a node's streaming memory.
 QString storeShortName(models::VertexKind kind) {
     switch (kind) {
@@ -235,7 +290,7 @@ void TopologyView::setScenario(const models::Scenario& scenario) {
             models::addModelStores(net->graph, net->plan, *device);
         net->outline = models::outlineTopology(net->plan, net->graph);
         for (std::size_t v = 0; v < boost::num_vertices(net->graph); ++v)
-            net->switches += isSwitch(net->graph[v].kind) && !models::isModelStore(net->graph[v].kind);
+            net->switches += models::countsAsSwitch(net->graph[v].kind);
         if (pool)
             net->device = pool->device;
         net_ = std::move(net);
@@ -501,7 +556,7 @@ void TopologyView::redraw() {
     const QColor deviceFill(0xd9, 0xe7, 0xf5), deviceLine(0x4a, 0x6f, 0xa5);
     const QColor scaleUpFill(0xd7, 0xec, 0xd2), scaleUpLine(0x3f, 0x7d, 0x3a);
     const QColor switchFill(0xf6, 0xe4, 0xc6), switchLine(0xa5, 0x76, 0x2a);
-    const QColor storeFill(0xe9, 0xdc, 0xf2), storeLine(0x6e, 0x4a, 0x8e);
+    const QColor storeFill(0xe9, 0xdc, 0xf2), storeLine(kStoreColour);
     const std::int64_t radix = n.plan.radix;
 
     auto degreeOf = [&](std::size_t v) { return static_cast<std::int64_t>(boost::degree(v, n.graph)); };
@@ -596,12 +651,6 @@ void TopologyView::redraw() {
 
     // Links: each edge goes between what shows its ends (a vertex, or the closed group around it); edges
     // between the same two shown things are one bundle.
-    struct Bundle {
-        std::int64_t links = 0;
-        double total_Bps = 0, min_Bps = 0, max_Bps = 0, latency_s = 0;
-        bool scaleUp = false;
-        bool stream = false;
-    };
     struct PairHash {
         std::size_t operator()(const std::pair<std::int64_t, std::int64_t>& p) const {
             return std::hash<std::int64_t>()(p.first * 1000003 ^ p.second);
@@ -676,36 +725,9 @@ void TopologyView::redraw() {
         const QLineF line(centre(ends.first), centre(ends.second));
         if (!QRectF(line.p1(), line.p2()).normalized().adjusted(-1, -1, 1, 1).intersects(visible))
             continue;
-        QPen pen(bundle.stream    ? QColor(0x6e, 0x4a, 0x8e, 170)
-                 : bundle.scaleUp ? QColor(0x3f, 0x7d, 0x3a, 170)
-                                  : QColor(0x4a, 0x6f, 0xa5, 170));
-        pen.setCosmetic(true);
-        // Thicker for more bandwidth, unless there are so many lines that thickness would hide them.
-        pen.setWidthF(
-            crowded ? 0.6
-                    : std::clamp(1.0 + std::log10(std::max(bundle.total_Bps / 1e9, 1.0)) * 0.8, 1.0, 5.0));
-        auto* item = s->addLine(line, pen);
+        auto* item = s->addLine(line, bundlePen(bundle, crowded));
         item->setZValue(0);
-        const QString ends_text = tr("%1 – %2").arg(nameOf(ends.first), nameOf(ends.second));
-        QString tip;
-        if (bundle.links == 1)
-            tip = tr("%1\n%2 link, %3 each way, %4 µs")
-                      .arg(ends_text,
-                           bundle.stream    ? tr("streaming")
-                           : bundle.scaleUp ? tr("scale-up")
-                                            : tr("scale-out"),
-                           rate(bundle.total_Bps))
-                      .arg(bundle.latency_s * 1e6, 0, 'g', 3);
-        else if (bundle.min_Bps == bundle.max_Bps)
-            tip = tr("%1\n%2 links × %3 = %4 each way")
-                      .arg(ends_text)
-                      .arg(bundle.links)
-                      .arg(rate(bundle.min_Bps), rate(bundle.total_Bps));
-        else
-            tip = tr("%1\n%2 links, %3 to %4, %5 each way in all")
-                      .arg(ends_text)
-                      .arg(bundle.links)
-                      .arg(rate(bundle.min_Bps), rate(bundle.max_Bps), rate(bundle.total_Bps));
+        const QString tip = bundleTip(bundle, tr("%1 – %2").arg(nameOf(ends.first), nameOf(ends.second)));
         item->setToolTip(tip);
         ++linkItems_;
         const QLineF open = between(ends.first, ends.second);
@@ -716,11 +738,7 @@ void TopologyView::redraw() {
             });
         };
         if (labels && open.length() * scale >= kMinLabelledLinkPx && !hidden(open.pointAt(0.5))) {
-            const QString text = bundle.links == 1 ? rate(bundle.total_Bps)
-                                 : bundle.min_Bps == bundle.max_Bps
-                                     ? tr("%1 × %2").arg(bundle.links).arg(rate(bundle.min_Bps))
-                                     : tr("%1 links, %2").arg(bundle.links).arg(rate(bundle.total_Bps));
-            auto* label = new LabelItem(open.pointAt(0.5), text);
+            auto* label = new LabelItem(open.pointAt(0.5), bundleLabel(bundle));
             label->setZValue(3);
             label->setToolTip(tip);
             s->addItem(label);
