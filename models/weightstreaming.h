@@ -54,8 +54,8 @@ struct WeightStreamingStep {
 
 WeightStreamingStep weightStreamingStep(const ResolvedScenario& scenario);
 
-// The step as a measurement for finishResult: analytical at every fidelity (no SimGrid model of MemoryX
-// and SwarmX yet), the streaming wait counted as exposed communication.
+// The step as a measurement for finishResult at analytical fidelity (sim/weightstreamflow.h simulates it at
+// flow fidelity), the streaming wait counted as exposed communication.
 StepMeasurement weightStreamingMeasurement(const ResolvedScenario& scenario);
 
 } // namespace choreo::models

@@ -535,7 +535,7 @@ double energyPerStep(const models::ResolvedScenario& rs, const StageSums& sums, 
 } // namespace
 
 models::StepMeasurement estimateStep(const models::ResolvedScenario& rs, StepLayout layout) {
-    if (rs.device().weight_streaming) { // the same closed form at every fidelity (models/weightstreaming.h)
+    if (rs.device().weight_streaming) { // its closed form (models/weightstreaming.h)
         auto measurement = models::weightStreamingMeasurement(rs);
         measurement.calibration = kSpecSheetCalibration;
         return measurement;

@@ -10,6 +10,7 @@
 #include "sim/schedule.h"
 #include "sim/serving.h"
 #include "sim/taskgraph.h"
+#include "sim/weightstreamflow.h"
 
 #include <simgrid/plugins/energy.h>
 
@@ -925,9 +926,11 @@ BuiltStep buildStep(const models::ResolvedScenario& rs, const Platform& platform
 } // namespace
 
 models::StepMeasurement simulateStep(const models::ResolvedScenario& rs, const SimulationOptions& options) {
-    // Weight streaming has no SimGrid model of MemoryX and SwarmX yet: its closed form at every fidelity.
+    // Weight streaming: MemoryX and SwarmX's links at flow fidelity, and at packet fidelity too (there is
+    // no packet model of them; the result says flow).
     if (options.fidelity == Fidelity::Analytical || rs.device().weight_streaming) {
-        auto m = estimateStep(rs);
+        auto m =
+            options.fidelity == Fidelity::Analytical ? estimateStep(rs) : simulateWeightStreamingStep(rs);
         if (options.progress)
             options.progress(1.0, "done");
         return m;

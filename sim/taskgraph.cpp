@@ -31,13 +31,21 @@ TaskGraph::Id TaskGraph::add(Task task) {
 TaskGraph::Id TaskGraph::compute(std::int64_t device, double seconds) {
     Task t;
     t.kind = Kind::Compute;
-    t.host = platform_.device(device);
-    t.amount = seconds * platform_.spec().device_speed_flops;
+    t.host = platform_->device(device);
+    t.amount = seconds * platform_->spec().device_speed_flops;
+    return add(std::move(t));
+}
+
+TaskGraph::Id TaskGraph::computeOn(sg4::Host* host, double seconds) {
+    Task t;
+    t.kind = Kind::Compute;
+    t.host = host;
+    t.amount = seconds * host->get_speed();
     return add(std::move(t));
 }
 
 TaskGraph::Id TaskGraph::transfer(std::int64_t from, std::int64_t to, double bytes) {
-    auto [a, b] = platform_.endpoints(from, to);
+    auto [a, b] = platform_->endpoints(from, to);
     return transferHosts(a, b, bytes);
 }
 
@@ -53,7 +61,7 @@ TaskGraph::Id TaskGraph::transferHosts(sg4::Host* from, sg4::Host* to, double by
 TaskGraph::Id TaskGraph::delay(double seconds) {
     Task t;
     t.kind = Kind::Delay;
-    t.host = platform_.timer();
+    t.host = platform_->timer();
     t.amount = seconds * Platform::kTimerSpeed;
     return add(std::move(t));
 }

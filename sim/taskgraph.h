@@ -29,7 +29,9 @@ public:
     };
 
     explicit TaskGraph(const Platform& platform)
-        : platform_(platform) {}
+        : platform_(&platform) {}
+    // A graph over hosts of its own (computeOn, transferHosts): compute, transfer and delay need a Platform.
+    TaskGraph() = default;
 
     // Thrown by a counting graph when more than its limit of tasks is added.
     struct TooManyTasks {
@@ -48,6 +50,7 @@ public:
     void limitTasks(std::int64_t limit) { taskLimit_ = limit; }
 
     Id compute(std::int64_t device, double seconds); // `seconds` at the device's full speed
+    Id computeOn(sg4::Host* host, double seconds);   // `seconds` at the host's speed
     Id transfer(std::int64_t from, std::int64_t to, double bytes);
     Id transferHosts(sg4::Host* from, sg4::Host* to, double bytes);
     Id delay(double seconds);
@@ -71,7 +74,7 @@ private:
     void launch(Id id);
     void finish(Id id);
 
-    const Platform& platform_;
+    const Platform* platform_ = nullptr;
     std::vector<Task> tasks_;
     std::vector<Id> ready_;
     std::vector<sg4::ActivityPtr> graveyard_;
