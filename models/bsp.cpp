@@ -55,13 +55,17 @@ void checkBulkSynchronousLayout(const Workload& w, const Device& device, Diagnos
 
 MemoryBreakdown bulkSynchronousStageMemory(const Workload& w, const Device& device, std::int64_t stage) {
     MemoryBreakdown m = memoryForStage(w, stage, kFp16LogitBytes);
-    m.optimizer_GB = 0.0; // in streaming memory (streamedOptimizerStateGB)
+    m.off_chip_GB = m.optimizer_GB; // in streaming memory (streamedOptimizerStateGB)
+    m.optimizer_GB = 0.0;
     m.buffers_GB = device.bulk_synchronous->code_GB.value;
     return m;
 }
 
 MemoryBreakdown bulkSynchronousMemory(const Workload& w, const Device& device) {
-    return worstStage(w, [&](std::int64_t stage) { return bulkSynchronousStageMemory(w, device, stage); });
+    MemoryBreakdown worst =
+        worstStage(w, [&](std::int64_t stage) { return bulkSynchronousStageMemory(w, device, stage); });
+    worst.off_chip_GB = streamedOptimizerStateGB(w);
+    return worst;
 }
 
 double streamedOptimizerStateGB(const Workload& w) {

@@ -27,11 +27,12 @@ namespace choreo::models {
 // The layouts a bulk-synchronous device cannot run, each an error naming its field and why.
 void checkBulkSynchronousLayout(const Workload& workload, const Device& device, Diagnostics& errors);
 
-// What one IPU of pipeline stage `stage` holds in SRAM (optimizer_GB 0: the state is in streaming
-// memory; buffers_GB: the compiled program; the last stage's logits at 4 bytes, fp16 softmax and gradient).
+// What one IPU of pipeline stage `stage` holds in SRAM (optimizer_GB 0: the state is in streaming memory,
+// off_chip_GB; buffers_GB: the compiled program; the last stage's logits at 4 bytes, fp16 softmax and
+// gradient).
 MemoryBreakdown bulkSynchronousStageMemory(const Workload& workload, const Device& device,
                                            std::int64_t stage);
-// The stage that needs the most SRAM.
+// The stage that needs the most SRAM, with off_chip_GB the most any stage keeps in streaming memory.
 MemoryBreakdown bulkSynchronousMemory(const Workload& workload, const Device& device);
 // The optimizer state one IPU keeps in streaming memory (the largest stage's, sharded over the replicas
 // under ZeRO-1), GB.

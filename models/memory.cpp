@@ -25,7 +25,8 @@ TrainingStateBytes trainingStateBytes(const Workload& workload) {
 std::string MemoryBreakdown::describe() const {
     return "weights " + formatNumber(weights_GB) + " GB, gradients " + formatNumber(gradients_GB) +
            " GB, optimizer " + formatNumber(optimizer_GB) + " GB, activations " +
-           formatNumber(activations_GB) + " GB, buffers " + formatNumber(buffers_GB) + " GB";
+           formatNumber(activations_GB) + " GB, buffers " + formatNumber(buffers_GB) + " GB" +
+           (off_chip_GB > 0.0 ? "; off-chip " + formatNumber(off_chip_GB) + " GB" : std::string());
 }
 
 double layerActivationBytes(const Workload& w) {

@@ -22,11 +22,14 @@ struct MemoryBreakdown {
     double activations_GB = 0;
     double buffers_GB = 0; // runtime, communication buffers and workspace
     std::int64_t stage = 0;
+    // Held beside the device, not in its memory and not in total(): an IPU's optimizer state in streaming
+    // memory, the most any of its stages keeps there (models/bsp.h). 0 elsewhere.
+    double off_chip_GB = 0;
 
     [[nodiscard]] double total() const {
         return weights_GB + gradients_GB + optimizer_GB + activations_GB + buffers_GB;
     }
-    // "weights 8.9 GB, gradients 17.8 GB, ..." for messages and reports.
+    // "weights 8.9 GB, gradients 17.8 GB, ..." for messages and reports (", off-chip 0.5 GB" where some is).
     [[nodiscard]] std::string describe() const;
 };
 

@@ -486,6 +486,8 @@ Json resultToJson(const RunResult& r) {
         Json{{"weights", r.memory.weights_GB},     {"gradients", r.memory.gradients_GB},
              {"optimizer", r.memory.optimizer_GB}, {"activations", r.memory.activations_GB},
              {"buffers", r.memory.buffers_GB},     {"stage", r.memory.stage}};
+    if (r.memory.off_chip_GB > 0.0)
+        j["memory_breakdown_GB"]["off_chip"] = r.memory.off_chip_GB;
     j["breakdown_s"] = Json{{"compute", r.breakdown.compute_s},
                             {"exposed_communication", r.breakdown.exposed_communication_s},
                             {"pipeline_bubble", r.breakdown.pipeline_bubble_s}};
@@ -689,6 +691,8 @@ std::optional<RunResult> resultFromJson(const Json& j, Diagnostics& errors) {
         r.memory.activations_GB = num(*it, mp, "activations");
         r.memory.buffers_GB = num(*it, mp, "buffers");
         r.memory.stage = rd.integer(*it, mp, "stage", 0).value_or(0);
+        if (it->contains("off_chip"))
+            r.memory.off_chip_GB = num(*it, mp, "off_chip");
     }
     if (auto it = j.find("serving"); it != j.end())
         r.serving = servingFromJson(*it, errors);

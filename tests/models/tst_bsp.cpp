@@ -53,6 +53,9 @@ private slots:
         const double last = stage + h + h * 50272;
         QVERIFY(near(parametersPerDevice(w, 7), last));
         QVERIFY(near(streamedOptimizerStateGB(w), last * 12.0 / 2.0 / 1e9));
+        // Reported beside the SRAM, not in its total.
+        QCOMPARE(rs.memory.off_chip_GB, streamedOptimizerStateGB(w));
+        QVERIFY(rs.memory.describe().find("; off-chip 0.5354 GB") != std::string::npos);
     }
 
     void lastStageKeepsItsLogitsInFp16() {

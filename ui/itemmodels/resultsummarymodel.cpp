@@ -169,6 +169,10 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
         {G::Memory, u"stage"_s, tr("  worst pipeline stage"), QString::number(r.memory.stage),
          static_cast<double>(r.memory.stage)},
     };
+    // State kept beside the device (an IPU's optimizer state in streaming memory), not in the total.
+    if (r.memory.off_chip_GB > 0.0)
+        rows.push_back({G::Memory, u"off_chip_GB"_s, tr("  off-chip (streaming memory)"),
+                        gb(r.memory.off_chip_GB), r.memory.off_chip_GB});
     // The framework profile that set the kernels and overlaps, after the accuracy; its id in the narrow cell.
     if (!r.framework.empty())
         rows.insert(rows.begin() + 5, {G::Results,
