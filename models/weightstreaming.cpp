@@ -20,11 +20,6 @@ std::string notOnWeightStreaming(const Device& device, const char* what) {
            std::string(what) + "; use data parallelism (dp) across systems, which SwarmX joins";
 }
 
-// SwarmX's depth for `systems` systems: a binary tree's levels, none for one system.
-double treeLevels(std::int64_t systems) {
-    return systems > 1 ? std::ceil(std::log2(static_cast<double>(systems))) : 0.0;
-}
-
 // One pass over `layers` layers computing `compute` seconds while `stream` seconds of weights arrive: the
 // stream runs a layer ahead of the compute.
 double passSeconds(double compute, double stream, double layers) {
@@ -32,6 +27,10 @@ double passSeconds(double compute, double stream, double layers) {
 }
 
 } // namespace
+
+double swarmXLevels(std::int64_t systems) {
+    return systems > 1 ? std::ceil(std::log2(static_cast<double>(systems))) : 0.0;
+}
 
 void checkWeightStreamingLayout(const Workload& w, const Device& device, std::int64_t systems,
                                 const std::string& countPath, Diagnostics& errors) {
@@ -114,7 +113,7 @@ WeightStreamingStep stepOf(const ResolvedScenario& rs, const StageCost& cost) {
     const TrainingStateBytes bytes = trainingStateBytes(w);
     s.stream_s = params * bytes.weights / bandwidth;
     s.gradient_stream_s = params * bytes.gradients / bandwidth;
-    s.tree_latency_s = treeLevels(w.parallel.dp) * streaming.hop_latency_us.value * 1e-6;
+    s.tree_latency_s = swarmXLevels(w.parallel.dp) * streaming.hop_latency_us.value * 1e-6;
     const auto layers = static_cast<double>(w.model.layers);
     // A backward pass streams the weights in again while the gradients leave the other way: the slower of
     // the two bounds it (fp32 gradients take twice the 16-bit weights' time).

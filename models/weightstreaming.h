@@ -19,6 +19,9 @@ namespace choreo::models {
 // gradients: each system streams at its own bandwidth, and every pass adds the tree's depth in hops once.
 // There is no tensor, pipeline, context or expert parallelism on such a device.
 
+// SwarmX's depth for `systems` systems: a binary tree's levels, none for one system.
+double swarmXLevels(std::int64_t systems);
+
 // The layouts and stages weight streaming cannot run, each an error naming its field and why.
 // `countPath` names the pool's count ("cluster.pools[0].count"), where too many systems are refused.
 void checkWeightStreamingLayout(const Workload& workload, const Device& device, std::int64_t systems,

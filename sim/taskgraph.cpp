@@ -1,6 +1,7 @@
 #include "sim/taskgraph.h"
 
 #include <algorithm>
+#include <cassert>
 #include <stdexcept>
 
 namespace choreo::sim {
@@ -29,6 +30,7 @@ TaskGraph::Id TaskGraph::add(Task task) {
 }
 
 TaskGraph::Id TaskGraph::compute(std::int64_t device, double seconds) {
+    assert(platform_ && "a graph without a platform has no devices");
     Task t;
     t.kind = Kind::Compute;
     t.host = platform_->device(device);
@@ -45,6 +47,7 @@ TaskGraph::Id TaskGraph::computeOn(sg4::Host* host, double seconds) {
 }
 
 TaskGraph::Id TaskGraph::transfer(std::int64_t from, std::int64_t to, double bytes) {
+    assert(platform_ && "a graph without a platform has no devices");
     auto [a, b] = platform_->endpoints(from, to);
     return transferHosts(a, b, bytes);
 }
@@ -59,6 +62,7 @@ TaskGraph::Id TaskGraph::transferHosts(sg4::Host* from, sg4::Host* to, double by
 }
 
 TaskGraph::Id TaskGraph::delay(double seconds) {
+    assert(platform_ && "a graph without a platform has no devices");
     Task t;
     t.kind = Kind::Delay;
     t.host = platform_->timer();

@@ -17,6 +17,9 @@ namespace {
 
 // The wafer's speed as a host: compute tasks are seconds at it.
 constexpr double kWaferSpeed = 1e12;
+// Micro-batches simulated: the first fills the buffers, the later ones repeat; the step extrapolates the
+// last (so a graph holds 3 x 3 x layers tasks, whatever the batch).
+constexpr std::int64_t kSimulatedMicroBatches = 3;
 
 struct StreamHosts {
     sg4::Host* memoryX = nullptr;
@@ -86,26 +89,40 @@ models::StepMeasurement simulateWeightStreamingStep(const models::ResolvedScenar
     const models::Workload& w = rs.workload();
     const models::WeightStreaming& streaming = *rs.device().weight_streaming;
     const double bandwidth = streaming.bandwidth_GBps.value * 1e9 * rs.device().efficiency.nicFraction();
-    const int levels =
-        static_cast<int>(std::lround(closed.tree_latency_s / (streaming.hop_latency_us.value * 1e-6)));
+    const int levels = static_cast<int>(models::swarmXLevels(w.parallel.dp));
 
     auto engine = makeEngine();
+    // No TCP window: SimGrid's default (4 MiB) would cap a transfer at window / (2 x latency), below the
+    // streaming rate past 16 systems (5 us a level); SwarmX streams at line rate.
+    sg4::Engine::set_config("network/TCP-gamma:0");
     const StreamHosts hosts = buildStreamPlatform(bandwidth, streaming.hop_latency_us.value * 1e-6, levels);
     // The closed form's passes, a layer's share each: its weights and gradients over the same links.
     const auto layers = w.model.layers;
     const double perLayer = 1.0 / static_cast<double>(layers);
     const double weightBytes = closed.stream_s * bandwidth * perLayer;
     const double gradientBytes = closed.gradient_stream_s * bandwidth * perLayer;
+    // Every micro-batch repeats the one before once the first has filled the buffers: the first
+    // kSimulatedMicroBatches are simulated, and each later one takes as long as the last of them.
+    const auto microBatches = static_cast<std::int64_t>(closed.micro_batches);
+    const std::int64_t simulated = std::min(microBatches, kSimulatedMicroBatches);
     StreamGraph step;
-    for (std::int64_t m = 0; m < static_cast<std::int64_t>(closed.micro_batches); ++m) {
+    std::vector<TaskGraph::Id> lastGradient; // of each simulated micro-batch
+    for (std::int64_t m = 0; m < simulated; ++m) {
         for (std::int64_t l = 0; l < layers; ++l)
             step.layer(hosts, weightBytes, closed.forward_compute_s * perLayer, false);
         for (std::int64_t l = 0; l < layers; ++l) {
             step.layer(hosts, weightBytes, closed.backward_compute_s * perLayer, true);
             step.sendGradients(hosts, gradientBytes);
         }
+        lastGradient.push_back(step.gradients.back());
     }
-    const double step_s = step.graph.run(*engine);
+    const double start = sg4::Engine::get_clock();
+    step.graph.run(*engine);
+    auto endOf = [&](std::int64_t m) {
+        return step.graph.task(lastGradient[static_cast<std::size_t>(m)]).end_s - start;
+    };
+    const double repeat = simulated > 1 ? endOf(simulated - 1) - endOf(simulated - 2) : 0.0;
+    const double step_s = endOf(simulated - 1) + static_cast<double>(microBatches - simulated) * repeat;
 
     models::StepMeasurement m = models::weightStreamingMeasurement(rs); // the split and the power figures
     const double systems = static_cast<double>(w.parallel.dp);

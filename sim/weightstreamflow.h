@@ -14,7 +14,8 @@ namespace choreo::sim {
 // free its buffer. The gradients leave after each backward, in order, and a layer's backward waits for the
 // gradients two layers back to have left (two buffers of them too). The step ends when the last gradients
 // reach MemoryX. Unlike the closed form, the last gradients of a micro-batch may leave while the next one's
-// weights arrive.
+// weights arrive. (The memory model counts the weights' two buffers only; the gradients leave as they are
+// computed.) The first three micro-batches are simulated and the later ones take as long as the third.
 models::StepMeasurement simulateWeightStreamingStep(const models::ResolvedScenario& scenario);
 
 } // namespace choreo::sim
