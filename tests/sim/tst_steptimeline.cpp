@@ -4,7 +4,6 @@
 #include "models/resolved.h"
 #include "models/result.h"
 #include "models/scenarioio.h"
-#include "sim/isolate.h"
 #include "sim/simulator.h"
 
 #include <QTest>
@@ -13,6 +12,8 @@
 #include <filesystem>
 #include <map>
 #include <set>
+
+#include "tests/sim/childrun.h"
 
 using namespace choreo;
 using models::ActivityKind;
@@ -60,22 +61,10 @@ models::RunResult run(const Layout& l, sim::Fidelity fidelity) {
     auto rs = models::resolveScenario(*scenario, *catalog, errors);
     if (!rs)
         throw std::runtime_error(models::joinDiagnostics(errors));
-    const auto jobs =
-        sim::runIsolated({[&] {
-                             return models::resultToJson(sim::runScenario(*rs, {fidelity, {}})).dump();
-                         }},
-                         1);
-    if (!jobs.front().ok)
-        throw std::runtime_error(jobs.front().output);
-    auto result = models::resultFromJson(models::Json::parse(jobs.front().output), errors);
-    if (!result)
-        throw std::runtime_error(models::joinDiagnostics(errors));
-    return *result;
+    return test::runInChild(*rs, fidelity);
 }
 
-double relative(double a, double b) {
-    return std::fabs(a - b) / std::max(std::fabs(b), 1e-30);
-}
+using test::relative;
 
 } // namespace
 

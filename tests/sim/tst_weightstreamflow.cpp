@@ -5,7 +5,6 @@
 #include "models/resolved.h"
 #include "models/result.h"
 #include "models/scenarioio.h"
-#include "sim/isolate.h"
 #include "sim/simulator.h"
 
 #include <QTest>
@@ -14,6 +13,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "tests/sim/childrun.h"
 
 using namespace choreo;
 
@@ -34,22 +35,10 @@ models::RunResult run(const std::vector<std::string>& assignments, sim::Fidelity
     auto rs = catalog && scenario ? models::resolveScenario(*scenario, *catalog, errors) : std::nullopt;
     if (!rs)
         throw std::runtime_error(models::joinDiagnostics(errors));
-    const auto jobs =
-        sim::runIsolated({[&] {
-                             return models::resultToJson(sim::runScenario(*rs, {fidelity, {}})).dump();
-                         }},
-                         1);
-    if (!jobs.front().ok)
-        throw std::runtime_error(jobs.front().output);
-    auto result = models::resultFromJson(models::Json::parse(jobs.front().output), errors);
-    if (!result)
-        throw std::runtime_error(models::joinDiagnostics(errors));
-    return *result;
+    return test::runInChild(*rs, fidelity);
 }
 
-double relative(double a, double b) {
-    return std::fabs(a - b) / b;
-}
+using test::relative;
 
 } // namespace
 
