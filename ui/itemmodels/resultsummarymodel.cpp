@@ -105,7 +105,10 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
     const auto share = [stepParts](double part) {
         return stepParts > 0 ? u" ("_s + formatPercent(part / stepParts) + u")"_s : QString();
     };
-    const auto gb = [](double v) { return formatFixed(v, 1) + u" GB"_s; };
+    // Tenths of a GB, or two significant digits below 1 GB (an IPU's SRAM would read 0.2, 0.0, 0.1).
+    const auto gb = [](double v) {
+        return (v > 0.0 && v < 1.0 ? formatSignificant(v, 2) : formatFixed(v, 1)) + u" GB"_s;
+    };
     using G = Group;
     std::vector<Row> rows = {
         {G::Results, u"scenario"_s, tr("Scenario"), text(r.scenario), {}},
