@@ -62,9 +62,13 @@ MemoryBreakdown bulkSynchronousStageMemory(const Workload& w, const Device& devi
 }
 
 MemoryBreakdown bulkSynchronousMemory(const Workload& w, const Device& device) {
-    MemoryBreakdown worst =
-        worstStage(w, [&](std::int64_t stage) { return bulkSynchronousStageMemory(w, device, stage); });
-    worst.off_chip_GB = streamedOptimizerStateGB(w);
+    double offChip = 0.0; // the most any stage keeps in streaming memory, found in the same pass
+    MemoryBreakdown worst = worstStage(w, [&](std::int64_t stage) {
+        MemoryBreakdown m = bulkSynchronousStageMemory(w, device, stage);
+        offChip = std::max(offChip, m.off_chip_GB);
+        return m;
+    });
+    worst.off_chip_GB = offChip;
     return worst;
 }
 

@@ -508,7 +508,7 @@ void checkTrainingMemory(const ResolvedScenario& r, const Device& dev, Diagnosti
     if (!dev.bulk_synchronous)
         return;
     const Workload& w = r.scenario.workload;
-    const double state = streamedOptimizerStateGB(w);
+    const double state = r.memory.off_chip_GB; // bulkSynchronousMemory's streamed optimizer state
     const double holds = dev.bulk_synchronous->streaming_memory_GB.value;
     if (state > holds)
         errors.push_back(

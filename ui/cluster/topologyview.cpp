@@ -140,6 +140,8 @@ QString storeTip(models::VertexKind kind, const QString& name, std::int64_t link
     }
 }
 
+} // namespace
+
 // A box with a few lines of text, drawn at a constant on-screen font size whatever the zoom.
 class BoxItem final : public QGraphicsItem {
 public:
@@ -204,6 +206,8 @@ private:
     bool frame_;
     bool overflow_ = false;
 };
+
+namespace {
 
 // A bandwidth label at a link's middle, constant on-screen size.
 class LabelItem final : public QGraphicsItem {
@@ -410,19 +414,26 @@ void TopologyView::layOut() {
         n.openScale[g] = scale;
     }
     const QSizeF all = arrange(outline.ungrouped, outline.roots, 0, 0);
-    // Absolute positions, parents first; vertex positions are relative to their group's box.
-    for (std::size_t g = 0; g < groups; ++g) {
+    placeAbsolutely(rel);
+    n.bounds = QRectF(QPointF(0, 0), all).adjusted(-20, -20, 20, 20);
+}
+
+// Absolute positions from positions relative to the parent group (`relative`, per group), parents first;
+// vertex positions were relative to their group's box.
+void TopologyView::placeAbsolutely(const std::vector<QPointF>& relative) {
+    auto& n = *net_;
+    const auto& outline = n.outline;
+    for (std::size_t g = 0; g < outline.groups.size(); ++g) {
         const auto parent = outline.groups[g].parent;
         const QPointF origin =
             parent >= 0 ? n.groupRect[static_cast<std::size_t>(parent)].topLeft() : QPointF();
-        n.groupRect[g].moveTopLeft(origin + rel[g]);
+        n.groupRect[g].moveTopLeft(origin + relative[g]);
     }
     for (std::size_t v = 0; v < n.vertexPos.size(); ++v) {
         const auto g = outline.groupOfVertex[v];
         if (g >= 0)
             n.vertexPos[v] += n.groupRect[static_cast<std::size_t>(g)].topLeft();
     }
-    n.bounds = QRectF(QPointF(0, 0), all).adjusted(-20, -20, 20, 20);
 }
 
 void TopologyView::scaleWithin(double factor) {
@@ -537,68 +548,12 @@ bool TopologyView::isGroupOpen(std::int64_t group) const {
            open_[static_cast<std::size_t>(group)];
 }
 
-void TopologyView::redraw() {
-    if (!net_)
-        return;
-    QElapsedTimer clock;
-    clock.start();
+// Which groups open: visible ones whose contents are readable, outer levels first and, within a level,
+// nearest the centre of the view first, while the boxes and vertices to draw stay within budget. That
+// bounds the items whatever the size of the network and the zoom.
+void TopologyView::openReadableGroups(const QRectF& visible, double scale) {
     const auto& n = *net_;
     const auto& outline = n.outline;
-    auto* s = scene();
-    s->clear();
-    const double scale = transform().m11();
-    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
-    open_.assign(outline.groups.size(), 0);
-    std::vector<char> drawn(n.vertexPos.size(), 0);
-    shownVertices_ = 0;
-    linkItems_ = 0;
-
-    const QColor deviceFill(0xd9, 0xe7, 0xf5), deviceLine(0x4a, 0x6f, 0xa5);
-    const QColor scaleUpFill(0xd7, 0xec, 0xd2), scaleUpLine(0x3f, 0x7d, 0x3a);
-    const QColor switchFill(0xf6, 0xe4, 0xc6), switchLine(0xa5, 0x76, 0x2a);
-    const QColor storeFill(0xe9, 0xdc, 0xf2), storeLine(kStoreColour);
-    const std::int64_t radix = n.plan.radix;
-
-    auto degreeOf = [&](std::size_t v) { return static_cast<std::int64_t>(boost::degree(v, n.graph)); };
-    auto drawVertex = [&](std::size_t v) {
-        const QRectF r = n.vertexRect(v);
-        if (!r.intersects(visible))
-            return;
-        const auto& vx = n.graph[v];
-        const QString name = q(models::vertexLabel(vx));
-        QString tip;
-        BoxItem* item = nullptr;
-        if (vx.kind == models::VertexKind::Device) {
-            item = new BoxItem(r, deviceFill, deviceLine, {}, false);
-            tip = tr("%1 (%2), node %3").arg(name, q(n.device)).arg(vx.index / n.plan.devices_per_node);
-        } else if (models::isModelStore(vx.kind)) {
-            item = new BoxItem(r, storeFill, storeLine, {storeShortName(vx.kind)}, false);
-            tip = storeTip(vx.kind, name, degreeOf(v));
-        } else {
-            const bool scaleUp = vx.kind == models::VertexKind::ScaleUpSwitch;
-            const QString shortName = scaleUp ? tr("SU") : name.left(1).toUpper() + QString::number(vx.index);
-            item = new BoxItem(r, scaleUp ? scaleUpFill : switchFill, scaleUp ? scaleUpLine : switchLine,
-                               {shortName}, false);
-            tip = scaleUp ? tr("%1\n%2 links to its devices").arg(name).arg(degreeOf(v))
-                          : tr("%1\n%2 of %3 ports used").arg(name).arg(degreeOf(v)).arg(radix);
-        }
-        item->setToolTip(tip);
-        item->setZValue(2);
-        s->addItem(item);
-        drawn[v] = 1;
-        ++shownVertices_;
-    };
-    auto groupLines = [&](const models::OutlineGroup& g) {
-        QStringList lines{q(g.label)};
-        if (g.devices > 0)
-            lines << tr("%n device(s)", nullptr, static_cast<int>(g.devices));
-        if (g.switches > 0)
-            lines << tr("%n switch(es)", nullptr, static_cast<int>(g.switches));
-        return lines;
-    };
-    // Which groups open: visible ones whose contents are readable, outer levels first and, within a
-    // level, nearest the centre of the view first, while the boxes and vertices to draw stay within
-    // budget. That bounds the items whatever the size of the network and the zoom.
     std::size_t shown = outline.roots.size() + outline.ungrouped.size();
     const QPointF focus = visible.center();
     std::vector<std::int64_t> level(outline.roots.begin(), outline.roots.end());
@@ -622,35 +577,15 @@ void TopologyView::redraw() {
         }
         level = std::move(next);
     }
-    std::unordered_map<std::int64_t, BoxItem*> closedBoxes;
-    // Draws open groups as frames around their contents, closed ones as boxes.
-    std::function<void(std::int64_t)> visit = [&](std::int64_t gi) {
-        const auto& g = outline.groups[static_cast<std::size_t>(gi)];
-        const QRectF r = n.groupRect[static_cast<std::size_t>(gi)];
-        const bool isOpen = open_[static_cast<std::size_t>(gi)] != 0;
-        auto* item =
-            new BoxItem(r, isOpen ? QColor(0xf2, 0xf4, 0xf8, 120) : QColor(0xe8, 0xec, 0xf3),
-                        QColor(0x6b, 0x7a, 0x90), isOpen ? QStringList{q(g.label)} : groupLines(g), isOpen);
-        item->setZValue(isOpen ? -1 : 2);
-        item->setToolTip(groupLines(g).join(u", "_s));
-        s->addItem(item);
-        if (!isOpen) {
-            closedBoxes[gi] = item;
-            item->setOverflow(g.kind == "tier");
-            return;
-        }
-        for (auto c : g.children)
-            visit(c);
-        for (auto v : g.members)
-            drawVertex(v);
-    };
-    for (auto root : outline.roots)
-        visit(root);
-    for (auto v : outline.ungrouped)
-        drawVertex(v);
+}
 
-    // Links: each edge goes between what shows its ends (a vertex, or the closed group around it); edges
-    // between the same two shown things are one bundle.
+// Links: each edge goes between what shows its ends (a vertex, or the closed group around it); edges between
+// the same two shown things are one bundle, labelled when there are few; each closed box says what leaves it.
+void TopologyView::drawLinks(const std::vector<char>& drawn, const QRectF& visible, double scale,
+                             const ClosedBoxes& closedBoxes) {
+    const auto& n = *net_;
+    const auto& outline = n.outline;
+    auto* s = scene();
     struct PairHash {
         std::size_t operator()(const std::pair<std::int64_t, std::int64_t>& p) const {
             return std::hash<std::int64_t>()(p.first * 1000003 ^ p.second);
@@ -744,6 +679,96 @@ void TopologyView::redraw() {
             s->addItem(label);
         }
     }
+}
+
+void TopologyView::redraw() {
+    if (!net_)
+        return;
+    QElapsedTimer clock;
+    clock.start();
+    const auto& n = *net_;
+    const auto& outline = n.outline;
+    auto* s = scene();
+    s->clear();
+    const double scale = transform().m11();
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    open_.assign(outline.groups.size(), 0);
+    std::vector<char> drawn(n.vertexPos.size(), 0);
+    shownVertices_ = 0;
+    linkItems_ = 0;
+
+    const QColor deviceFill(0xd9, 0xe7, 0xf5), deviceLine(0x4a, 0x6f, 0xa5);
+    const QColor scaleUpFill(0xd7, 0xec, 0xd2), scaleUpLine(0x3f, 0x7d, 0x3a);
+    const QColor switchFill(0xf6, 0xe4, 0xc6), switchLine(0xa5, 0x76, 0x2a);
+    const QColor storeFill(0xe9, 0xdc, 0xf2), storeLine(kStoreColour);
+    const std::int64_t radix = n.plan.radix;
+
+    auto degreeOf = [&](std::size_t v) { return static_cast<std::int64_t>(boost::degree(v, n.graph)); };
+    auto drawVertex = [&](std::size_t v) {
+        const QRectF r = n.vertexRect(v);
+        if (!r.intersects(visible))
+            return;
+        const auto& vx = n.graph[v];
+        const QString name = q(models::vertexLabel(vx));
+        QString tip;
+        BoxItem* item = nullptr;
+        if (vx.kind == models::VertexKind::Device) {
+            item = new BoxItem(r, deviceFill, deviceLine, {}, false);
+            tip = tr("%1 (%2), node %3").arg(name, q(n.device)).arg(vx.index / n.plan.devices_per_node);
+        } else if (models::isModelStore(vx.kind)) {
+            item = new BoxItem(r, storeFill, storeLine, {storeShortName(vx.kind)}, false);
+            tip = storeTip(vx.kind, name, degreeOf(v));
+        } else {
+            const bool scaleUp = vx.kind == models::VertexKind::ScaleUpSwitch;
+            const QString shortName = scaleUp ? tr("SU") : name.left(1).toUpper() + QString::number(vx.index);
+            item = new BoxItem(r, scaleUp ? scaleUpFill : switchFill, scaleUp ? scaleUpLine : switchLine,
+                               {shortName}, false);
+            tip = scaleUp ? tr("%1\n%2 links to its devices").arg(name).arg(degreeOf(v))
+                          : tr("%1\n%2 of %3 ports used").arg(name).arg(degreeOf(v)).arg(radix);
+        }
+        item->setToolTip(tip);
+        item->setZValue(2);
+        s->addItem(item);
+        drawn[v] = 1;
+        ++shownVertices_;
+    };
+    auto groupLines = [&](const models::OutlineGroup& g) {
+        QStringList lines{q(g.label)};
+        if (g.devices > 0)
+            lines << tr("%n device(s)", nullptr, static_cast<int>(g.devices));
+        if (g.switches > 0)
+            lines << tr("%n switch(es)", nullptr, static_cast<int>(g.switches));
+        return lines;
+    };
+    openReadableGroups(visible, scale);
+    ClosedBoxes closedBoxes;
+    // Draws open groups as frames around their contents, closed ones as boxes.
+    std::function<void(std::int64_t)> visit = [&](std::int64_t gi) {
+        const auto& g = outline.groups[static_cast<std::size_t>(gi)];
+        const QRectF r = n.groupRect[static_cast<std::size_t>(gi)];
+        const bool isOpen = open_[static_cast<std::size_t>(gi)] != 0;
+        auto* item =
+            new BoxItem(r, isOpen ? QColor(0xf2, 0xf4, 0xf8, 120) : QColor(0xe8, 0xec, 0xf3),
+                        QColor(0x6b, 0x7a, 0x90), isOpen ? QStringList{q(g.label)} : groupLines(g), isOpen);
+        item->setZValue(isOpen ? -1 : 2);
+        item->setToolTip(groupLines(g).join(u", "_s));
+        s->addItem(item);
+        if (!isOpen) {
+            closedBoxes[gi] = item;
+            item->setOverflow(g.kind == "tier");
+            return;
+        }
+        for (auto c : g.children)
+            visit(c);
+        for (auto v : g.members)
+            drawVertex(v);
+    };
+    for (auto root : outline.roots)
+        visit(root);
+    for (auto v : outline.ungrouped)
+        drawVertex(v);
+
+    drawLinks(drawn, visible, scale, closedBoxes);
     drawTime_ms_ = static_cast<double>(clock.nsecsElapsed()) / 1e6;
     emit summaryChanged(tr("%1 devices, %2 switches, %3 links (%4) · %5 groups open, %6 items drawn")
                             .arg(n.plan.devices)

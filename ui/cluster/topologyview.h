@@ -6,11 +6,13 @@
 #include "models/topologyoutline.h"
 
 #include <QGraphicsView>
+#include <QPointF>
 #include <QRectF>
 #include <QString>
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
@@ -18,6 +20,8 @@ class QTimer;
 QT_END_NAMESPACE
 
 namespace choreo::ui {
+
+class BoxItem; // a box of the view: a group, a device or a switch
 
 // The training pool's network as models::buildTopologyGraph builds it, drawn with level of detail: at
 // cluster scale pods, units (racks of nodes under their leaves), dragonfly groups, torus planes and
@@ -76,8 +80,14 @@ private:
     // Scales the view by `factor`, kept within the zoom limits, around the transformation anchor.
     void scaleWithin(double factor);
     void layOut();
+    void placeAbsolutely(const std::vector<QPointF>& relative); // layOut's last step
     void scheduleRedraw();
     void redraw();
+    // The steps of redraw(): which groups open (open_), and the links between what is shown.
+    using ClosedBoxes = std::unordered_map<std::int64_t, BoxItem*>; // closed groups' boxes, by group
+    void openReadableGroups(const QRectF& visible, double scale);
+    void drawLinks(const std::vector<char>& drawn, const QRectF& visible, double scale,
+                   const ClosedBoxes& closedBoxes);
 
     const models::Catalog& catalog_;
     std::unique_ptr<Network> net_;

@@ -105,10 +105,6 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
     const auto share = [stepParts](double part) {
         return stepParts > 0 ? u" ("_s + formatPercent(part / stepParts) + u")"_s : QString();
     };
-    // Tenths of a GB, or two significant digits below 1 GB (an IPU's SRAM would read 0.2, 0.0, 0.1).
-    const auto gb = [](double v) {
-        return (v > 0.0 && v < 1.0 ? formatSignificant(v, 2) : formatFixed(v, 1)) + u" GB"_s;
-    };
     using G = Group;
     std::vector<Row> rows = {
         {G::Results, u"scenario"_s, tr("Scenario"), text(r.scenario), {}},
@@ -159,23 +155,8 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
         {G::StepTime, u"pipeline_bubble_s"_s, tr("Pipeline bubble"),
          formatSignificant(r.breakdown.pipeline_bubble_s, 4) + u" s"_s + share(r.breakdown.pipeline_bubble_s),
          r.breakdown.pipeline_bubble_s},
-        {G::Memory, u"memory_per_device_GB"_s, tr("Memory per device"), gb(r.memory_per_device_GB),
-         r.memory_per_device_GB},
-        {G::Memory, u"weights_GB"_s, tr("  weights"), gb(r.memory.weights_GB), r.memory.weights_GB},
-        {G::Memory, u"gradients_GB"_s, tr("  gradients"), gb(r.memory.gradients_GB), r.memory.gradients_GB},
-        {G::Memory, u"optimizer_GB"_s, tr("  optimizer states"), gb(r.memory.optimizer_GB),
-         r.memory.optimizer_GB},
-        {G::Memory, u"activations_GB"_s, tr("  activations"), gb(r.memory.activations_GB),
-         r.memory.activations_GB},
-        {G::Memory, u"buffers_GB"_s, tr("  buffers and workspace"), gb(r.memory.buffers_GB),
-         r.memory.buffers_GB},
-        {G::Memory, u"stage"_s, tr("  worst pipeline stage"), QString::number(r.memory.stage),
-         static_cast<double>(r.memory.stage)},
     };
-    // State kept beside the device (an IPU's optimizer state in streaming memory), not in the total.
-    if (r.memory.off_chip_GB > 0.0)
-        rows.push_back({G::Memory, u"off_chip_GB"_s, tr("  off-chip (streaming memory)"),
-                        gb(r.memory.off_chip_GB), r.memory.off_chip_GB});
+    addMemoryRows(r, rows);
     // The framework profile that set the kernels and overlaps, after the accuracy; its id in the narrow cell.
     if (!r.framework.empty())
         rows.insert(rows.begin() + 5, {G::Results,
@@ -208,6 +189,33 @@ std::vector<ResultSummaryModel::Row> ResultSummaryModel::rowsFor(const models::R
                               .arg(r.devices),
              site->peak_MW});
     return rows;
+}
+
+void ResultSummaryModel::addMemoryRows(const models::RunResult& r, std::vector<Row>& rows) {
+    // Tenths of a GB, or two significant digits below 1 GB (an IPU's SRAM would read 0.2, 0.0, 0.1).
+    const auto gb = [](double v) {
+        return (v > 0.0 && v < 1.0 ? formatSignificant(v, 2) : formatFixed(v, 1)) + u" GB"_s;
+    };
+    using G = Group;
+    const std::vector<Row> memory = {
+        {G::Memory, u"memory_per_device_GB"_s, tr("Memory per device"), gb(r.memory_per_device_GB),
+         r.memory_per_device_GB},
+        {G::Memory, u"weights_GB"_s, tr("  weights"), gb(r.memory.weights_GB), r.memory.weights_GB},
+        {G::Memory, u"gradients_GB"_s, tr("  gradients"), gb(r.memory.gradients_GB), r.memory.gradients_GB},
+        {G::Memory, u"optimizer_GB"_s, tr("  optimizer states"), gb(r.memory.optimizer_GB),
+         r.memory.optimizer_GB},
+        {G::Memory, u"activations_GB"_s, tr("  activations"), gb(r.memory.activations_GB),
+         r.memory.activations_GB},
+        {G::Memory, u"buffers_GB"_s, tr("  buffers and workspace"), gb(r.memory.buffers_GB),
+         r.memory.buffers_GB},
+        {G::Memory, u"stage"_s, tr("  worst pipeline stage"), QString::number(r.memory.stage),
+         static_cast<double>(r.memory.stage)},
+    };
+    rows.insert(rows.end(), memory.begin(), memory.end());
+    // State kept beside the device (an IPU's optimizer state in streaming memory), not in the total.
+    if (r.memory.off_chip_GB > 0.0)
+        rows.push_back({G::Memory, u"off_chip_GB"_s, tr("  off-chip (streaming memory)"),
+                        gb(r.memory.off_chip_GB), r.memory.off_chip_GB});
 }
 
 void ResultSummaryModel::addWholeRunRows(const models::RunResult& r, std::vector<Row>& rows) {

@@ -50,6 +50,8 @@ private:
     static std::vector<Row> rowsFor(const models::RunResult& r);
     // A serving result's rows: throughput, latency percentiles, the rate search, cost and energy a token.
     static std::vector<Row> servingRowsFor(const models::RunResult& r);
+    // Memory per device and its parts (and what an IPU keeps off the chip).
+    static void addMemoryRows(const models::RunResult& r, std::vector<Row>& rows);
     // A training run's time to train with failures: its spread, goodput, interruptions and checkpoints,
     // after the time to train.
     static void addWholeRunRows(const models::RunResult& r, std::vector<Row>& rows);
