@@ -122,7 +122,6 @@ void addLayers(const ResolvedServing& s, const ServeReplicas& r, const BatchShap
                Roofline& roof) {
     const ModelShape& m = s.model;
     const double tp = static_cast<double>(r.parallel.tp);
-    const double ep = static_cast<double>(r.parallel.ep);
     const double pp = static_cast<double>(r.parallel.pp);
     const double tokens = static_cast<double>(b.tokens()) * share;
     const double layers = static_cast<double>(m.layers) / pp;
@@ -140,18 +139,11 @@ void addLayers(const ResolvedServing& s, const ServeReplicas& r, const BatchShap
     if (m.moe && moeLayers > 0.0) {
         const MoeShape& moe = *m.moe;
         const double expertFfn = static_cast<double>(moe.expert_ffn_hidden);
-        const double expertParams = (gate + 1.0) * hidden * expertFfn;
-        const double experts = static_cast<double>(moe.experts), topK = static_cast<double>(moe.top_k);
-        // Each device holds experts / ep experts, each split tp / ep ways; it reads the ones its tokens
-        // touch.
-        const double touched = touchedExperts(experts, topK, tokens) / ep;
-        const double expertFlops = 2.0 * tokens * topK * expertParams / tp;
-        const double expertBytes = touched * expertParams / (tp / ep) * wb +
-                                   tokens * topK * (hidden + expertFfn) * kActivationBytes / tp;
-        const double peak = roof.device.peakFlops(roof.compute).value_or(0.0);
-        const double perExpertFlops = touched > 0.0 ? expertFlops / touched : 0.0;
-        roof.add(expertFlops, expertBytes, peak,
-                 roof.device.efficiency.gemmFraction(roof.compute, perExpertFlops), moeLayers);
+        const IterationCost routed =
+            routedExpertsCost(roof.device, roof.compute, m, tokens, r.parallel, s.weights);
+        roof.cost.compute_bound_s += routed.compute_bound_s * roof.scale * moeLayers;
+        roof.cost.memory_bound_s += routed.memory_bound_s * roof.scale * moeLayers;
+        const double experts = static_cast<double>(moe.experts);
         const double shared = static_cast<double>(moe.shared_experts) * expertFfn;
         roof.matmul(tokens, hidden, gate * shared / tp, wb, moeLayers);
         roof.matmul(tokens, shared / tp, hidden, wb, moeLayers);
@@ -221,6 +213,35 @@ void addCommunication(const ResolvedServing& s, const ServeReplicas& r, const Ba
 }
 
 } // namespace
+
+IterationCost routedExpertsCost(const Device& device, Precision compute, const ModelShape& m, double tokens,
+                                const ServeParallel& parallel, Precision weights) {
+    IterationCost cost;
+    if (!m.moe || tokens <= 0.0)
+        return cost;
+    const MoeShape& moe = *m.moe;
+    const double tp = static_cast<double>(parallel.tp), ep = static_cast<double>(parallel.ep);
+    const double hidden = static_cast<double>(m.hidden);
+    const double expertFfn = static_cast<double>(moe.expert_ffn_hidden);
+    const double expertParams = ((m.ffn_gated ? 2.0 : 1.0) + 1.0) * hidden * expertFfn;
+    const double experts = static_cast<double>(moe.experts), topK = static_cast<double>(moe.top_k);
+    // Each device holds experts / ep experts, each split tp / ep ways; it reads the ones its tokens touch.
+    const double touched = touchedExperts(experts, topK, tokens) / ep;
+    const double flops = 2.0 * tokens * topK * expertParams / tp;
+    const double bytes = touched * expertParams / (tp / ep) * weightBytes(weights) +
+                         tokens * topK * (hidden + expertFfn) * kActivationBytes / tp;
+    const double peak = device.peakFlops(compute).value_or(0.0);
+    const double fraction = kGroupedGemmShareOfDense *
+                            device.efficiency.gemmFraction(compute, touched > 0.0 ? flops / touched : 0.0);
+    const double computeS = fraction > 0.0 && peak > 0.0 ? flops / (peak * fraction) : 0.0;
+    const double memoryS =
+        bytes / (device.memory_bandwidth_TBps.value * 1e12 * device.efficiency.memory.value);
+    // Streaming the experts' weights and multiplying by them overlap only in part: near the ridge the
+    // layer takes the Euclidean sum of the two times, not the longer.
+    (computeS > memoryS ? cost.compute_bound_s : cost.memory_bound_s) = std::hypot(computeS, memoryS);
+    cost.total_s = cost.compute_bound_s + cost.memory_bound_s;
+    return cost;
+}
 
 double IterationCost::powerFraction() const {
     if (!(total_s > 0.0))

@@ -94,6 +94,18 @@ struct IterationCost {
 IterationCost iterationCost(const ResolvedServing& serving, const ServeReplicas& replicas,
                             const BatchShape& batch);
 
+// The routed experts' grouped GEMM runs at this share of a dense GEMM's rate on the same device: vLLM's
+// fused MoE kernel for Mixtral-8x7B at TP 2 on an H100 in bf16 reached 433 and 482 TFLOP/s at 1,024 and
+// 1,536 tokens (vLLM PR #24700, 2025-09-11), where dense bf16 GEMMs reached 620-648 at those rows (vLLM
+// PR #23280, 2025-09-10): 0.70-0.74 (docs/model.md, "Routed experts").
+inline constexpr double kGroupedGemmShareOfDense = 0.70;
+
+// One MoE layer's routed experts on one device of a replica, for `tokens` tokens each routed to top_k
+// experts: their grouped GEMM at kGroupedGemmShareOfDense of the dense rate, with reading the touched
+// experts' weights overlapping the arithmetic only in part (the Euclidean sum of the two times).
+IterationCost routedExpertsCost(const Device& device, Precision compute, const ModelShape& model,
+                                double tokens, const ServeParallel& parallel, Precision weights);
+
 // Bytes of K and V one token keeps per device of a replica (kv heads split over tp, at least one each).
 double kvBytesPerTokenPerDevice(const ResolvedServing& serving, const ServeParallel& parallel);
 // Tokens the replica's KV cache holds.
