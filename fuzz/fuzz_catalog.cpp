@@ -34,7 +34,7 @@ std::string citedSources() {
     for (const auto& [id, source] : shipped.at("sources").items())
         if (seeds.find('"' + id + '"') != std::string::npos)
             kept["sources"][id] = source;
-    return kept.dump(2);
+    return kept.dump();
 }
 
 } // namespace
