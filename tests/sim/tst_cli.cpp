@@ -1425,7 +1425,7 @@ private slots:
         QStringList args = {QStringLiteral("accuracy"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV)};
         for (const char* name :
              {"holdout-runs.csv", "holdout-2-runs.csv", "holdout-3-runs.csv", "holdout-4-runs.csv",
-              "holdout-5-runs.csv", "holdout-6-runs.csv", "holdout-7-runs.csv"})
+              "holdout-5-runs.csv", "holdout-6-runs.csv", "holdout-7-runs.csv", "holdout-8-runs.csv"})
             args << holdouts.filePath(QString::fromLatin1(name));
         args << QStringLiteral("--fidelity") << QStringLiteral("analytical") << joinPublishedFrameworks();
         const Run r = choreoSim(args);
