@@ -126,23 +126,26 @@ private slots:
             h200->efficiency.gemmAt(Precision::Fp8).value * *h200->peakFlops(Precision::Fp8);
         struct Chip {
             const char* id;
-            const char* source;
             double bf16Mamf, fp8Mamf;
         };
-        for (const Chip& chip :
-             {Chip{"b200", "MAMF-B200", 1745.0, 3432.5}, Chip{"gb200", "MAMF-TABLE", 1822.0, 3615.6}}) {
+        // The share of a short run's rate that a GB200 keeps sustained, relative to an H200's: Azure's
+        // cuBLASLt e4m3 rates after 10,000 warm-ups over four shapes (GB200 2,788.75, H200 1,333.6 TFLOP/s in
+        // the mean) against the short runs' 3,615.6 and 1,453.4.
+        const double sustained = (2788.75 / 3615.6) / (1333.6 / 1453.4);
+        QVERIFY(std::fabs(sustained - 0.841) < 1e-3);
+        for (const Chip& chip : {Chip{"b200", 1745.0, 3432.5}, Chip{"gb200", 1822.0, 3615.6}}) {
             const Device* d = catalog->find(chip.id);
             const DeviceEfficiency& e = d->efficiency;
-            QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string(chip.source));
-            QCOMPARE(e.gemmAt(Precision::Fp8).source, std::string(chip.source));
+            QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string("AZURE-GEMM-GB200"));
+            QCOMPARE(e.gemmAt(Precision::Fp8).source, std::string("AZURE-GEMM-GB200"));
             QCOMPARE(e.attention.source, std::string("CUDNN-SDPA-919"));
-            // The fraction of the device's own peak: 691 x MAMF / 794.5 bf16, 1,168 x MAMF / 1,453.4 fp8
-            // (rounded to three digits in the catalog).
+            // The fraction of the device's own peak: 691 x MAMF / 794.5 bf16, 1,168 x MAMF / 1,453.4 fp8,
+            // each times the sustained share (rounded to three digits in the catalog).
             const double bf16Peak = *d->peakFlops(Precision::Bf16), fp8Peak = *d->peakFlops(Precision::Fp8);
-            QVERIFY(std::fabs(e.gemmAt(Precision::Bf16).value - h200Bf16 * chip.bf16Mamf / 794.5 / bf16Peak) <
-                    1e-3);
-            QVERIFY(std::fabs(e.gemmAt(Precision::Fp8).value - h200Fp8 * chip.fp8Mamf / 1453.4 / fp8Peak) <
-                    1e-3);
+            QVERIFY(std::fabs(e.gemmAt(Precision::Bf16).value -
+                              h200Bf16 * chip.bf16Mamf / 794.5 * sustained / bf16Peak) < 1e-3);
+            QVERIFY(std::fabs(e.gemmAt(Precision::Fp8).value -
+                              h200Fp8 * chip.fp8Mamf / 1453.4 * sustained / fp8Peak) < 1e-3);
             // At its half-rate size a GEMM runs at half the large-GEMM fraction: 8.9 GFLOP bf16, 18.2 fp8.
             QVERIFY(std::fabs(e.gemmFraction(Precision::Bf16, 8.9e9) - e.gemmAt(Precision::Bf16).value / 2) <
                     1e-9);
@@ -162,18 +165,20 @@ private slots:
         QVERIFY2(std::fabs(ratio / 2.526 - 1.0) < 0.05, qPrintable(QString::number(ratio)));
 
         // Blackwell Ultra: B300 from its own maximum achievable matmul FLOPS (1,769.0 bf16, 3,353.3 fp8) as
-        // the B200; GB300, which the table lacks, is to GB200 as B300 is to B200. Rates in TFLOP/s.
+        // the B200 was; GB300, which the table lacks, is to GB200 as B300 is to B200. Neither takes the
+        // GB200's sustained share: nothing was measured on Blackwell Ultra. Rates in TFLOP/s.
         const auto rate = [&](const char* id, Precision p) {
             const Device* d = catalog->find(id);
             return d->efficiency.gemmAt(p).value * *d->peakFlops(p);
         };
         QVERIFY(std::fabs(rate("b300", Precision::Bf16) / (h200Bf16 * 1769.0 / 794.5) - 1.0) < 1e-3);
         QVERIFY(std::fabs(rate("b300", Precision::Fp8) / (h200Fp8 * 3353.3 / 1453.4) - 1.0) < 1e-3);
-        QVERIFY(
-            std::fabs(rate("gb300", Precision::Bf16) / (rate("gb200", Precision::Bf16) * 1769.0 / 1745.0) -
-                      1.0) < 1e-3);
-        QVERIFY(std::fabs(rate("gb300", Precision::Fp8) / (rate("gb200", Precision::Fp8) * 3353.3 / 3432.5) -
-                          1.0) < 1e-3);
+        QVERIFY(std::fabs(rate("gb300", Precision::Bf16) /
+                              (rate("gb200", Precision::Bf16) / sustained * 1769.0 / 1745.0) -
+                          1.0) < 2e-3);
+        QVERIFY(std::fabs(rate("gb300", Precision::Fp8) /
+                              (rate("gb200", Precision::Fp8) / sustained * 3353.3 / 3432.5) -
+                          1.0) < 2e-3);
         for (const char* id : {"b300", "gb300"}) {
             const DeviceEfficiency& e = catalog->find(id)->efficiency;
             QCOMPARE(e.gemmAt(Precision::Bf16).source, std::string("MAMF-TABLE"));
