@@ -1288,8 +1288,9 @@ private slots:
         for (const char* key : {"n", "median_abs_error_pct", "p90_abs_error_pct", "max_abs_error_pct"})
             QVERIFY(summary.contains(key));
         QVERIFY(summary["n"].get<int>() >= 140);
-        // Accuracy guard at today's figures (docs/validation.md): throughput 15.5 % median |error|, TPOT p99
-        // 22.5 %, against the targets of 15 % and 20 %. Fail when they clearly worsen.
+        // Accuracy guard at today's figures (docs/validation.md, 2026-12-07): throughput 12.2 % median
+        // |error|, TPOT p99 26.2 %, against the targets of 15 % and 20 %. Fail when they clearly
+        // worsen.
         const auto& by = summary["by_metric"];
         QVERIFY(by.contains("output_tokens_per_s_total") && by.contains("ttft_ms_p99"));
         const double throughput = by["output_tokens_per_s_total"]["median_abs_error_pct"].get<double>();
@@ -1525,6 +1526,22 @@ private slots:
         QVERIFY2(worstOther <= 55.0,
                  qPrintable(QStringLiteral("max |error| without Q13 %1 %").arg(worstOther)));
         const QString beyond = summaryBeyond(j, 15.0, 80.0);
+        QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
+    }
+
+    void validateEighthHeldOutRuns() {
+        // The eighth held-out set, Blackwell training compiled blind (MLPerf Training v5.0 on GB200, NVIDIA's
+        // B200 preview, Together's FSDP on B200, and Hopper rows of the same round): its first run (commit
+        // 3eb2e26) measured a median |error| of 12.0 % and a worst case of 27.0 %, every Blackwell row too
+        // fast (the closed form: 12.2 % and 28.9 %). Studied since (sustained B200 and GB200 GEMM rates):
+        // 1.7 % and 25.9 % in the closed form. Fail when the model drifts clearly back, or when a row
+        // becomes unsimulable.
+        const Json j = validateHeldOut(QStringLiteral("holdout-8-runs.csv"),
+                                       {QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QVERIFY(!j.is_null());
+        QCOMPARE(j["cases"].size(), std::size_t(15));
+        QVERIFY(j["skipped"].empty());
+        const QString beyond = summaryBeyond(j, 8.0, 35.0);
         QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
 
