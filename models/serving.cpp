@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace choreo::models {
 
@@ -55,6 +56,11 @@ Precision defaultKvCache(Precision weights) {
     }
 }
 
+// The HBM bandwidth a device's kernels reach.
+double achievedMemoryBps(const Device& d) {
+    return d.memory_bandwidth_TBps.value * 1e12 * d.efficiency.memory.value;
+}
+
 // The per-operation roofline of one device: each operation takes the longer of its arithmetic at the
 // achieved fraction of peak and its bytes at the achieved memory bandwidth.
 struct Roofline {
@@ -64,10 +70,14 @@ struct Roofline {
     IterationCost& cost;
     double scale = 1; // operations of one pipeline stage repeat pp times a round
 
+    // One operation's arithmetic and memory times.
+    [[nodiscard]] std::pair<double, double> seconds(double flops, double bytes, double peak,
+                                                    double fraction) const {
+        return {fraction > 0.0 && peak > 0.0 ? flops / (peak * fraction) : 0.0, bytes / bandwidth_Bps};
+    }
     // `count` operations of `flops` and `bytes` each.
     void add(double flops, double bytes, double peak, double fraction, double count = 1.0) {
-        const double computeS = fraction > 0.0 && peak > 0.0 ? flops / (peak * fraction) : 0.0;
-        const double memoryS = bytes / bandwidth_Bps;
+        const auto [computeS, memoryS] = seconds(flops, bytes, peak, fraction);
         if (computeS > memoryS)
             cost.compute_bound_s += computeS * scale * count;
         else
@@ -230,12 +240,11 @@ IterationCost routedExpertsCost(const Device& device, Precision compute, const M
     const double flops = 2.0 * tokens * topK * expertParams / tp;
     const double bytes = touched * expertParams / (tp / ep) * weightBytes(weights) +
                          tokens * topK * (hidden + expertFfn) * kActivationBytes / tp;
-    const double peak = device.peakFlops(compute).value_or(0.0);
     const double fraction = kGroupedGemmShareOfDense *
                             device.efficiency.gemmFraction(compute, touched > 0.0 ? flops / touched : 0.0);
-    const double computeS = fraction > 0.0 && peak > 0.0 ? flops / (peak * fraction) : 0.0;
-    const double memoryS =
-        bytes / (device.memory_bandwidth_TBps.value * 1e12 * device.efficiency.memory.value);
+    const Roofline roof{device, compute, achievedMemoryBps(device), cost};
+    const auto [computeS, memoryS] =
+        roof.seconds(flops, bytes, device.peakFlops(compute).value_or(0.0), fraction);
     // Streaming the experts' weights and multiplying by them overlap only in part: near the ridge the
     // layer takes the Euclidean sum of the two times, not the longer.
     (computeS > memoryS ? cost.compute_bound_s : cost.memory_bound_s) = std::hypot(computeS, memoryS);
@@ -269,7 +278,7 @@ IterationCost iterationCost(const ResolvedServing& s, const ServeReplicas& r, co
     const Device& d = *r.device;
     const double pp = static_cast<double>(r.parallel.pp);
     const double share = 1.0 / pp; // each stage works on one of pp micro-batches at a time
-    Roofline roof{d, s.compute, d.memory_bandwidth_TBps.value * 1e12 * d.efficiency.memory.value, cost, pp};
+    Roofline roof{d, s.compute, achievedMemoryBps(d), cost, pp};
     addLayers(s, r, b, share, roof);
     // The output layer on the last stage, for the sequences that sample a token, in 16 bits.
     Roofline head{d, Precision::Bf16, roof.bandwidth_Bps, cost, pp};
