@@ -219,14 +219,35 @@ struct DeviceParser {
         }
     }
 
+    // Whether decodes and prefills share an iteration (0 or 1), and the decode iterations between two runs of
+    // the scheduler (1 to kMaxDecodeSteps); both optional.
+    static constexpr double kMaxDecodeSteps = 64;
+    void schedulerOrder(ServingEngine& engine, const Json& e, const std::string& path) {
+        if (auto s = sourced(e, path, "mixed_batches", false, true)) {
+            if (s->value != 0.0 && s->value != 1.0)
+                reader.error(JsonReader::join(path, "mixed_batches"),
+                             "1 (decodes and prefills share an iteration) or 0, got " +
+                                 formatNumber(s->value));
+            engine.mixed_batches = *s;
+        }
+        if (auto s = sourced(e, path, "decode_steps", false)) {
+            if (s->value != std::floor(s->value) || s->value < 1 || s->value > kMaxDecodeSteps)
+                reader.error(JsonReader::join(path, "decode_steps"),
+                             "a whole number of iterations from 1 to " + formatNumber(kMaxDecodeSteps) +
+                                 ", got " + formatNumber(s->value));
+            engine.decode_steps = *s;
+        }
+    }
+
     std::optional<ServingEngine> engine(const Json& e, const std::string& path) {
         if (!reader.expectObject(e, path))
             return std::nullopt;
-        reader.rejectUnknownKeys(
-            e, path,
-            {"id", "name", "aliases", "memory_fraction", "fraction_of_free", "kv_block_tokens", "max_batch",
-             "max_tokens_per_iteration", "chunked_prefill", "iteration_overhead_us", "layer_overhead_us",
-             "allreduce_latency_us", "reserved_GB", "reserve_full_output", "custom_allreduce_pcie_max_gpus"});
+        reader.rejectUnknownKeys(e, path,
+                                 {"id", "name", "aliases", "memory_fraction", "fraction_of_free",
+                                  "kv_block_tokens", "max_batch", "max_tokens_per_iteration",
+                                  "chunked_prefill", "iteration_overhead_us", "layer_overhead_us",
+                                  "allreduce_latency_us", "reserved_GB", "reserve_full_output",
+                                  "custom_allreduce_pcie_max_gpus", "mixed_batches", "decode_steps"});
         ServingEngine engine;
         engine.id = reader.text(e, path, "id").value_or("");
         engine.name = reader.text(e, path, "name").value_or("");
@@ -240,6 +261,7 @@ struct DeviceParser {
             engine.chunked_prefill = *s;
         if (auto s = sourced(e, path, "reserve_full_output", false, true))
             engine.reserve_full_output = *s;
+        schedulerOrder(engine, e, path);
         for (auto [into, key] : {std::pair{&engine.iteration_overhead_us, "iteration_overhead_us"},
                                  std::pair{&engine.layer_overhead_us, "layer_overhead_us"},
                                  std::pair{&engine.allreduce_latency_us, "allreduce_latency_us"},

@@ -228,6 +228,13 @@ struct ServingEngine {
     // TensorRT-LLM's guaranteed-no-evict scheduler; 0 when blocks are taken as tokens come and the newest
     // request is preempted and recomputed when they run out (vLLM).
     Sourced reserve_full_output;
+    // 1 when decodes and prefills share an iteration (in-flight batching, vLLM V1, chunked prefill); 0 when
+    // an iteration that prefills runs no decode, prefills first (vLLM V0 without chunked prefill).
+    // Optional: 1.
+    Sourced mixed_batches{1, "", "", false};
+    // Decode iterations a batch runs before the scheduler runs again, admitting nothing in between (vLLM V0's
+    // num_scheduler_steps). Optional: 1.
+    Sourced decode_steps{1, "", "", false};
     // Host time each iteration adds to the devices' work (scheduling, sampling, launch), and the launch gap
     // per layer and iteration.
     Sourced iteration_overhead_us;

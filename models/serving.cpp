@@ -459,6 +459,8 @@ bool chooseEngine(ResolvedServing& out, const Catalog& catalog, Diagnostics& err
         st.max_tokens_per_iteration.value_or(static_cast<std::int64_t>(e.max_tokens_per_iteration.value));
     out.chunked_prefill = st.chunked_prefill.value_or(e.chunked_prefill.value > 0.0);
     out.reserve_full_output = e.reserve_full_output.value > 0.0;
+    out.mixed_batches = out.chunked_prefill || e.mixed_batches.value > 0.0;
+    out.decode_steps = static_cast<std::int64_t>(e.decode_steps.value);
     out.kv_block_tokens = st.kv_block_tokens.value_or(static_cast<std::int64_t>(e.kv_block_tokens.value));
     out.memory_fraction = st.memory_fraction.value_or(e.memory_fraction.value);
     out.weights = st.weights;

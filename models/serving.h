@@ -58,6 +58,8 @@ struct ResolvedServing {
     std::int64_t max_tokens_per_iteration = 0;
     bool chunked_prefill = true;
     bool reserve_full_output = false; // admit only with blocks for the whole output (no preemption)
+    bool mixed_batches = true;        // decodes and prefills share an iteration
+    std::int64_t decode_steps = 1;    // decode iterations between two runs of the scheduler
     std::int64_t kv_block_tokens = 0;
     double memory_fraction = 0;
     ServeReplicas serve;                  // the replicas that decode (and prefill, unless disaggregated)

@@ -108,20 +108,21 @@ void Replica::preemptNewest() {
 
 void Replica::scheduleDecodes(Plan& plan, std::int64_t& budget) {
     const bool reserve = shared_.serving.reserve_full_output;
+    // A batch that runs several iterations before the scheduler runs again holds blocks for all of them.
+    const std::int64_t ahead = shared_.serving.decode_steps;
     for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
         Request* r = running_[i];
         if (!r->prefilled())
             continue;
         if (static_cast<std::int64_t>(plan.decodes.size() + plan.chunks.size()) >= shared_.serving.max_batch)
             return;
-        while (!reserve && !takeBlocks(*r, r->cached + 1)) {
+        while (!reserve && !takeBlocks(*r, r->cached + ahead)) {
             const bool self = running_.back() == r;
             preemptNewest();
             if (self)
                 return;
         }
         plan.decodes.push_back(r);
-        plan.shape.decode_context_tokens += static_cast<double>(r->cached);
         --budget;
     }
 }
@@ -146,8 +147,10 @@ void Replica::schedulePrefills(Plan& plan, std::int64_t& budget) {
 // Admits the head of the waiting queue when the batch, the budget and the cache allow; false when it cannot.
 bool Replica::admit(Plan& plan, std::int64_t& budget) {
     const auto& s = shared_.serving;
-    if (waiting_.empty() || budget <= 0 ||
-        static_cast<std::int64_t>(plan.decodes.size() + plan.chunks.size()) >= s.max_batch)
+    // Mixed batches count what this iteration carries; otherwise every running request counts (vLLM V0's
+    // max_num_seqs), since those decoding wait outside a prefill's iteration.
+    const auto batch = s.mixed_batches ? plan.decodes.size() + plan.chunks.size() : running_.size();
+    if (waiting_.empty() || budget <= 0 || static_cast<std::int64_t>(batch) >= s.max_batch)
         return false;
     Request* r = waiting_.front();
     const bool arrivesPrefilled = role_ == Role::Decode && r->prefilled();
@@ -166,7 +169,6 @@ bool Replica::admit(Plan& plan, std::int64_t& budget) {
         r->admitted_s = sg4::Engine::get_clock();
     if (arrivesPrefilled) {
         plan.decodes.push_back(r);
-        plan.shape.decode_context_tokens += static_cast<double>(r->cached);
         budget -= 1;
     } else {
         plan.chunks.push_back({r, chunk});
@@ -175,15 +177,20 @@ bool Replica::admit(Plan& plan, std::int64_t& budget) {
     return true;
 }
 
+// Mixed batches: running decodes first, then prefill chunks and admissions in the budget left. Otherwise
+// prefills first and alone (vLLM V0: "Don't schedule decodes if prefills are scheduled"), decodes when no
+// prompt is admitted.
 Replica::Plan Replica::plan() {
     Plan plan;
     std::int64_t budget = shared_.serving.max_tokens_per_iteration;
-    scheduleDecodes(plan, budget);
+    if (shared_.serving.mixed_batches)
+        scheduleDecodes(plan, budget);
     schedulePrefills(plan, budget);
     while (admit(plan, budget)) {
     }
-    plan.shape.decode_sequences = static_cast<std::int64_t>(plan.decodes.size());
-    plan.shape.logits = plan.shape.decode_sequences;
+    if (!shared_.serving.mixed_batches && plan.chunks.empty())
+        scheduleDecodes(plan, budget);
+    plan.shape = decodeShape(plan.decodes);
     for (const Chunk& c : plan.chunks) {
         const auto before = static_cast<double>(c.request->cached);
         const auto n = static_cast<double>(c.tokens);
@@ -244,8 +251,38 @@ void Replica::finishIteration(const Plan& plan, double now) {
     }
 }
 
+models::BatchShape Replica::decodeShape(const std::vector<Request*>& decodes) {
+    models::BatchShape shape;
+    shape.decode_sequences = static_cast<std::int64_t>(decodes.size());
+    shape.logits = shape.decode_sequences;
+    for (const Request* r : decodes)
+        shape.decode_context_tokens += static_cast<double>(r->cached);
+    return shape;
+}
+
+void Replica::runIteration(const Plan& p) {
+    const models::IterationCost cost = models::iterationCost(shared_.serving, kind_, p.shape);
+    sg4::this_actor::sleep_for(cost.total_s);
+    busy_s_ += cost.total_s;
+    busy_energy_fraction_s_ += cost.total_s * cost.powerFraction();
+    ++iterations_;
+    batched_sequences_ += static_cast<std::int64_t>(p.decodes.size() + p.chunks.size());
+    finishIteration(p, sg4::Engine::get_clock());
+}
+
+// A decode batch's further iterations before the scheduler runs again (multi-step scheduling): the requests
+// that finished leave it, and nothing joins.
+void Replica::continueDecodes(Plan& p) {
+    for (std::int64_t step = 1; step < shared_.serving.decode_steps; ++step) {
+        std::erase_if(p.decodes, [](const Request* r) { return r->generated >= r->drawn.output_tokens; });
+        if (p.decodes.empty())
+            return;
+        p.shape = decodeShape(p.decodes);
+        runIteration(p);
+    }
+}
+
 void Replica::run() {
-    const auto& s = shared_.serving;
     for (;;) {
         if (running_.empty() && waiting_.empty()) {
             if (shared_.remaining == 0)
@@ -261,13 +298,9 @@ void Replica::run() {
             wake_->wait(lock);
             continue;
         }
-        const models::IterationCost cost = models::iterationCost(s, kind_, p.shape);
-        sg4::this_actor::sleep_for(cost.total_s);
-        busy_s_ += cost.total_s;
-        busy_energy_fraction_s_ += cost.total_s * cost.powerFraction();
-        ++iterations_;
-        batched_sequences_ += static_cast<std::int64_t>(p.decodes.size() + p.chunks.size());
-        finishIteration(p, sg4::Engine::get_clock());
+        runIteration(p);
+        if (p.chunks.empty() && role_ != Role::Prefill)
+            continueDecodes(p);
     }
 }
 

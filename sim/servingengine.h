@@ -64,7 +64,9 @@ struct Shared {
 // One model replica and its engine's scheduler (vLLM V1's order: running decodes first, then a partial
 // prefill, then admissions from the waiting queue, within the token budget and the batch limit; blocks taken
 // as tokens come, the newest request preempted and later recomputed when they run out, unless the engine
-// reserves every request's whole output on admission).
+// reserves every request's whole output on admission). An engine without mixed batches (vLLM V0) runs
+// prefills alone and first; one with several decode steps runs a decode batch that many iterations before
+// it schedules again.
 class Replica {
 public:
     Replica(Shared& shared, const models::ServeReplicas& kind, Role role, sg4::Host* host);
@@ -93,6 +95,9 @@ private:
     bool admit(Plan& plan, std::int64_t& budget);
     bool takeBlocks(Request& r, std::int64_t tokens);
     void preemptNewest();
+    static models::BatchShape decodeShape(const std::vector<Request*>& decodes);
+    void runIteration(const Plan& p);
+    void continueDecodes(Plan& p);
     void finishIteration(const Plan& plan, double now);
     void emitToken(Request& r, double now);
     void handOff(Request& r); // disaggregated: the KV cache to a decode replica

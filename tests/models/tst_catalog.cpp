@@ -299,6 +299,40 @@ private slots:
                  joinDiagnostics(errors).c_str());
     }
 
+    // An engine's scheduling order: mixed_batches is 0 or 1, decode_steps a whole number from 1 to 64; each
+    // refused by its path.
+    void engineSchedulingIsBounded() {
+        std::string text, error;
+        readTextFile(kCatalog / "engines.json", text, error);
+        const Json doc = Json::parse(text);
+        Json engine;
+        for (const auto& e : doc["serving_engines"])
+            if (e["id"] == "vllm-v0")
+                engine = e;
+        QVERIFY(!engine.is_null());
+        const fs::path dir = fs::temp_directory_path() / "choreo-tst-catalog-engine";
+        const auto refused = [&](const char* key, double value, const char* message) {
+            Json e = engine;
+            e[key]["value"] = value;
+            fs::remove_all(dir);
+            fs::create_directories(dir);
+            fs::copy_file(kCatalog / "sources.json", dir / "sources.json");
+            std::string why;
+            writeTextFileAtomically(
+                dir / "test.json",
+                Json{{"format", "choreo-catalog/1"}, {"serving_engines", Json::array({e})}}.dump(2), why);
+            Diagnostics errors;
+            QVERIFY(!Catalog::load(dir, errors));
+            const std::string expected = std::string("serving_engines[0].") + key + ": " + message;
+            QVERIFY2(joinDiagnostics(errors).find(expected) != std::string::npos,
+                     joinDiagnostics(errors).c_str());
+        };
+        refused("decode_steps", 2.5, "a whole number of iterations from 1 to 64, got 2.5");
+        refused("decode_steps", 65, "a whole number of iterations from 1 to 64, got 65");
+        refused("mixed_batches", 0.5, "1 (decodes and prefills share an iteration) or 0, got 0.5");
+        fs::remove_all(dir);
+    }
+
     void flashAttention2HalfSizeNeedsItsRate() {
         Json d = h100();
         d["id"] = "test-gpu";

@@ -223,6 +223,53 @@ private slots:
                         allReduces * (6.0 - 10.0) * 1e-6));
     }
 
+    // vLLM V0 as AMD's MLPerf harness runs it (9 decode steps a scheduling, prefills first and alone), with a
+    // batch of two and prompts of 512 tokens. A (3 tokens) arrives on an idle server and is prefilled; B (20
+    // tokens) and C (5), arriving during that prefill, wait. B is prefilled next, alone: A does not decode in
+    // that iteration. A and B then decode 9 iterations before the scheduler runs again, A leaving after 2,
+    // so C is admitted only after 7 iterations of B alone, and prefilled alone. With one step a scheduling it
+    // is admitted as A leaves.
+    void engineWithoutMixedBatchesDecodesInBursts() {
+        auto scenario = shipped();
+        scenario.workload.serve->engine = "vllm-v0";
+        scenario.workload.serve->max_batch = 2;
+        auto rs = resolve(scenario);
+        auto& s = *rs.serving;
+        QVERIFY(!s.mixed_batches);
+        QCOMPARE(s.decode_steps, std::int64_t(9));
+        const double cArrives = 0.002;
+        s.stage.requests.arrival = models::Arrival::Trace;
+        s.trace = {{0, 512, 3}, {0.001, 512, 20}, {cArrives, 512, 5}};
+        models::BatchShape prompt;
+        prompt.prefill_tokens = 512;
+        prompt.prefill_attention_pairs = 512.0 * (512.0 / 2);
+        prompt.logits = 1;
+        const double prefill = models::iterationCost(s, s.serve, prompt).total_s;
+        const auto decode = [&](std::int64_t sequences, double context) {
+            models::BatchShape shape;
+            shape.decode_sequences = sequences;
+            shape.decode_context_tokens = static_cast<double>(sequences) * context;
+            shape.logits = sequences;
+            return models::iterationCost(s, s.serve, shape).total_s;
+        };
+        double bAlone = 0;
+        for (int context = 514; context <= 520; ++context)
+            bAlone += decode(1, context);
+        const double aLeaves = 2 * prefill + decode(2, 512) + decode(2, 513);
+        const auto inBursts = simulate(rs);
+        QCOMPARE(inBursts.completed, std::int64_t(3));
+        const double expected = aLeaves + bAlone + prefill - cArrives;
+        QVERIFY2(within(inBursts.ttft_s.p99, expected, 1e-6),
+                 qPrintable(QString("C's TTFT %1 s, by hand %2 s").arg(inBursts.ttft_s.p99).arg(expected)));
+        s.decode_steps = 1;
+        const auto everyStep = simulate(rs);
+        const double expectedEveryStep = aLeaves + prefill - cArrives;
+        QVERIFY2(
+            within(everyStep.ttft_s.p99, expectedEveryStep, 1e-6),
+            qPrintable(
+                QString("C's TTFT %1 s, by hand %2 s").arg(everyStep.ttft_s.p99).arg(expectedEveryStep)));
+    }
+
     // L = lambda W: the time-averaged requests in the system against the arrival rate times the mean time in
     // it.
     void littlesLawHoldsOnTheQueue() {
