@@ -102,6 +102,21 @@ struct ServingResult {
     double horizon_serving_MWh = 0;
 };
 
+// How far serving predictions were from published measurements, over all devices together:
+// `choreo-sim validate ../shared/validation/published-inference.csv`, flow fidelity (docs/validation.md,
+// "Serving"). Median |error| per metric, with its row count; every serving result quotes it.
+struct ServingAccuracy {
+    const char* date;
+    int measurements;
+    double throughput_pct;
+    int throughput_rows;
+    double tpot_p99_pct;
+    int tpot_p99_rows;
+    double ttft_p99_pct;
+    int ttft_p99_rows;
+};
+const ServingAccuracy& servingAccuracy();
+
 // Throughput, goodput, cost and energy per token from a measured stream (`search` filled by the caller).
 ServingResult finishServing(const ResolvedScenario& scenario, const ServingMeasurement& stream);
 
