@@ -40,6 +40,9 @@ struct ServingMeasurement {
     std::int64_t preemptions = 0;
     double span_s = 0;         // first arrival to last completion
     double arrival_span_s = 0; // first to last arrival
+    // First arrival to the completion of the request that arrived last: the time MLPerf LoadGen divides a
+    // Server run's tokens by (results.cc: token_count / final_query_all_samples_done_time).
+    double final_request_done_s = 0;
     double input_tokens = 0, output_tokens = 0;
     Percentiles ttft_s, tpot_s, e2e_s, queue_s;
     double mean_in_system = 0; // time-averaged requests in the system (Little's L)
@@ -57,7 +60,7 @@ struct ServingMeasurement {
 // One Poisson load the rate search simulated: the latency the system gave at that throughput.
 struct LoadPoint {
     double rate_rps = 0;            // offered
-    double output_tokens_per_s = 0; // achieved over the probe's span
+    double output_tokens_per_s = 0; // sustained: rate x mean output (a growing queue: over the probe's span)
     Percentiles ttft_s, tpot_s;
     bool meets_slo = false;
     bool queue_grows = false; // not sustained: the backlog grew through the probe (so it misses the SLOs)
@@ -66,9 +69,12 @@ struct LoadPoint {
 // The highest Poisson rate whose p99 TTFT and TPOT meet the SLOs, as MLPerf's Server scenario searches it.
 struct RateSearch {
     bool searched = false;
-    std::optional<double> max_rate_rps; // none: even the lowest rate tried misses them
-    std::string verdict;                // "meets the SLOs up to 12.3 requests/s", or why it cannot
-    double output_tokens_per_s_at_max = 0;
+    std::optional<double> max_rate_rps;    // none: even the lowest rate tried misses them
+    std::string verdict;                   // "meets the SLOs up to 12.3 requests/s", or why it cannot
+    double output_tokens_per_s_at_max = 0; // the highest rate times its requests' mean output
+    // The probe at that rate as MLPerf LoadGen reports a Server run: its tokens over final_request_done_s,
+    // which counts part of the drain after the last arrival.
+    double loadgen_tokens_per_s_at_max = 0;
     Percentiles ttft_at_max_s, tpot_at_max_s;
     int probes = 0;
     std::optional<double> ttft_slo_s, tpot_slo_s; // the bounds searched under

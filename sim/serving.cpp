@@ -124,12 +124,15 @@ std::pair<double, double> quarterWaits(const Shared& shared, double first, doubl
 models::ServingMeasurement measure(const Shared& shared) {
     models::ServingMeasurement m;
     std::vector<double> ttft, tpot, e2e, queue, transfer;
-    double first = -1, lastArrival = 0, lastDone = 0;
+    double first = -1, lastArrival = 0, lastDone = 0, finalDone = -1;
     std::int64_t withinSlo = 0;
     for (const Request& r : shared.requests) {
         ++m.requests;
         first = first < 0 ? r.drawn.arrival_s : std::min(first, r.drawn.arrival_s);
-        lastArrival = std::max(lastArrival, r.drawn.arrival_s);
+        if (r.drawn.arrival_s >= lastArrival) {
+            lastArrival = r.drawn.arrival_s;
+            finalDone = r.rejected ? -1 : r.done_s;
+        }
         if (r.rejected) {
             ++m.rejected;
             continue;
@@ -152,6 +155,7 @@ models::ServingMeasurement measure(const Shared& shared) {
     }
     m.span_s = first >= 0 ? std::max(lastDone, lastArrival) - first : 0;
     m.arrival_span_s = first >= 0 ? lastArrival - first : 0;
+    m.final_request_done_s = first >= 0 ? (finalDone >= 0 ? finalDone : lastArrival) - first : 0;
     m.ttft_s = models::percentilesOf(ttft);
     m.tpot_s = models::percentilesOf(tpot);
     m.e2e_s = models::percentilesOf(e2e);

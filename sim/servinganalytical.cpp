@@ -105,6 +105,7 @@ models::ServingMeasurement estimateServing(const models::ResolvedServing& s,
         busy = std::min(1.0, perReplica * (ttft + tpot * (m.output - 1.0)));
         out.span_s = m.arrival_span + ttft + tpot * (m.output - 1.0);
     }
+    out.final_request_done_s = out.span_s; // the last arrival's mean latency after it
     out.ttft_s = flat(ttft);
     out.tpot_s = flat(tpot);
     out.e2e_s = flat(ttft + tpot * (m.output - 1.0));

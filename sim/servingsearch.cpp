@@ -120,12 +120,22 @@ std::string missed(const models::ServeSlo& slo, const models::ServingMeasurement
     return b;
 }
 
+// The output a Poisson rate gives: with a steady queue, the rate times its requests' mean output, as a run
+// of any length at that rate converges to (MLPerf Server's tokens a second over a run of 600 s or more);
+// the probe's tokens over its own span would also count the drain after its last arrival, a quarter of a
+// 600 s probe when requests last minutes. A growing queue gives what the probe achieved.
+double outputTokensPerS(const models::ServeSlo& slo, double rate, const models::ServingMeasurement& m) {
+    if (queueGrows(slo, m) || m.completed <= 0)
+        return m.span_s > 0 ? m.output_tokens / m.span_s : 0.0;
+    return rate * m.output_tokens / static_cast<double>(m.completed);
+}
+
 // A probe's point on the latency-against-throughput curve; whether it meets the SLOs.
 bool addPoint(models::RateSearch& search, const models::ServeSlo& slo, double rate,
               const models::ServingMeasurement& m) {
     const bool meetsSlo = meets(slo, m);
-    search.curve.push_back({rate, m.span_s > 0 ? m.output_tokens / m.span_s : 0.0, m.ttft_s, m.tpot_s,
-                            meetsSlo, queueGrows(slo, m)});
+    search.curve.push_back(
+        {rate, outputTokensPerS(slo, rate, m), m.ttft_s, m.tpot_s, meetsSlo, queueGrows(slo, m)});
     return meetsSlo;
 }
 
@@ -133,9 +143,12 @@ bool addPoint(models::RateSearch& search, const models::ServeSlo& slo, double ra
 // crowd near that rate).
 constexpr std::array<double, 3> kCurveFractions{0.25, 0.5, 0.75};
 
-void recordAt(models::RateSearch& search, double rate, const models::ServingMeasurement& m) {
+void recordAt(models::RateSearch& search, const models::ServeSlo& slo, double rate,
+              const models::ServingMeasurement& m) {
     search.max_rate_rps = rate;
-    search.output_tokens_per_s_at_max = m.span_s > 0 ? m.output_tokens / m.span_s : 0;
+    search.output_tokens_per_s_at_max = outputTokensPerS(slo, rate, m);
+    search.loadgen_tokens_per_s_at_max =
+        m.final_request_done_s > 0 ? m.output_tokens / m.final_request_done_s : 0;
     search.ttft_at_max_s = m.ttft_s;
     search.tpot_at_max_s = m.tpot_s;
 }
@@ -163,7 +176,7 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
         search.probes = prober.probes();
         return search;
     }
-    recordAt(search, idleRate, idle);
+    recordAt(search, slo, idleRate, idle);
     auto at = [&](double rate) -> models::StreamOverride {
         const auto atRate = static_cast<std::int64_t>(std::ceil(rate * kMinProbeSeconds));
         return {rate, std::clamp(atRate, count, kMaxProbeRequests), false};
@@ -182,7 +195,7 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
         if (!ok)
             break;
         lo = hi;
-        recordAt(search, hi, m);
+        recordAt(search, slo, hi, m);
         hi *= 2;
     }
     for (int i = 0; i < kBisections; ++i) {
@@ -190,7 +203,7 @@ models::RateSearch searchRate(const models::ResolvedServing& s, Prober& prober, 
         const auto [m, ok] = probeAt(mid);
         if (ok) {
             lo = mid;
-            recordAt(search, mid, m);
+            recordAt(search, slo, mid, m);
         } else {
             hi = mid;
         }

@@ -45,10 +45,11 @@ MeasuredFigures fromStream(const models::ServingMeasurement& m, double replicas)
             m.tpot_s, m.e2e_s};
 }
 
-// The highest rate within the SLOs, a replica's, served by every replica.
+// The highest rate within the SLOs, a replica's, served by every replica; its tokens a second as MLPerf
+// LoadGen reports a Server run (over the probe until its last request is done).
 MeasuredFigures fromSearch(const models::RateSearch& s, double replicas) {
-    return {s.output_tokens_per_s_at_max * replicas, s.max_rate_rps.value_or(0.0) * replicas, s.ttft_at_max_s,
-            s.tpot_at_max_s, std::nullopt};
+    return {s.loadgen_tokens_per_s_at_max * replicas, s.max_rate_rps.value_or(0.0) * replicas,
+            s.ttft_at_max_s, s.tpot_at_max_s, std::nullopt};
 }
 
 // One row, in a child: {"predicted": x, "how": "..."} or {"skipped": "..."}.
