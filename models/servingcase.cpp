@@ -309,10 +309,11 @@ Json scenarioJson(CsvRow& row, const RowLayout& at, const RowWorkload& w, const 
                {"requests", requestsJson(w, l, maxBatch, c.replicas)}};
     if (w.max_batch)
         stage["max_batch"] = *w.max_batch;
-    // A prompt longer than an iteration's tokens is served in chunks: engines that default to whole
-    // prompts (TensorRT-LLM) run such benchmarks with chunked context on, or could not run them at all.
+    // A prompt of an iteration's tokens or more is served in chunks: engines that default to whole prompts
+    // (TensorRT-LLM) run such benchmarks with chunked context on. Whole, a longer one could not run at all,
+    // and one of exactly the budget only in an iteration without decodes, one request at a time.
     const double longestInput = l.from_dataset ? std::ceil(kDatasetLengthMaxOverMean * l.input) : l.input;
-    if (!engine.chunked_prefill.value && longestInput > engine.max_tokens_per_iteration.value) {
+    if (!engine.chunked_prefill.value && longestInput >= engine.max_tokens_per_iteration.value) {
         stage["chunked_prefill"] = true;
         addAssumption(c, "chunked prefill (prompts longer than the engine's " +
                              std::to_string(static_cast<long long>(engine.max_tokens_per_iteration.value)) +
