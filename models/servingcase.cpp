@@ -315,9 +315,9 @@ Json scenarioJson(CsvRow& row, const RowLayout& at, const RowWorkload& w, const 
     const double longestInput = l.from_dataset ? std::ceil(kDatasetLengthMaxOverMean * l.input) : l.input;
     if (!engine.chunked_prefill.value && longestInput >= engine.max_tokens_per_iteration.value) {
         stage["chunked_prefill"] = true;
-        addAssumption(c, "chunked prefill (prompts longer than the engine's " +
+        addAssumption(c, "chunked prefill (prompts of the engine's " +
                              std::to_string(static_cast<long long>(engine.max_tokens_per_iteration.value)) +
-                             " tokens an iteration)");
+                             " tokens an iteration or more)");
     }
     if (w.ttft_s || w.tpot_s) {
         Json slo = Json::object();

@@ -124,8 +124,8 @@ std::string missed(const models::ServeSlo& slo, const models::ServingMeasurement
 // of any length at that rate converges to (MLPerf Server's tokens a second over a run of 600 s or more);
 // the probe's tokens over its own span would also count the drain after its last arrival, a quarter of a
 // 600 s probe when requests last minutes. A growing queue gives what the probe achieved.
-double outputTokensPerS(const models::ServeSlo& slo, double rate, const models::ServingMeasurement& m) {
-    if (queueGrows(slo, m) || m.completed <= 0)
+double outputTokensPerS(bool queueGrew, double rate, const models::ServingMeasurement& m) {
+    if (queueGrew || m.completed <= 0)
         return m.span_s > 0 ? m.output_tokens / m.span_s : 0.0;
     return rate * m.output_tokens / static_cast<double>(m.completed);
 }
@@ -134,8 +134,8 @@ double outputTokensPerS(const models::ServeSlo& slo, double rate, const models::
 bool addPoint(models::RateSearch& search, const models::ServeSlo& slo, double rate,
               const models::ServingMeasurement& m) {
     const bool meetsSlo = meets(slo, m);
-    search.curve.push_back(
-        {rate, outputTokensPerS(slo, rate, m), m.ttft_s, m.tpot_s, meetsSlo, queueGrows(slo, m)});
+    const bool grew = queueGrows(slo, m);
+    search.curve.push_back({rate, outputTokensPerS(grew, rate, m), m.ttft_s, m.tpot_s, meetsSlo, grew});
     return meetsSlo;
 }
 
@@ -146,7 +146,7 @@ constexpr std::array<double, 3> kCurveFractions{0.25, 0.5, 0.75};
 void recordAt(models::RateSearch& search, const models::ServeSlo& slo, double rate,
               const models::ServingMeasurement& m) {
     search.max_rate_rps = rate;
-    search.output_tokens_per_s_at_max = outputTokensPerS(slo, rate, m);
+    search.output_tokens_per_s_at_max = outputTokensPerS(queueGrows(slo, m), rate, m);
     search.loadgen_tokens_per_s_at_max =
         m.final_request_done_s > 0 ? m.output_tokens / m.final_request_done_s : 0;
     search.ttft_at_max_s = m.ttft_s;

@@ -14,16 +14,16 @@ namespace {
 
 const fs::path kCatalog = fs::path(CHOREO_TEST_ASSETS) / "catalog";
 
-// A scratch catalog folder with one device file written from `device` plus the real sources.
-fs::path scratchCatalog(const Json& device) {
+// A scratch catalog folder with one file holding `entry` in the list `key` (a device by default) plus the
+// real sources.
+fs::path scratchCatalog(const Json& entry, const char* key = "devices") {
     const fs::path dir = fs::temp_directory_path() / "choreo-tst-catalog";
     fs::remove_all(dir);
     fs::create_directories(dir);
     fs::copy_file(kCatalog / "sources.json", dir / "sources.json");
     std::string error;
     writeTextFileAtomically(dir / "test.json",
-                            Json{{"format", "choreo-catalog/1"}, {"devices", Json::array({device})}}.dump(2),
-                            error);
+                            Json{{"format", "choreo-catalog/1"}, {key, Json::array({entry})}}.dump(2), error);
     return dir;
 }
 
@@ -310,19 +310,11 @@ private slots:
             if (e["id"] == "vllm-v0")
                 engine = e;
         QVERIFY(!engine.is_null());
-        const fs::path dir = fs::temp_directory_path() / "choreo-tst-catalog-engine";
         const auto refused = [&](const char* key, double value, const char* message) {
             Json e = engine;
             e[key]["value"] = value;
-            fs::remove_all(dir);
-            fs::create_directories(dir);
-            fs::copy_file(kCatalog / "sources.json", dir / "sources.json");
-            std::string why;
-            writeTextFileAtomically(
-                dir / "test.json",
-                Json{{"format", "choreo-catalog/1"}, {"serving_engines", Json::array({e})}}.dump(2), why);
             Diagnostics errors;
-            QVERIFY(!Catalog::load(dir, errors));
+            QVERIFY(!Catalog::load(scratchCatalog(e, "serving_engines"), errors));
             const std::string expected = std::string("serving_engines[0].") + key + ": " + message;
             QVERIFY2(joinDiagnostics(errors).find(expected) != std::string::npos,
                      joinDiagnostics(errors).c_str());
@@ -330,7 +322,6 @@ private slots:
         refused("decode_steps", 2.5, "a whole number of iterations from 1 to 64, got 2.5");
         refused("decode_steps", 65, "a whole number of iterations from 1 to 64, got 65");
         refused("mixed_batches", 0.5, "1 (decodes and prefills share an iteration) or 0, got 0.5");
-        fs::remove_all(dir);
     }
 
     void flashAttention2HalfSizeNeedsItsRate() {
