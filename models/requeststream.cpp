@@ -2,8 +2,10 @@
 
 #include "models/servestageio.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace choreo::models {
@@ -36,6 +38,25 @@ constexpr std::uint64_t kLengthStream = 0x6C656E67746873ULL;
 // lies almost all past its bound, which the reader's mean <= max check makes rare).
 constexpr int kMaxRedraws = 64;
 
+// A length from a percentile table: a uniform percent, placed linearly between the table's two points
+// around it.
+std::int64_t drawFromPercentiles(const std::vector<LengthPercentile>& table, SeededDraws& draws) {
+    if (table.empty())
+        return 1;
+    const double percent = 100.0 * draws.uniform();
+    auto above = std::lower_bound(table.begin(), table.end(), percent,
+                                  [](const LengthPercentile& p, double value) { return p.percent < value; });
+    if (above == table.begin())
+        return table.front().tokens;
+    if (above == table.end())
+        return table.back().tokens;
+    const auto below = std::prev(above);
+    const double share = (percent - below->percent) / (above->percent - below->percent);
+    const double tokens =
+        static_cast<double>(below->tokens) + share * static_cast<double>(above->tokens - below->tokens);
+    return std::clamp<std::int64_t>(std::llround(tokens), below->tokens, above->tokens);
+}
+
 std::int64_t drawLength(const TokenLengths& lengths, SeededDraws& draws) {
     const auto upper = lengths.max > 0 ? lengths.max : kMaxRequestTokens;
     switch (lengths.shape) {
@@ -54,6 +75,8 @@ std::int64_t drawLength(const TokenLengths& lengths, SeededDraws& draws) {
         }
         return upper;
     }
+    case LengthShape::Percentiles:
+        return drawFromPercentiles(lengths.percentiles, draws);
     }
     return 1;
 }

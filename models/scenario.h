@@ -319,18 +319,28 @@ struct EvalStage {
 enum class Arrival { Poisson, Offline, Trace };
 std::string toString(Arrival arrival);
 
-// The distribution of a request's input or output length in tokens: fixed (`mean`), uniform in [min, max], or
-// lognormal with mean `mean` and log-space deviation `sigma`; a draw above `max` (when set) is drawn again.
-enum class LengthShape { Fixed, Uniform, Lognormal };
+// The distribution of a request's input or output length in tokens: fixed (`mean`), uniform in [min, max],
+// lognormal with mean `mean` and log-space deviation `sigma` (a draw above `max`, when set, is drawn again),
+// or a dataset's percentiles (linear between them, as a measured length distribution is usually published).
+enum class LengthShape { Fixed, Uniform, Lognormal, Percentiles };
 std::string toString(LengthShape shape);
+// One point of a percentile table: `percent` of the requests are at most `tokens` long.
+struct LengthPercentile {
+    double percent = 0;
+    std::int64_t tokens = 1;
+    bool operator==(const LengthPercentile&) const = default;
+};
 struct TokenLengths {
     LengthShape shape = LengthShape::Fixed;
-    double mean = 0;
+    double mean = 0; // percentiles: the table's own mean, derived when read
     double sigma = 0;
-    std::int64_t min = 1;
-    std::int64_t max = 0; // 0: no bound (uniform needs one)
+    std::int64_t min = 1;                      // percentiles: the 0th
+    std::int64_t max = 0;                      // 0: no bound (uniform needs one); percentiles: the 100th
+    std::vector<LengthPercentile> percentiles; // from 0 to 100, both increasing
     bool operator==(const TokenLengths&) const = default;
 };
+// The mean of a percentile table's distribution, linear between its points.
+double percentileTableMean(const std::vector<LengthPercentile>& table);
 
 // The requests of a serving stage. Poisson: `rate_per_s` for `duration_s` (or `count` requests); offline:
 // `count` requests at time 0; trace: the file's rows (seconds since the start, input tokens, output tokens).

@@ -23,10 +23,20 @@ std::string toString(LengthShape shape) {
         return "uniform";
     case LengthShape::Lognormal:
         return "lognormal";
+    case LengthShape::Percentiles:
+        return "percentiles";
     case LengthShape::Fixed:
         break;
     }
     return "fixed";
+}
+
+double percentileTableMean(const std::vector<LengthPercentile>& table) {
+    double mean = 0.0;
+    for (std::size_t i = 1; i < table.size(); ++i)
+        mean += (table[i].percent - table[i - 1].percent) / 100.0 * 0.5 *
+                static_cast<double>(table[i].tokens + table[i - 1].tokens);
+    return table.size() == 1 ? static_cast<double>(table.front().tokens) : mean;
 }
 
 std::string toString(WorkloadKind kind) {
@@ -75,7 +85,71 @@ ServeParallel readServeParallel(JsonReader& r, const Json& j, const std::string&
     return p;
 }
 
-// A length: a number (fixed), or {"distribution": ..., "mean", "sigma", "min", "max"}.
+// One [percent, tokens] point of a percentile table, or nullopt after an error at `here`.
+std::optional<LengthPercentile> readPercentilePoint(JsonReader& r, const Json& point,
+                                                    const std::string& here) {
+    if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number()) {
+        r.error(here, "must be a pair [percent, tokens], got " + JsonReader::typeName(point));
+        return std::nullopt;
+    }
+    const double percent = point[0].get<double>();
+    if (!std::isfinite(percent) || percent < 0.0 || percent > 100.0) {
+        r.error(here + "[0]", "a percent must be between 0 and 100, got " + formatNumber(percent));
+        return std::nullopt;
+    }
+    const double tokens = point[1].get<double>();
+    if (!(tokens >= 1.0 && tokens <= static_cast<double>(kMaxRequestTokens)) ||
+        tokens != std::floor(tokens)) {
+        r.error(here + "[1]", "tokens must be a whole number between 1 and " +
+                                  std::to_string(kMaxRequestTokens) + ", got " + formatNumber(tokens));
+        return std::nullopt;
+    }
+    return LengthPercentile{percent, static_cast<std::int64_t>(tokens)};
+}
+
+// A percentile table: from the 0th to the 100th, percents rising and lengths never falling.
+void readPercentiles(JsonReader& r, const Json& j, const std::string& path, TokenLengths& lengths) {
+    const std::string here = JsonReader::join(path, "percentiles");
+    for (const char* derived : {"mean", "sigma", "min", "max"})
+        if (j.contains(derived))
+            r.error(JsonReader::join(path, derived),
+                    "not used by a percentiles distribution (it follows from "
+                    "the table)");
+    auto it = j.find("percentiles");
+    if (it == j.end() || !it->is_array() || it->size() < 2 || it->size() > kMaxLengthPercentiles) {
+        r.error(here, "required: an array of 2 to " + std::to_string(kMaxLengthPercentiles) +
+                          " [percent, tokens] pairs, from 0 to 100");
+        return;
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+        const std::string at = JsonReader::index(here, i);
+        auto point = readPercentilePoint(r, (*it)[i], at);
+        if (!point)
+            return;
+        if (!lengths.percentiles.empty() && point->percent <= lengths.percentiles.back().percent) {
+            r.error(at + "[0]", "percents must rise, got " + formatNumber(point->percent) + " after " +
+                                    formatNumber(lengths.percentiles.back().percent));
+            return;
+        }
+        if (!lengths.percentiles.empty() && point->tokens < lengths.percentiles.back().tokens) {
+            r.error(at + "[1]", "lengths must not fall as the percent rises, got " +
+                                    std::to_string(point->tokens) + " after " +
+                                    std::to_string(lengths.percentiles.back().tokens));
+            return;
+        }
+        lengths.percentiles.push_back(*point);
+    }
+    if (lengths.percentiles.front().percent != 0.0 || lengths.percentiles.back().percent != 100.0) {
+        r.error(here, "must run from the 0th percentile to the 100th");
+        return;
+    }
+    lengths.min = lengths.percentiles.front().tokens;
+    lengths.max = lengths.percentiles.back().tokens;
+    lengths.mean = percentileTableMean(lengths.percentiles);
+}
+
+// A length: a number (fixed), or {"distribution": ..., "mean", "sigma", "min", "max"}, or
+// {"distribution": "percentiles", "percentiles": [[0, tokens], ..., [100, tokens]]}.
 TokenLengths readLengths(JsonReader& r, const Json& j, const std::string& path, const char* key) {
     TokenLengths lengths;
     const std::string here = JsonReader::join(path, key);
@@ -91,10 +165,16 @@ TokenLengths readLengths(JsonReader& r, const Json& j, const std::string& path, 
     }
     if (!r.expectObject(*it, here))
         return lengths;
-    r.rejectUnknownKeys(*it, here, {"distribution", "mean", "sigma", "min", "max"});
+    r.rejectUnknownKeys(*it, here, {"distribution", "mean", "sigma", "min", "max", "percentiles"});
     readChoice(r, *it, here, "distribution", true,
-               {LengthShape::Fixed, LengthShape::Uniform, LengthShape::Lognormal}, "distribution",
-               lengths.shape);
+               {LengthShape::Fixed, LengthShape::Uniform, LengthShape::Lognormal, LengthShape::Percentiles},
+               "distribution", lengths.shape);
+    if (lengths.shape == LengthShape::Percentiles) {
+        readPercentiles(r, *it, here, lengths);
+        return lengths;
+    }
+    if (it->contains("percentiles"))
+        r.error(JsonReader::join(here, "percentiles"), "only for \"distribution\": \"percentiles\"");
     lengths.min = boundedCount(r, *it, here, "min", 1, kMaxRequestTokens).value_or(1);
     lengths.max = boundedCount(r, *it, here, "max", 1, kMaxRequestTokens).value_or(0);
     if (lengths.shape == LengthShape::Uniform) {
@@ -266,6 +346,13 @@ Json lengthsToJson(const TokenLengths& lengths) {
     if (lengths.shape == LengthShape::Fixed && lengths.max == 0 && lengths.min == 1)
         return static_cast<std::int64_t>(std::llround(lengths.mean));
     Json j{{"distribution", toString(lengths.shape)}};
+    if (lengths.shape == LengthShape::Percentiles) {
+        Json table = Json::array();
+        for (const auto& point : lengths.percentiles)
+            table.push_back(Json::array({point.percent, point.tokens}));
+        j["percentiles"] = std::move(table);
+        return j;
+    }
     if (lengths.shape == LengthShape::Uniform) {
         j["min"] = lengths.min;
         j["max"] = lengths.max;

@@ -18,6 +18,7 @@ inline constexpr std::int64_t kMaxServeBatch = 65536;
 inline constexpr std::int64_t kMaxIterationTokens = 1 << 20;
 inline constexpr std::int64_t kMaxKvBlockTokens = 4096;
 inline constexpr std::int64_t kMaxRequestTokens = 1 << 22; // one request's input or output
+inline constexpr std::size_t kMaxLengthPercentiles = 1001; // points of a length percentile table
 inline constexpr std::int64_t kMaxServeRequests = 2000000;
 inline constexpr double kMaxRequestRate = 1e6;      // requests per second
 inline constexpr double kMaxStreamSeconds = 864000; // ten days of arrivals

@@ -434,7 +434,7 @@ std::optional<ServeReplicas> sizeReplicas(const ResolvedServing& s, const std::v
 // its mean), for the up-front check that one request fits in a replica's cache.
 double longestRequest(const RequestStream& q) {
     auto upper = [](const TokenLengths& l) {
-        if (l.shape == LengthShape::Uniform || (l.max > 0 && l.shape == LengthShape::Lognormal))
+        if (l.shape != LengthShape::Fixed && l.max > 0)
             return static_cast<double>(l.max);
         return l.mean;
     };
@@ -474,7 +474,7 @@ bool chooseEngine(ResolvedServing& out, const Catalog& catalog, Diagnostics& err
     if (!out.chunked_prefill && out.stage.requests.arrival != Arrival::Trace) {
         const TokenLengths& in = out.stage.requests.input;
         const double longest =
-            in.shape == LengthShape::Uniform || in.max > 0 ? static_cast<double>(in.max) : in.mean;
+            in.shape != LengthShape::Fixed && in.max > 0 ? static_cast<double>(in.max) : in.mean;
         if (longest > static_cast<double>(out.max_tokens_per_iteration))
             errors.push_back({out.path + ".max_tokens_per_iteration",
                               "prompts of up to " + formatNumber(longest) + " tokens do not fit in " +

@@ -44,8 +44,8 @@ models::Scenario shipped(std::int64_t input = 512, std::int64_t output = 65) {
     if (!scenario)
         throw std::runtime_error(models::joinDiagnostics(errors));
     auto& q = scenario->workload.serve->requests;
-    q.input = {models::LengthShape::Fixed, static_cast<double>(input), 0, 1, 0};
-    q.output = {models::LengthShape::Fixed, static_cast<double>(output), 0, 1, 0};
+    q.input = {models::LengthShape::Fixed, static_cast<double>(input), 0, 1, 0, {}};
+    q.output = {models::LengthShape::Fixed, static_cast<double>(output), 0, 1, 0, {}};
     return std::move(*scenario);
 }
 
@@ -320,6 +320,78 @@ private slots:
         QVERIFY2(models::joinDiagnostics(errors).find("empty") != std::string::npos,
                  models::joinDiagnostics(errors).c_str());
         std::filesystem::remove(file);
+    }
+
+    // A dataset's percentile table: its mean by hand (linear between the points), draws that keep to its
+    // points, and the same table after a round trip through the file.
+    void percentileLengthsFollowTheirTable() {
+        std::ifstream in(kAssets / "scenarios" / "serve-llama3-70b.json");
+        auto doc = models::Json::parse(in);
+        auto& requests = doc["workload"]["stages"][0]["requests"];
+        requests["input_tokens"] = {{"distribution", "percentiles"},
+                                    {"percentiles", {{0, 100}, {50, 200}, {90, 600}, {100, 1000}}}};
+        requests["count"] = 20000;
+        models::Diagnostics errors;
+        auto scenario = models::readScenarioDocument(doc, errors);
+        QVERIFY2(scenario, models::joinDiagnostics(errors).c_str());
+        const auto& lengths = scenario->workload.serve->requests.input;
+        // 0.5 x 150 + 0.4 x 400 + 0.1 x 800 = 315 tokens.
+        QCOMPARE(lengths.mean, 315.0);
+        QCOMPARE(lengths.min, std::int64_t{100});
+        QCOMPARE(lengths.max, std::int64_t{1000});
+        const auto drawn = models::drawRequests(scenario->workload.serve->requests, {});
+        QCOMPARE(drawn.size(), std::size_t{20000});
+        double sum = 0;
+        std::size_t atMostMedian = 0, atMostP90 = 0;
+        for (const auto& r : drawn) {
+            QVERIFY(r.input_tokens >= 100 && r.input_tokens <= 1000);
+            sum += static_cast<double>(r.input_tokens);
+            atMostMedian += r.input_tokens <= 200;
+            atMostP90 += r.input_tokens <= 600;
+        }
+        QVERIFY2(within(sum / 20000.0, 315.0, 0.02), qPrintable(QString::number(sum / 20000.0)));
+        QVERIFY2(std::abs(static_cast<double>(atMostMedian) / 20000.0 - 0.5) < 0.015,
+                 qPrintable(QString::number(atMostMedian)));
+        QVERIFY2(std::abs(static_cast<double>(atMostP90) / 20000.0 - 0.9) < 0.01,
+                 qPrintable(QString::number(atMostP90)));
+        models::Diagnostics again;
+        auto reread = models::parseScenario(models::serializeScenario(*scenario), again);
+        QVERIFY2(reread, models::joinDiagnostics(again).c_str());
+        QVERIFY(reread->workload.serve->requests.input == lengths);
+    }
+
+    // A table that does not run from the 0th to the 100th percentile, falls, or stalls is refused at the
+    // point, and so are a mean or sigma beside it.
+    void percentileTableErrorsNameThePoint() {
+        std::ifstream in(kAssets / "scenarios" / "serve-llama3-70b.json");
+        const auto base = models::Json::parse(in);
+        const std::string at = "workload.stages[0].requests.output_tokens";
+        const std::vector<std::pair<models::Json, std::string>> cases = {
+            {{{"distribution", "percentiles"}, {"percentiles", {{0, 10}, {50, 5}, {100, 20}}}},
+             at + ".percentiles[1][1]: lengths must not fall"},
+            {{{"distribution", "percentiles"}, {"percentiles", {{0, 5}, {0, 6}, {100, 7}}}},
+             at + ".percentiles[1][0]: percents must rise"},
+            {{{"distribution", "percentiles"}, {"percentiles", {{10, 5}, {100, 20}}}},
+             at + ".percentiles: must run from the 0th percentile to the 100th"},
+            {{{"distribution", "percentiles"}, {"percentiles", {{0, 5}, {100, 2.5}}}},
+             at + ".percentiles[1][1]: tokens must be a whole number"},
+            {{{"distribution", "percentiles"}, {"percentiles", {{0, 5}, {100, 20}}}, {"mean", 12}},
+             at + ".mean: not used by a percentiles distribution"},
+            {{{"distribution", "percentiles"}}, at + ".percentiles: required"},
+            {{{"distribution", "lognormal"},
+              {"mean", 12},
+              {"sigma", 0.5},
+              {"percentiles", {{0, 5}, {100, 20}}}},
+             at + ".percentiles: only for \"distribution\": \"percentiles\""},
+        };
+        for (const auto& [lengths, expected] : cases) {
+            auto doc = base;
+            doc["workload"]["stages"][0]["requests"]["output_tokens"] = lengths;
+            models::Diagnostics errors;
+            QVERIFY(!models::readScenarioDocument(doc, errors));
+            const auto message = models::joinDiagnostics(errors);
+            QVERIFY2(message.find(expected) != std::string::npos, (expected + " in: " + message).c_str());
+        }
     }
 
     // An SLO below the idle latency gets a plain verdict, not a rate.

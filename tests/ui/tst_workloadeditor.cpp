@@ -135,6 +135,15 @@ void TestWorkloadEditor::serveEditorEditsTheServeStage() {
         document.undoStack()->undo();
     QVERIFY(document.scenario() == *start);
     QCOMPARE(rate->value(), start->workload.serve->requests.rate_per_s);
+    // A percentile table's mean follows from its points: shown, not editable; a lognormal's is editable.
+    auto* input = editor.findChild<QDoubleSpinBox*>(u"serveInputSpin"_s);
+    QVERIFY(input && input->isEnabled());
+    auto tabled = *start;
+    tabled.workload.serve->requests.input = {choreo::models::LengthShape::Percentiles,     315, 0, 100, 1000,
+                                             {{0, 100}, {50, 200}, {90, 600}, {100, 1000}}};
+    document.reset(tabled, {});
+    QCOMPARE(input->value(), 315.0);
+    QVERIFY(!input->isEnabled());
     // A training scenario serves nothing: no serving form.
     document.reset(*choreo::test::loadDefaultScenario(), {});
     QVERIFY(editor.isHidden());

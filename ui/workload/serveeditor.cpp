@@ -298,12 +298,16 @@ void ServeEditor::refresh() {
     formfields::show(targetRate_, serve->target_rate_per_s);
     formfields::show(horizon_, serve->horizon_months);
     // A trace sets its own arrivals and lengths: the stream's numbers do not apply; a uniform length is
-    // its min and max (the file's), not a mean.
+    // its min and max (the file's), and a percentile table its points, not a mean (the box shows theirs).
     const bool trace = q.arrival == models::Arrival::Trace;
+    const auto meanEditable = [trace](const models::TokenLengths& l) {
+        return !trace && l.shape != models::LengthShape::Uniform &&
+               l.shape != models::LengthShape::Percentiles;
+    };
     rate_->setEnabled(!trace);
     duration_->setEnabled(!trace);
-    inputMean_->setEnabled(!trace && q.input.shape != models::LengthShape::Uniform);
-    outputMean_->setEnabled(!trace && q.output.shape != models::LengthShape::Uniform);
+    inputMean_->setEnabled(meanEditable(q.input));
+    outputMean_->setEnabled(meanEditable(q.output));
 }
 
 } // namespace choreo::ui
