@@ -18,11 +18,6 @@ namespace choreo::models {
 
 namespace {
 
-// Rows whose dataset gives the lengths (MLPerf leaves input_len empty): the prompt and output lengths vary
-// around the dataset's means as a lognormal with this log-space deviation, up to this many times the mean.
-// CHOREO-DEFAULT (U): the datasets' spreads are not published beside their means.
-constexpr double kDatasetLengthSigma = 0.7;
-constexpr double kDatasetLengthMaxOverMean = 4.0;
 // Offline rows: enough requests that the batch stays full for most of the run (8 x the max batch), within
 // bounds that keep a row's simulation to seconds. CHOREO-DEFAULT (U).
 constexpr std::int64_t kOfflineBatchesQueued = 8;
@@ -31,30 +26,39 @@ constexpr std::int64_t kMaxOfflineRequests = 20000;
 // Fixed-rate rows send this many requests unless the scenario column says. CHOREO-DEFAULT (U).
 constexpr std::int64_t kRateRequests = 1000;
 
-// The MLPerf Inference datacenter datasets' mean lengths, for rows that leave them to the dataset. Mean
-// inputs are derived (not quoted): the mean of the per-sample token counts that
-// openshift-psap/performance-dashboard@7cd1065d (mlperf-data/summaries/*.csv; Mixtral and 405B @67033bae)
-// extracted from MLCommons' dataset files. Mean outputs are MLCommons' own reference figures,
-// mlcommons/inference@b66003e1 language/<model>/README.md ("Tokens per sample: 294.45"; Mixtral
-// "tokens_per_sample: 144.84"; 405B "684.68"; DeepSeek-R1 "mean-output-tok-len: 3886.2274"). Llama-3.1-8B
-// states no token mean: 128 is its harness's max_tokens (SUT_VLLM.py), a bound; its rows give output_len.
+// The MLPerf Inference datacenter datasets' lengths, for rows that leave them to the dataset.
+// - Percentiles of prompts and reference outputs: validation/dataset-percentiles.py over the per-sample token
+//   counts that openshift-psap/performance-dashboard@67033bae (mlperf-data/summaries/<dataset>.csv) extracted
+//   from MLCommons' dataset files.
+// - Mean generated outputs: MLCommons' reference figures, mlcommons/inference@b66003e1
+//   language/<model>/README.md ("Tokens per sample: 294.45"; Mixtral "tokens_per_sample: 144.84"; 405B
+//   "684.68"; DeepSeek-R1 "mean-output-tok-len: 3886.2274"). Llama-3.1-8B states none: 128 is its cap.
+// - Output caps: max_output_len in mlcommons/inference_results_v5.1@965182b0
+//   closed/NVIDIA/code/<model>/tensorrt/generation_config.json, as in the reference implementations.
+// clang-format off
 const DatasetLengths kDatasets[] = {
-    {"Llama-2-70B", "OpenOrca, 24,576 samples", 222.33, 294.45,
-     "input derived from performance-dashboard@7cd1065d llama2-70b-99.csv; output "
-     "mlcommons/inference@b66003e1"},
-    {"Mixtral-8x7B", "OpenOrca + GSM8K + MBXP, 15,000 samples", 427.39, 144.84,
-     "input derived from performance-dashboard@67033bae mixtral-8x7b.csv; output "
-     "mlcommons/inference@b66003e1"},
-    {"Llama-3.1-405B", "MLPerf 405B long-context set, 8,313 samples", 9428.64, 684.68,
-     "input derived from performance-dashboard@67033bae llama3-1-405b.csv; output "
-     "mlcommons/inference@b66003e1"},
-    {"Llama-3.1-8B", "CNN/DailyMail, 13,368 samples", 870.73, 128.0,
-     "input derived from performance-dashboard@7cd1065d llama3-1-8b-datacenter.csv; output: max_tokens "
-     "bound"},
-    {"DeepSeek-R1", "MLPerf DeepSeek-R1 set, 4,388 samples", 803.79, 3886.2274,
-     "input derived from performance-dashboard@7cd1065d deepseek-r1.csv; output "
-     "mlcommons/inference@b66003e1"},
+    {"Llama-2-70B", "OpenOrca, 24,576 samples",
+     {{0, 48}, {1, 56}, {5, 73}, {10, 85}, {20, 102}, {30, 117}, {40, 132}, {50, 152}, {60, 186}, {70, 232}, {80, 312}, {90, 519}, {95, 614}, {97.5, 666}, {99, 791}, {99.5, 877}, {99.9, 990}, {100, 1021}},
+     {{0, 3}, {1, 4}, {5, 15}, {10, 31}, {20, 67}, {30, 102}, {40, 146}, {50, 190}, {60, 231}, {70, 276}, {80, 336}, {90, 449}, {95, 563}, {97.5, 669}, {99, 779}, {99.5, 843}, {99.9, 950}, {100, 1016}},
+     294.45, 1024.0, "performance-dashboard@67033bae llama2-70b-99.csv"},
+    {"Mixtral-8x7B", "OpenOrca + GSM8K + MBXP, 15,000 samples",
+     {{0, 35}, {1, 54}, {5, 85}, {10, 112}, {20, 143}, {30, 168}, {40, 206}, {50, 283}, {60, 634}, {70, 652}, {80, 668}, {90, 701}, {95, 1006}, {97.5, 1280}, {99, 1561}, {99.5, 1754}, {99.9, 1862}, {100, 1948}},
+     {{0, 2}, {1, 24}, {5, 35}, {10, 47}, {20, 66}, {30, 82}, {40, 97}, {50, 113}, {60, 132}, {70, 160}, {80, 201}, {90, 279}, {95, 363}, {97.5, 450}, {99, 582}, {99.5, 673}, {99.9, 1024}, {100, 1024}},
+     144.84, 1024.0, "performance-dashboard@67033bae mixtral-8x7b.csv"},
+    {"Llama-3.1-405B", "MLPerf 405B long-context set, 8,313 samples",
+     {{0, 476}, {1, 1598}, {5, 2783}, {10, 3678}, {20, 5122}, {30, 6999}, {40, 8803}, {50, 10112}, {60, 11038}, {70, 11731}, {80, 12757}, {90, 14156}, {95, 15831}, {97.5, 17515}, {99, 18956}, {99.5, 19484}, {99.9, 19846}, {100, 19988}},
+     {{0, 3}, {1, 192}, {5, 210}, {10, 217}, {20, 423}, {30, 599}, {40, 691}, {50, 753}, {60, 800}, {70, 841}, {80, 881}, {90, 974}, {95, 1048}, {97.5, 1105}, {99, 1174}, {99.5, 1219}, {99.9, 1360}, {100, 1830}},
+     684.68, 2000.0, "performance-dashboard@67033bae llama3-1-405b.csv"},
+    {"Llama-3.1-8B", "CNN/DailyMail, 13,368 samples",
+     {{0, 79}, {1, 237}, {5, 327}, {10, 391}, {20, 497}, {30, 594}, {40, 688}, {50, 784}, {60, 898}, {70, 1025}, {80, 1206}, {90, 1479}, {95, 1750}, {97.5, 1932}, {99, 2118}, {99.5, 2217}, {99.9, 2324}, {100, 2540}},
+     {{0, 13}, {1, 31}, {5, 43}, {10, 50}, {20, 54}, {30, 64}, {40, 71}, {50, 74}, {60, 84}, {70, 91}, {80, 105}, {90, 123}, {95, 140}, {97.5, 157}, {99, 180}, {99.5, 197}, {99.9, 245}, {100, 2135}},
+     128.0, 128.0, "performance-dashboard@67033bae llama3-1-8b-datacenter.csv"},
+    {"DeepSeek-R1", "MLPerf DeepSeek-R1 set, 4,388 samples",
+     {{0, 52}, {1, 73}, {5, 100}, {10, 124}, {20, 231}, {30, 759}, {40, 865}, {50, 902}, {60, 952}, {70, 1037}, {80, 1141}, {90, 1281}, {95, 1312}, {97.5, 1345}, {99, 1432}, {99.5, 1479}, {99.9, 1682}, {100, 3140}},
+     {{0, 209}, {1, 356}, {5, 502}, {10, 627}, {20, 867}, {30, 1157}, {40, 1598}, {50, 2194}, {60, 3038}, {70, 4217}, {80, 5950}, {90, 9477}, {95, 13854}, {97.5, 18216}, {99, 32768}, {99.5, 32768}, {99.9, 32768}, {100, 32768}},
+     3886.2274, 20000.0, "performance-dashboard@67033bae deepseek-r1.csv"},
 };
+// clang-format on
 
 std::string lower(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(),
@@ -105,13 +109,21 @@ const ServingEngine* engineForFramework(const Catalog& catalog, const std::strin
 const Json kCosts{
     {"mode", "buy"}, {"amortisation_years", 4.0}, {"electricity_usd_per_kWh", 0.08}, {"pue", 1.3}};
 
-Json lengthJson(double mean, bool fromDataset) {
-    if (!fromDataset)
-        return static_cast<std::int64_t>(std::llround(mean));
-    return {{"distribution", "lognormal"},
-            {"mean", mean},
-            {"sigma", kDatasetLengthSigma},
-            {"max", static_cast<std::int64_t>(std::ceil(kDatasetLengthMaxOverMean * mean))}};
+// A percentile table's lengths times `scale`, at least one token and at most `cap` each.
+std::vector<LengthPercentile> scaledTable(const std::vector<LengthPercentile>& table, double scale,
+                                          std::int64_t cap) {
+    std::vector<LengthPercentile> scaled = table;
+    for (auto& point : scaled)
+        point.tokens =
+            std::clamp<std::int64_t>(std::llround(static_cast<double>(point.tokens) * scale), 1, cap);
+    return scaled;
+}
+
+Json percentilesJson(const std::vector<LengthPercentile>& table) {
+    Json points = Json::array();
+    for (const auto& point : table)
+        points.push_back(Json::array({point.percent, point.tokens}));
+    return {{"distribution", "percentiles"}, {"percentiles", std::move(points)}};
 }
 
 struct RowWorkload {
@@ -228,9 +240,12 @@ Json modelJson(CsvRow& row) {
     return model;
 }
 
+// A row's request lengths as the scenario writes them (a number, or a dataset's percentile table), and the
+// longest prompt they can send.
 struct Lengths {
-    double input = 0, output = 0;
-    bool from_dataset = false;
+    Json input, output;
+    double longest_input = 0;
+    const DatasetLengths* dataset = nullptr; // set when the row leaves a length to its dataset
     std::string skip;
 };
 
@@ -248,32 +263,52 @@ double tokenLength(CsvRow& row, const std::string& column) {
     return tokens;
 }
 
+// The outputs of a row that leaves its lengths to the dataset: the reference outputs' shape, scaled until its
+// mean under the harness's cap is the row's mean (else the reference run's); a mean at the cap is the cap for
+// every request.
+Json datasetOutputs(const DatasetLengths& d, double mean) {
+    const auto cap = static_cast<std::int64_t>(d.max_output_tokens);
+    if (mean >= static_cast<double>(cap))
+        return static_cast<std::int64_t>(std::llround(mean));
+    const auto& table = d.output_percentiles;
+    double scale = mean / percentileTableMean(table);
+    // The capped mean rises with the scale and stays below the cap: a few steps settle it.
+    for (int step = 0; step < 20; ++step)
+        scale *= mean / percentileTableMean(scaledTable(table, scale, cap));
+    return percentilesJson(scaledTable(table, scale, cap));
+}
+
 Lengths readLengths(CsvRow& row) {
     Lengths l;
     const bool inputGiven = !row.text("input_len").empty();
     const bool outputGiven = !row.text("output_len").empty();
     if (inputGiven && outputGiven) {
-        l.input = tokenLength(row, "input_len");
-        l.output = tokenLength(row, "output_len");
+        l.longest_input = tokenLength(row, "input_len");
+        l.input = static_cast<std::int64_t>(std::llround(l.longest_input));
+        l.output = static_cast<std::int64_t>(std::llround(tokenLength(row, "output_len")));
         return l;
     }
-    const DatasetLengths* d = datasetLengthsFor(row.text("model"));
-    if (!d) {
-        l.skip = "the row leaves its lengths to a dataset whose mean lengths Choreo has not sourced";
+    l.dataset = datasetLengthsFor(row.text("model"));
+    if (!l.dataset) {
+        l.skip = "the row leaves its lengths to a dataset whose lengths Choreo has not sourced";
         return l;
     }
-    l.from_dataset = true;
-    l.input = inputGiven ? tokenLength(row, "input_len") : d->mean_input_tokens;
-    l.output = outputGiven ? tokenLength(row, "output_len") : d->mean_output_tokens;
+    const DatasetLengths& d = *l.dataset;
+    if (inputGiven) {
+        l.longest_input = tokenLength(row, "input_len");
+        l.input = static_cast<std::int64_t>(std::llround(l.longest_input));
+    } else {
+        l.longest_input = static_cast<double>(d.input_percentiles.back().tokens);
+        l.input = percentilesJson(d.input_percentiles);
+    }
+    l.output = datasetOutputs(d, outputGiven ? tokenLength(row, "output_len") : d.mean_output_tokens);
     return l;
 }
 
 // The stage's request stream: one replica's share of the offline queue or the search's seed stream, or
 // the whole system's fixed-rate stream.
 Json requestsJson(const RowWorkload& w, const Lengths& l, std::int64_t maxBatch, std::int64_t replicas) {
-    Json requests{{"seed", 1},
-                  {"input_tokens", lengthJson(l.input, l.from_dataset)},
-                  {"output_tokens", lengthJson(l.output, l.from_dataset)}};
+    Json requests{{"seed", 1}, {"input_tokens", l.input}, {"output_tokens", l.output}};
     if (w.benchmark == ServingBenchmark::Rate) {
         requests["arrival"] = "poisson";
         requests["rate_per_s"] = *w.rate_per_s;
@@ -312,8 +347,7 @@ Json scenarioJson(CsvRow& row, const RowLayout& at, const RowWorkload& w, const 
     // A prompt of an iteration's tokens or more is served in chunks: engines that default to whole prompts
     // (TensorRT-LLM) run such benchmarks with chunked context on. Whole, a longer one could not run at all,
     // and one of exactly the budget only in an iteration without decodes, one request at a time.
-    const double longestInput = l.from_dataset ? std::ceil(kDatasetLengthMaxOverMean * l.input) : l.input;
-    if (!engine.chunked_prefill.value && longestInput >= engine.max_tokens_per_iteration.value) {
+    if (!engine.chunked_prefill.value && l.longest_input >= engine.max_tokens_per_iteration.value) {
         stage["chunked_prefill"] = true;
         addAssumption(c, "chunked prefill (prompts of the engine's " +
                              std::to_string(static_cast<long long>(engine.max_tokens_per_iteration.value)) +
@@ -390,8 +424,8 @@ bool describeRow(CsvRow& row, const Catalog& catalog, ServingCase& c, Diagnostic
     if (c.skip)
         return true;
     c.benchmark = w.benchmark;
-    if (l.from_dataset)
-        addAssumption(c, std::string("lengths from the dataset: ") + datasetLengthsFor(c.model)->dataset);
+    if (l.dataset)
+        addAssumption(c, std::string("lengths from the dataset's percentiles: ") + l.dataset->dataset);
     Diagnostics scenarioErrors;
     auto scenario = readScenarioDocument(scenarioJson(row, at, w, l, *engine, catalog, c), scenarioErrors);
     if (!scenario) {

@@ -48,12 +48,16 @@ bool isServingValidationHeader(const std::string& headerLine);
 std::vector<ServingCase> parseServingCsv(const std::string& text, const Catalog& catalog,
                                          Diagnostics& errors);
 
-// The mean prompt and output lengths of a benchmark's dataset, for rows that leave them to it (MLPerf's).
+// The prompt and output lengths of a benchmark's dataset, for rows that leave them to it (MLPerf's): the
+// prompts' percentiles, the reference outputs' percentiles (their shape; a row's mean output scales them),
+// the mean output a reference run generates, and the harness's output cap.
 struct DatasetLengths {
     const char* model;   // the row's model column
     const char* dataset; // what the benchmark uses
-    double mean_input_tokens;
+    std::vector<LengthPercentile> input_percentiles;
+    std::vector<LengthPercentile> output_percentiles;
     double mean_output_tokens;
+    double max_output_tokens;
     const char* source;
 };
 const DatasetLengths* datasetLengthsFor(const std::string& model);

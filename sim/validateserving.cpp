@@ -46,10 +46,13 @@ MeasuredFigures fromStream(const models::ServingMeasurement& m, double replicas)
 }
 
 // The highest rate within the SLOs, a replica's, served by every replica; its tokens a second as MLPerf
-// LoadGen reports a Server run (over the probe until its last request is done).
+// LoadGen reports a Server run. LoadGen divides the tokens by the time until the query issued last is done,
+// and its runs are long (min_query_count 210,624 for DeepSeek-R1: 78 minutes of arrivals, and that query
+// done 31 s after it arrived), so that is the rate times the mean output within 1 %. A 600 s probe's last
+// request may instead be one of a dataset's longest outputs, whose decode could be half the probe.
 MeasuredFigures fromSearch(const models::RateSearch& s, double replicas) {
-    return {s.loadgen_tokens_per_s_at_max * replicas, s.max_rate_rps.value_or(0.0) * replicas,
-            s.ttft_at_max_s, s.tpot_at_max_s, std::nullopt};
+    return {s.output_tokens_per_s_at_max * replicas, s.max_rate_rps.value_or(0.0) * replicas, s.ttft_at_max_s,
+            s.tpot_at_max_s, std::nullopt};
 }
 
 // One row, in a child: {"predicted": x, "how": "..."} or {"skipped": "..."}.
