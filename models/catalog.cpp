@@ -242,16 +242,21 @@ struct DeviceParser {
     std::optional<ServingEngine> engine(const Json& e, const std::string& path) {
         if (!reader.expectObject(e, path))
             return std::nullopt;
-        reader.rejectUnknownKeys(e, path,
-                                 {"id", "name", "aliases", "memory_fraction", "fraction_of_free",
-                                  "kv_block_tokens", "max_batch", "max_tokens_per_iteration",
-                                  "chunked_prefill", "iteration_overhead_us", "layer_overhead_us",
-                                  "allreduce_latency_us", "reserved_GB", "reserve_full_output",
-                                  "custom_allreduce_pcie_max_gpus", "mixed_batches", "decode_steps"});
+        reader.rejectUnknownKeys(
+            e, path,
+            {"id", "name", "aliases", "memory_fraction", "fraction_of_free", "kv_block_tokens", "max_batch",
+             "max_tokens_per_iteration", "chunked_prefill", "iteration_overhead_us", "layer_overhead_us",
+             "allreduce_latency_us", "reserved_GB", "reserve_full_output", "custom_allreduce_pcie_max_gpus",
+             "mixed_batches", "decode_steps", "harness_markers"});
         ServingEngine engine;
         engine.id = reader.text(e, path, "id").value_or("");
         engine.name = reader.text(e, path, "name").value_or("");
         engine.aliases = strings(e, path);
+        engine.harness_markers = strings(e, path, "harness_markers");
+        for (const auto& marker : engine.harness_markers)
+            if (marker.size() < 4)
+                reader.error(JsonReader::join(path, "harness_markers"),
+                             "a marker of under 4 characters (\"" + marker + "\") would match too much");
         engine.fraction_of_free = reader.boolean(e, path, "fraction_of_free", false).value_or(false);
         take(engine.memory_fraction, e, path, "memory_fraction", true);
         take(engine.kv_block_tokens, e, path, "kv_block_tokens", true);

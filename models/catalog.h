@@ -214,6 +214,9 @@ struct ServingEngine {
     std::string id;
     std::string name;
     std::vector<std::string> aliases; // names a validation file's framework column may start with
+    // Phrases that, anywhere in a framework column, name this engine as a benchmark harness runs it ("NVIDIA
+    // MLPerf"); they win over any alias.
+    std::vector<std::string> harness_markers;
     // Memory the engine lets the KV cache take: a fraction of the device's memory (vLLM's
     // gpu_memory_utilization covers weights, activations and cache together), or, when
     // `fraction_of_free`, of what is left after weights and activations (TensorRT-LLM's

@@ -89,10 +89,20 @@ std::optional<double> numberAfter(const std::string& text, const std::string& ke
     return std::nullopt;
 }
 
-// The catalog engine whose id or an alias starts the framework column, the longest match first.
+// The catalog engine a harness marker names anywhere in the framework column, else the one whose id or an
+// alias starts it; the longest match first.
 const ServingEngine* engineForFramework(const Catalog& catalog, const std::string& framework) {
     const ServingEngine* best = nullptr;
     std::size_t bestLength = 0;
+    const std::string column = lower(framework);
+    for (const auto& engine : catalog.engines())
+        for (const auto& marker : engine.harness_markers)
+            if (marker.size() > bestLength && column.find(lower(marker)) != std::string::npos) {
+                best = &engine;
+                bestLength = marker.size();
+            }
+    if (best)
+        return best;
     for (const auto& engine : catalog.engines()) {
         std::vector<std::string> names = engine.aliases;
         names.push_back(engine.id);

@@ -322,6 +322,14 @@ private slots:
         refused("decode_steps", 2.5, "a whole number of iterations from 1 to 64, got 2.5");
         refused("decode_steps", 65, "a whole number of iterations from 1 to 64, got 65");
         refused("mixed_batches", 0.5, "1 (decodes and prefills share an iteration) or 0, got 0.5");
+        Json e = engine;
+        e["harness_markers"] = Json::array({"AMD"});
+        Diagnostics errors;
+        QVERIFY(!Catalog::load(scratchCatalog(e, "serving_engines"), errors));
+        QVERIFY2(joinDiagnostics(errors).find("serving_engines[0].harness_markers: a marker of under 4 "
+                                              "characters (\"AMD\") would match too much") !=
+                     std::string::npos,
+                 joinDiagnostics(errors).c_str());
     }
 
     void flashAttention2HalfSizeNeedsItsRate() {

@@ -4,6 +4,7 @@
 
 #include <QTest>
 
+#include <cmath>
 #include <filesystem>
 
 using namespace choreo::models;
@@ -255,6 +256,42 @@ private slots:
         QCOMPARE(cases[1].scenario.workload.model.kv_latent, std::int64_t(512)); // the column wins
         QCOMPARE(cases[2].scenario.workload.model.kv_latent, std::int64_t(0));   // no facts: per KV head
         QCOMPARE(cases[2].scenario.workload.model.moe->dense_layers, std::int64_t(0));
+    }
+
+    // A harness named anywhere in the framework column picks the engine as that harness runs it; otherwise
+    // the column's start names the engine. Rows that leave lengths to an MLPerf dataset draw them from its
+    // percentiles, the outputs scaled to the row's mean under the harness's cap, or fixed at a mean at the
+    // cap.
+    void servingRowsTakeTheirHarnessAndDataset() {
+        Diagnostics errors;
+        auto catalog = Catalog::load(std::filesystem::path(CHOREO_TEST_ASSETS) / "catalog", errors);
+        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        const std::string header =
+            "id,model,accelerator,n_accel,tp,pp,ep,precision,framework,scenario,input_len,"
+            "output_len,layers,hidden,heads,kv_heads,ffn_hidden,vocab,metric,value\n";
+        const std::string shape = ",80,8192,64,8,28672,32000,output_tokens_per_s_total,1000\n";
+        const auto cases = parseServingCsv(
+            header +
+                "r1,Llama-2-70B,h200-sxm,8,1,1,1,fp8,TensorRT-LLM (NVIDIA MLPerf v5.0 harness),offline,,290" +
+                shape + "r2,Llama-2-70B,h200-sxm,8,1,1,1,fp8,TensorRT-LLM 0.17 (trtllm-bench),offline,,290" +
+                shape +
+                "r3,Llama-3.1-8B,h200-sxm,8,1,1,1,fp8,vLLM 0.6.5 (AMD MLPerf v5.0 harness),offline,,129" +
+                shape,
+            *catalog, errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(3));
+        QCOMPARE(cases[0].scenario.workload.serve->engine, std::string("tensorrt-llm-mlperf"));
+        QCOMPARE(cases[1].scenario.workload.serve->engine, std::string("tensorrt-llm"));
+        QCOMPARE(cases[2].scenario.workload.serve->engine, std::string("vllm-v0"));
+        const auto& lengths = cases[0].scenario.workload.serve->requests;
+        QVERIFY(lengths.input.shape == LengthShape::Percentiles);
+        QCOMPARE(lengths.input.max, std::int64_t(1021)); // OpenOrca's longest prompt
+        QVERIFY(lengths.output.shape == LengthShape::Percentiles);
+        QVERIFY2(std::abs(lengths.output.mean - 290.0) < 1.0, std::to_string(lengths.output.mean).c_str());
+        QCOMPARE(lengths.output.max, std::int64_t(1024)); // the harness's cap
+        const auto& capped = cases[2].scenario.workload.serve->requests.output;
+        QVERIFY(capped.shape == LengthShape::Fixed);
+        QCOMPARE(capped.mean, 129.0);
     }
 
     void missingColumn() {
