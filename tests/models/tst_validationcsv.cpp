@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <stdexcept>
 
 using namespace choreo::models;
 
@@ -31,6 +32,18 @@ std::string llamaRow(const LlamaRow& r) {
            std::to_string(r.microBatch) + "," + std::to_string(r.globalBatch) + "," + r.recompute + "," +
            r.precision + ",,2.0,measured\n";
 }
+// The shipped catalog, loaded once.
+const Catalog& shippedCatalog() {
+    static const Catalog loaded = [] {
+        Diagnostics errors;
+        auto c = Catalog::load(std::filesystem::path(CHOREO_TEST_ASSETS) / "catalog", errors);
+        if (!c)
+            throw std::runtime_error(joinDiagnostics(errors));
+        return std::move(*c);
+    }();
+    return loaded;
+}
+
 } // namespace
 
 class TestValidationCsv : public QObject {
@@ -234,8 +247,7 @@ private slots:
     // layers and shared expert: the model's own facts fill them (arXiv:2412.19437), or a kv_latent column.
     void servingRowsGetTheArchitectureTheirColumnsLeaveOut() {
         Diagnostics errors;
-        auto catalog = Catalog::load(std::filesystem::path(CHOREO_TEST_ASSETS) / "catalog", errors);
-        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        const Catalog& catalog = shippedCatalog();
         const std::string header =
             "id,model,accelerator,n_accel,tp,pp,ep,precision,framework,scenario,input_len,output_len,layers,"
             "hidden,heads,kv_heads,ffn_hidden,vocab,moe_experts,moe_topk,metric,value,kv_latent\n";
@@ -244,7 +256,7 @@ private slots:
             "256,8,output_tokens_per_s_total,1000,";
         const auto cases = parseServingCsv(header + "r1,DeepSeek-R1" + tail + "\n" + "r2,DeepSeek-V3-0324" +
                                                tail + "512\n" + "r3,Other" + tail + "\n",
-                                           *catalog, errors);
+                                           catalog, errors);
         QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
         QCOMPARE(cases.size(), std::size_t(3));
         const auto& r1 = cases[0].scenario.workload.model;
@@ -264,8 +276,7 @@ private slots:
     // cap.
     void servingRowsTakeTheirHarnessAndDataset() {
         Diagnostics errors;
-        auto catalog = Catalog::load(std::filesystem::path(CHOREO_TEST_ASSETS) / "catalog", errors);
-        QVERIFY2(catalog, joinDiagnostics(errors).c_str());
+        const Catalog& catalog = shippedCatalog();
         const std::string header =
             "id,model,accelerator,n_accel,tp,pp,ep,precision,framework,scenario,input_len,"
             "output_len,layers,hidden,heads,kv_heads,ffn_hidden,vocab,metric,value\n";
@@ -277,7 +288,7 @@ private slots:
                 shape +
                 "r3,Llama-3.1-8B,h200-sxm,8,1,1,1,fp8,vLLM 0.6.5 (AMD MLPerf v5.0 harness),offline,,129" +
                 shape,
-            *catalog, errors);
+            catalog, errors);
         QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
         QCOMPARE(cases.size(), std::size_t(3));
         QCOMPARE(cases[0].scenario.workload.serve->engine, std::string("tensorrt-llm-mlperf"));
