@@ -250,10 +250,10 @@ Json modelJson(CsvRow& row) {
     return model;
 }
 
-// A row's request lengths as the scenario writes them (a number, or a dataset's percentile table), and the
-// longest prompt they can send.
+// A row's request lengths (a fixed number, or a dataset's percentile table), and the longest prompt they
+// can send.
 struct Lengths {
-    Json input, output;
+    TokenLengths input, output;
     double longest_input = 0;
     const DatasetLengths* dataset = nullptr; // set when the row leaves a length to its dataset
     std::string skip;
@@ -276,16 +276,36 @@ double tokenLength(CsvRow& row, const std::string& column) {
 // The outputs of a row that leaves its lengths to the dataset: the reference outputs' shape, scaled until its
 // mean under the harness's cap is the row's mean (else the reference run's); a mean at the cap is the cap for
 // every request.
-Json datasetOutputs(const DatasetLengths& d, double mean) {
+TokenLengths fixedLength(double tokens) {
+    TokenLengths l;
+    l.mean = static_cast<double>(std::llround(tokens));
+    return l;
+}
+
+TokenLengths tableLength(std::vector<LengthPercentile> table) {
+    TokenLengths l;
+    l.shape = LengthShape::Percentiles;
+    l.percentiles = std::move(table);
+    return l;
+}
+
+// A length as the scenario writes it: a number, or {"distribution": "percentiles", ...}.
+Json lengthJson(const TokenLengths& l) {
+    if (l.shape == LengthShape::Percentiles)
+        return percentilesJson(l.percentiles);
+    return static_cast<std::int64_t>(std::llround(l.mean));
+}
+
+TokenLengths datasetOutputs(const DatasetLengths& d, double mean) {
     const auto cap = static_cast<std::int64_t>(d.max_output_tokens);
     if (mean >= static_cast<double>(cap))
-        return static_cast<std::int64_t>(std::llround(mean));
+        return fixedLength(mean);
     const auto& table = d.output_percentiles;
     double scale = mean / percentileTableMean(table);
     // The capped mean rises with the scale and stays below the cap: a few steps settle it.
     for (int step = 0; step < 20; ++step)
         scale *= mean / percentileTableMean(scaledTable(table, scale, cap));
-    return percentilesJson(scaledTable(table, scale, cap));
+    return tableLength(scaledTable(table, scale, cap));
 }
 
 Lengths readLengths(CsvRow& row) {
@@ -294,8 +314,8 @@ Lengths readLengths(CsvRow& row) {
     const bool outputGiven = !row.text("output_len").empty();
     if (inputGiven && outputGiven) {
         l.longest_input = tokenLength(row, "input_len");
-        l.input = static_cast<std::int64_t>(std::llround(l.longest_input));
-        l.output = static_cast<std::int64_t>(std::llround(tokenLength(row, "output_len")));
+        l.input = fixedLength(l.longest_input);
+        l.output = fixedLength(tokenLength(row, "output_len"));
         return l;
     }
     l.dataset = datasetLengthsFor(row.text("model"));
@@ -306,10 +326,10 @@ Lengths readLengths(CsvRow& row) {
     const DatasetLengths& d = *l.dataset;
     if (inputGiven) {
         l.longest_input = tokenLength(row, "input_len");
-        l.input = static_cast<std::int64_t>(std::llround(l.longest_input));
+        l.input = fixedLength(l.longest_input);
     } else {
         l.longest_input = static_cast<double>(d.input_percentiles.back().tokens);
-        l.input = percentilesJson(d.input_percentiles);
+        l.input = tableLength(d.input_percentiles);
     }
     l.output = datasetOutputs(d, outputGiven ? tokenLength(row, "output_len") : d.mean_output_tokens);
     return l;
@@ -318,7 +338,8 @@ Lengths readLengths(CsvRow& row) {
 // The stage's request stream: one replica's share of the offline queue or the search's seed stream, or
 // the whole system's fixed-rate stream.
 Json requestsJson(const RowWorkload& w, const Lengths& l, std::int64_t maxBatch, std::int64_t replicas) {
-    Json requests{{"seed", 1}, {"input_tokens", l.input}, {"output_tokens", l.output}};
+    Json requests{
+        {"seed", 1}, {"input_tokens", lengthJson(l.input)}, {"output_tokens", lengthJson(l.output)}};
     if (w.benchmark == ServingBenchmark::Rate) {
         requests["arrival"] = "poisson";
         requests["rate_per_s"] = *w.rate_per_s;
