@@ -340,8 +340,6 @@ ServeStage readServeStage(JsonReader& r, const Json& j, const std::string& path)
     return s;
 }
 
-namespace {
-
 Json lengthsToJson(const TokenLengths& lengths) {
     if (lengths.shape == LengthShape::Fixed && lengths.max == 0 && lengths.min == 1)
         return static_cast<std::int64_t>(std::llround(lengths.mean));
@@ -367,6 +365,8 @@ Json lengthsToJson(const TokenLengths& lengths) {
         j["max"] = lengths.max;
     return j;
 }
+
+namespace {
 
 Json parallelToJson(const ServeParallel& p) {
     Json j{{"tp", p.tp}};

@@ -34,4 +34,7 @@ ServeStage readServeStage(JsonReader& r, const Json& j, const std::string& path)
 // The stage as the file writes it, defaults of the engine profile left out.
 Json serveStageToJson(const ServeStage& stage);
 
+// A length as a scenario file writes it: a number when fixed, else {"distribution": ...}.
+Json lengthsToJson(const TokenLengths& lengths);
+
 } // namespace choreo::models

@@ -129,13 +129,6 @@ std::vector<LengthPercentile> scaledTable(const std::vector<LengthPercentile>& t
     return scaled;
 }
 
-Json percentilesJson(const std::vector<LengthPercentile>& table) {
-    Json points = Json::array();
-    for (const auto& point : table)
-        points.push_back(Json::array({point.percent, point.tokens}));
-    return {{"distribution", "percentiles"}, {"percentiles", std::move(points)}};
-}
-
 struct RowWorkload {
     ServingBenchmark benchmark = ServingBenchmark::Offline;
     std::optional<double> ttft_s, tpot_s, rate_per_s;
@@ -273,9 +266,6 @@ double tokenLength(CsvRow& row, const std::string& column) {
     return tokens;
 }
 
-// The outputs of a row that leaves its lengths to the dataset: the reference outputs' shape, scaled until its
-// mean under the harness's cap is the row's mean (else the reference run's); a mean at the cap is the cap for
-// every request.
 TokenLengths fixedLength(double tokens) {
     TokenLengths l;
     l.mean = static_cast<double>(std::llround(tokens));
@@ -289,13 +279,9 @@ TokenLengths tableLength(std::vector<LengthPercentile> table) {
     return l;
 }
 
-// A length as the scenario writes it: a number, or {"distribution": "percentiles", ...}.
-Json lengthJson(const TokenLengths& l) {
-    if (l.shape == LengthShape::Percentiles)
-        return percentilesJson(l.percentiles);
-    return static_cast<std::int64_t>(std::llround(l.mean));
-}
-
+// The outputs of a row that leaves its lengths to the dataset: the reference outputs' shape, scaled until its
+// mean under the harness's cap is the row's mean (else the reference run's); a mean at the cap is the cap for
+// every request.
 TokenLengths datasetOutputs(const DatasetLengths& d, double mean) {
     const auto cap = static_cast<std::int64_t>(d.max_output_tokens);
     if (mean >= static_cast<double>(cap))
@@ -339,7 +325,7 @@ Lengths readLengths(CsvRow& row) {
 // the whole system's fixed-rate stream.
 Json requestsJson(const RowWorkload& w, const Lengths& l, std::int64_t maxBatch, std::int64_t replicas) {
     Json requests{
-        {"seed", 1}, {"input_tokens", lengthJson(l.input)}, {"output_tokens", lengthJson(l.output)}};
+        {"seed", 1}, {"input_tokens", lengthsToJson(l.input)}, {"output_tokens", lengthsToJson(l.output)}};
     if (w.benchmark == ServingBenchmark::Rate) {
         requests["arrival"] = "poisson";
         requests["rate_per_s"] = *w.rate_per_s;
