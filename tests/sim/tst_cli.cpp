@@ -1449,9 +1449,9 @@ private slots:
             QSKIP("shared/validation/published-runs.csv is not beside the checkout");
         const QDir holdouts = QFileInfo(QStringLiteral(CHOREO_TEST_HOLDOUT_CSV)).dir();
         QStringList args = {QStringLiteral("accuracy"), QStringLiteral(CHOREO_TEST_VALIDATION_CSV)};
-        for (const char* name :
-             {"holdout-runs.csv", "holdout-2-runs.csv", "holdout-3-runs.csv", "holdout-4-runs.csv",
-              "holdout-5-runs.csv", "holdout-6-runs.csv", "holdout-7-runs.csv", "holdout-8-runs.csv"})
+        for (const char* name : {"holdout-runs.csv", "holdout-2-runs.csv", "holdout-3-runs.csv",
+                                 "holdout-4-runs.csv", "holdout-5-runs.csv", "holdout-6-runs.csv",
+                                 "holdout-7-runs.csv", "holdout-8-runs.csv", "holdout-9-runs.csv"})
             args << holdouts.filePath(QString::fromLatin1(name));
         args << QStringLiteral("--fidelity") << QStringLiteral("analytical") << joinPublishedFrameworks();
         const Run r = choreoSim(args);
@@ -1567,6 +1567,25 @@ private slots:
         QCOMPARE(j["cases"].size(), std::size_t(15));
         QVERIFY(j["skipped"].empty());
         const QString beyond = summaryBeyond(j, 8.0, 35.0);
+        QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
+    }
+
+    void validateNinthHeldOutRuns() {
+        // The ninth held-out set, Mixture-of-Experts training compiled blind (Megatron-MoE-ModelZoo's Qwen3
+        // and Mixtral runs on H100, GB200 and GB300, NVIDIA's DeepSeek-V3 on GB200, DeepSeek's own on H800):
+        // its first run measured a median |error| of 13.4 % and a worst case of 35.3 % (the closed form: 15.2
+        // % and 35.3 %), 10 of 16 rows too fast. DeepSeek's row runs DualPipe on a pipeline without
+        // interleaving, which the expert all-to-all overlap refuses by name. Fail when the model drifts
+        // clearly back, or when another row becomes unsimulable.
+        const Json j = validateHeldOut(QStringLiteral("holdout-9-runs.csv"),
+                                       {QStringLiteral("--fidelity"), QStringLiteral("analytical")});
+        QVERIFY(!j.is_null());
+        QCOMPARE(j["cases"].size(), std::size_t(16));
+        QCOMPARE(j["skipped"].size(), std::size_t(1));
+        QCOMPARE(j["skipped"][0]["id"].get<std::string>(), std::string("M17"));
+        QVERIFY(j["skipped"][0]["reason"].get<std::string>().find("workload.overlap.ep_comm") !=
+                std::string::npos);
+        const QString beyond = summaryBeyond(j, 18.0, 45.0);
         QVERIFY2(beyond.isEmpty(), qPrintable(beyond));
     }
 
