@@ -338,6 +338,52 @@ void addParallelFields(std::vector<FieldSpec>& t) {
                     .take());
 }
 
+// Megatron-Core's --recompute-modules, one flag each (Workload::RecomputeModules), with recompute
+// "selective".
+void addRecomputeModuleFields(std::vector<FieldSpec>& t) {
+    const std::string g = "Training";
+    const std::string p = "workload.recompute_modules.";
+    t.push_back(
+        flag(p + "core_attn", g, "recompute the attention core")
+            .omitted(true)
+            .tip("Selective recomputation: the attention core runs again in the backward (Megatron-Core "
+                 "--recompute-modules core_attn, its default)")
+            .access([](auto& s) -> auto& { return s.workload.recompute_modules.core_attn; })
+            .take());
+    t.push_back(flag(p + "layernorm", g, "recompute the norms")
+                    .omitted(false)
+                    .tip("Selective recomputation: the two norms' outputs are dropped after use and computed "
+                         "again in the backward (--recompute-modules layernorm)")
+                    .access([](auto& s) -> auto& { return s.workload.recompute_modules.layernorm; })
+                    .take());
+    t.push_back(
+        flag(p + "mlp", g, "recompute the dense MLP")
+            .omitted(false)
+            .tip("Selective recomputation: the dense layers' MLP keeps only its input and runs again in "
+                 "the backward (--recompute-modules mlp)")
+            .access([](auto& s) -> auto& { return s.workload.recompute_modules.mlp; })
+            .take());
+    t.push_back(flag(p + "moe", g, "recompute the MoE layer")
+                    .omitted(false)
+                    .tip("Selective recomputation, MoE only: the MoE layer keeps only its input; its router, "
+                         "all-to-alls and experts run again in the backward (--recompute-modules moe)")
+                    .access([](auto& s) -> auto& { return s.workload.recompute_modules.moe; })
+                    .take());
+    t.push_back(flag(p + "moe_act", g, "recompute the experts' activation")
+                    .omitted(false)
+                    .tip("Selective recomputation, MoE only: the routed experts' activation function output "
+                         "is dropped after use and computed again (--recompute-modules moe_act)")
+                    .access([](auto& s) -> auto& { return s.workload.recompute_modules.moe_act; })
+                    .take());
+    t.push_back(
+        flag(p + "shared_experts", g, "recompute the shared experts")
+            .omitted(false)
+            .tip("Selective recomputation, MoE only: the shared experts keep only their input and run "
+                 "again in the backward (--recompute-modules shared_experts)")
+            .access([](auto& s) -> auto& { return s.workload.recompute_modules.shared_experts; })
+            .take());
+}
+
 void addTrainingChoices(std::vector<FieldSpec>& t) {
     const std::string g = "Training";
     t.push_back(
@@ -347,6 +393,7 @@ void addTrainingChoices(std::vector<FieldSpec>& t) {
                  "(selective), the whole layer (full), or every op but the matmuls (selective-ops)")
             .access([](auto& s) -> auto& { return s.workload.recompute; })
             .take());
+    addRecomputeModuleFields(t);
     t.push_back(
         choice("workload.attention", g, "Attention",
                named({AttentionKernel::Fused, AttentionKernel::Unfused, AttentionKernel::Flash2}))
@@ -848,7 +895,7 @@ void addReliabilityFields(std::vector<FieldSpec>& t) {
 // Fields of the training step alone: a serving workload (workload.kind "serve") neither needs nor takes them.
 void markTrainingOnly(std::vector<FieldSpec>& t) {
     const std::vector<std::string> prefixes = {"workload.parallel.", "workload.overlap.",
-                                               "workload.reliability."};
+                                               "workload.reliability.", "workload.recompute_modules."};
     const std::vector<std::string> paths = {"workload.recompute",
                                             "workload.attention",
                                             "workload.gradient_accumulation",

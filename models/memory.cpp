@@ -29,6 +29,30 @@ std::string MemoryBreakdown::describe() const {
            (off_chip_GB > 0.0 ? "; off-chip " + formatNumber(off_chip_GB) + " GB" : std::string());
 }
 
+// The FFN's intermediates a layer keeps, for `sbf` elements of its width (the routed and shared experts' in
+// a model with routed experts): the first matrix's output (gated: gate and up, 16-bit) and the second's
+// input (16-bit, or its quantised copy). Selective recomputation keeps none of a recomputed MLP's or MoE
+// layer's, none of the shared experts' when they are recomputed, and drops the routed experts' activation
+// output (the second matrix's 16-bit input) when that is recomputed (Workload::RecomputeModules).
+double ffnActivationBytes(const Workload& w, double sbf) {
+    const auto& m = w.model;
+    const double gemmInput = quantisedInputBytes(w.precision);
+    const double perElement = (m.ffn_gated ? 4.0 : 2.0) + gemmInput;
+    if (w.recompute != Recompute::Selective)
+        return perElement * sbf;
+    const RecomputeModules& modules = w.recompute_modules;
+    if (!m.moe)
+        return modules.mlp ? 0.0 : perElement * sbf;
+    if (modules.moe)
+        return 0.0;
+    const double topK = static_cast<double>(m.moe->top_k);
+    const double shared = static_cast<double>(m.moe->shared_experts);
+    const double routedShare = topK / (topK + shared);
+    const double routed = (perElement - (modules.moe_act && !quantisedGemms(w.precision) ? gemmInput : 0.0)) *
+                          routedShare * sbf;
+    return routed + (modules.shared_experts ? 0.0 : perElement * (1.0 - routedShare) * sbf);
+}
+
 double layerActivationBytes(const Workload& w) {
     const auto& m = w.model;
     // Context parallelism splits the sequence: each device keeps the activations of seq_len / cp tokens.
@@ -55,19 +79,26 @@ double layerActivationBytes(const Workload& w) {
     // Replicated across tensor ranks unless sequence parallel: the two norms' inputs (4sbh), the dropout
     // masks (2sbh, 1 byte each, none without dropout) and the inputs of the QKV and first FFN matrices
     // (2 x 2sbh in 16-bit).
-    const double replicated = (4.0 + (m.dropout ? 2.0 : 0.0) + 2.0 * gemmInput) * sbh;
+    double replicated = (4.0 + (m.dropout ? 2.0 : 0.0) + 2.0 * gemmInput) * sbh;
+    const bool selective = w.recompute == Recompute::Selective;
+    const RecomputeModules& modules = w.recompute_modules;
+    // Selective recomputation of the norms drops their outputs, the QKV and first FFN inputs, where the
+    // GEMMs keep those 16-bit inputs; quantised GEMMs keep copies of their own (Workload::RecomputeModules).
+    if (selective && modules.layernorm && !quantisedGemms(w.precision))
+        replicated -= 2.0 * gemmInput * sbh;
     // Split across tensor ranks: Q, K, V (GQA shrinks K and V), attention output and softmax statistics
     // (and, quantised, the output projection's own copy of its input), feed-forward intermediates (the
     // first matrix's output, gated: gate and up, and the second matrix's input).
     double split = 2.0 * sbh * (qRatio + 2.0 * kvRatio) + 2.0 * sbh * qRatio +
                    (quantisedGemms(w.precision) ? gemmInput * sbh * qRatio : 0.0) +
-                   ((m.ffn_gated ? 4.0 : 2.0) + gemmInput) * sbf;
-    // Routed tokens: the etp tensor ranks of an expert share their tokens (not split by them).
-    if (m.moe)
+                   ffnActivationBytes(w, sbf);
+    // Routed tokens: the etp tensor ranks of an expert share their tokens (not split by them); the MoE
+    // layer recomputed keeps only its input.
+    if (m.moe && !(selective && modules.moe))
         split += 2.0 * sbh * static_cast<double>(m.moe->top_k) * static_cast<double>(w.parallel.expertTp());
     // Unfused attention keeps the softmax output, its dropout mask and the dropped-out scores: 5 a s^2 b
     // bytes (Korthikanti et al.), unless selective recomputation recomputes them.
-    if (w.attention == AttentionKernel::Unfused && w.recompute != Recompute::Selective &&
+    if (w.attention == AttentionKernel::Unfused && !(selective && modules.core_attn) &&
         w.recompute != Recompute::SelectiveOps)
         split += 5.0 * static_cast<double>(m.heads) * sbh / static_cast<double>(m.hidden) *
                  static_cast<double>(m.seq_len);

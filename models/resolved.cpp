@@ -224,6 +224,34 @@ void checkOverlap(const Workload& workload, Diagnostics& errors) {
                  std::to_string(parallel.zero)});
 }
 
+// Megatron-Core's --recompute-modules (Workload::RecomputeModules): read with selective recomputation only,
+// at least one module, and the MoE modules on a model with routed (or shared) experts.
+void checkRecomputeModules(const Workload& workload, Diagnostics& errors) {
+    const RecomputeModules& modules = workload.recompute_modules;
+    const std::string field = "workload.recompute_modules";
+    if (workload.recompute != Recompute::Selective) {
+        if (modules != RecomputeModules{})
+            errors.push_back({field, "the modules apply to recompute \"selective\" (Megatron-Core "
+                                     "--recompute-granularity selective), got recompute \"" +
+                                         toString(workload.recompute) + "\""});
+        return;
+    }
+    if (!modules.core_attn && !modules.layernorm && !modules.mlp && !modules.moe && !modules.moe_act &&
+        !modules.shared_experts)
+        errors.push_back({field, "selective recomputation of no module recomputes nothing: name one "
+                                 "(core_attn, layernorm, mlp, moe, moe_act, shared_experts) or set "
+                                 "recompute \"none\""});
+    const auto& moe = workload.model.moe;
+    if ((modules.moe || modules.moe_act) && !moe)
+        errors.push_back({field + (modules.moe ? ".moe" : ".moe_act"),
+                          "the model has no routed experts (workload.model.moe)"});
+    if (modules.shared_experts && (!moe || moe->shared_experts == 0))
+        errors.push_back({field + ".shared_experts", "the model has no shared experts"});
+    if (modules.mlp && moe && workload.model.moeLayers() == workload.model.layers)
+        errors.push_back({field + ".mlp", "every layer of the model is a MoE layer: there is no dense MLP to "
+                                          "recompute (recompute_modules.moe recomputes the MoE layer)"});
+}
+
 // Gradient precision and master weights, the sequence-parallel split, and the tokens to train.
 void checkPrecisionAndTokens(const Workload& workload, Diagnostics& errors) {
     const auto& model = workload.model;
@@ -260,6 +288,7 @@ void checkModel(const Workload& workload, Diagnostics& errors) {
         checkNoExpertParallelism(workload, errors);
     }
     checkOverlap(workload, errors);
+    checkRecomputeModules(workload, errors);
     checkPrecisionAndTokens(workload, errors);
     if (workload.model.tied_embeddings && workload.parallel.pp > 1)
         errors.push_back(

@@ -198,6 +198,22 @@ struct ParallelLayout {
 // from its input); selective-ops (torchtitan's op-level policy: every matmul output is kept except every
 // second one in the layer's order, attention's output is kept, every other operation is recomputed).
 enum class Recompute { None, Selective, Full, SelectiveOps };
+
+// What selective recomputation recomputes (Megatron-Core --recompute-modules, read only with recompute
+// "selective"; its default, the attention core alone, is Megatron-LM's selective). The attention core, the
+// dense MLP and the MoE layer are checkpointed: their inputs are kept, everything inside them recomputed in
+// the backward (the MoE layer's dispatch and combine all-to-alls included). The norms and the experts'
+// activation function discard their outputs after use and run again in the backward. The shared experts
+// are checkpointed on their own.
+struct RecomputeModules {
+    bool core_attn = true;
+    bool layernorm = false;
+    bool mlp = false;            // the dense layers' MLP
+    bool moe = false;            // the whole MoE layer: router, dispatch, experts, combine
+    bool moe_act = false;        // the routed experts' activation function
+    bool shared_experts = false; // the MoE layer's shared experts
+    bool operator==(const RecomputeModules&) const = default;
+};
 std::string toString(Recompute recompute);
 
 // How attention runs: fused (FlashAttention-style, scores never leave the chip) or unfused (the
@@ -439,6 +455,7 @@ struct Workload {
     Precision precision = Precision::Bf16;
     ParallelLayout parallel;
     Recompute recompute = Recompute::None;
+    RecomputeModules recompute_modules; // with recompute "selective"
     AttentionKernel attention = AttentionKernel::Fused;
     GradientAccumulation gradient_accumulation = GradientAccumulation::Fused;
     Zero3Engine zero3_engine = Zero3Engine::Layered;

@@ -345,8 +345,10 @@ void readWorkload(JsonReader& r, const Json& j, const std::string& path, Scenari
         readTableObject(r, j, path, "parallel", true, s);
         readTableObject(r, j, path, "overlap", false, s);
         readTableObject(r, j, path, "reliability", false, s);
+        readTableObject(r, j, path, "recompute_modules", false, s);
     } else {
-        for (const char* key : {"parallel", "overlap", "reliability", "gradient_precision"})
+        for (const char* key :
+             {"parallel", "overlap", "reliability", "recompute_modules", "gradient_precision"})
             if (j.contains(key))
                 r.error(
                     JsonReader::join(path, key),

@@ -157,7 +157,11 @@ struct MoeCost {
     double share = 0.0;  // of the chunk's layers
     double ffn_s = 0.0;  // router and experts, forward
     double experts_s = 0.0;
-    double activation_bytes = 0.0;
+    double shared_s = 0.0;         // the shared experts' GEMMs, within experts_s
+    double activation_bytes = 0.0; // the three below
+    double routed_activation_bytes = 0.0;
+    double shared_activation_bytes = 0.0;
+    double permutation_bytes = 0.0;
     // Offloaded experts: one MoE layer's wait for the expert pool, forward and backward (ExpertWave), and
     // one dispatch's bytes and link.
     double remote_forward_s = 0.0;
@@ -208,16 +212,19 @@ MoeCost moeCost(const ChunkShape& shape) {
         }
         const double shared = static_cast<double>(experts.shared_experts);
         if (shared > 0)
-            moe.experts_s += gemmTime(dev, prec, tokens, upMatrices * shared * expertFfn / tp, hidden) +
-                             gemmTime(dev, prec, tokens, hidden, shared * expertFfn / tp);
+            moe.shared_s = gemmTime(dev, prec, tokens, upMatrices * shared * expertFfn / tp, hidden) +
+                           gemmTime(dev, prec, tokens, hidden, shared * expertFfn / tp);
+        moe.experts_s += moe.shared_s;
         moe.ffn_s = gemmTime(dev, shape.attention_precision, tokens, static_cast<double>(experts.experts),
                              hidden) +
                     moe.experts_s; // + router
         // Expert activations, and the permutation of tokens to and from expert order (read + write each).
-        moe.activation_bytes = (model.ffn_gated ? 3.0 : 2.0) *
-                                   (routedHere * expertFfn / expertTp + shared * tokens * expertFfn / tp) *
-                                   act +
-                               4.0 * routed * hidden * act;
+        const double activationPasses = model.ffn_gated ? 3.0 : 2.0;
+        moe.routed_activation_bytes = activationPasses * routedHere * expertFfn / expertTp * act;
+        moe.shared_activation_bytes = activationPasses * shared * tokens * expertFfn / tp * act;
+        moe.permutation_bytes = 4.0 * routed * hidden * act;
+        moe.activation_bytes =
+            moe.routed_activation_bytes + moe.shared_activation_bytes + moe.permutation_bytes;
     }
     return moe;
 }
@@ -299,6 +306,14 @@ double memoryBoundForward(const ChunkShape& shape, const MoeCost& moe) {
            (elementwiseKernels - 1.0 + (moe.share > 0 ? 3.0 * moe.share : 0.0)) * mem.overhead_s;
 }
 
+// What selective recomputation runs again in one layer's backward (Workload::RecomputeModules), by kind.
+struct SelectiveRecompute {
+    double gemm_s = 0.0;
+    double attention_s = 0.0;
+    double memory_s = 0.0;
+    [[nodiscard]] double total() const { return gemm_s + attention_s + memory_s; }
+};
+
 // One layer of the chunk (the average of its dense and MoE layers) on one tensor rank, seconds.
 struct LayerCost {
     // GEMMs, forward.
@@ -314,7 +329,50 @@ struct LayerCost {
     double backward_s = 0.0; // without recomputation
     double recompute_s = 0.0;
     double selective_ops_gemm_s = 0.0; // the GEMMs that Recompute::SelectiveOps runs again
+    SelectiveRecompute selective;      // what Recompute::Selective runs again
 };
+
+// The modules selective recomputation runs again (Workload::RecomputeModules), per layer as the chunk's
+// average: the attention core's forward; the two norms (each reads its input and writes its output); the
+// dense layers' MLP (GEMMs and activation); the MoE layer's router, experts, activations and permutations
+// (its all-to-alls are counted with the expert traffic), or apart its routed experts' activation function
+// and its shared experts.
+SelectiveRecompute selectiveRecompute(const ChunkShape& shape, const LayerCost& layer) {
+    SelectiveRecompute again;
+    const Workload& workload = shape.workload;
+    if (workload.recompute != Recompute::Selective)
+        return again;
+    const RecomputeModules& modules = workload.recompute_modules;
+    const MoeCost& moe = layer.moe;
+    const Roofline& mem = shape.memory_kernel;
+    const double tp = shape.tp, tokens = shape.tokens, act = shape.act_bytes;
+    if (modules.core_attn)
+        again.attention_s = layer.attention.forward_s;
+    if (modules.layernorm) {
+        const double normTokens = tokens / (workload.parallel.sequence_parallel ? tp : 1.0);
+        again.memory_s += mem.time(0.0, 4.0 * normTokens * shape.hidden * act) + mem.overhead_s;
+    }
+    const double denseShare = 1.0 - moe.share;
+    if (modules.mlp && denseShare > 0.0) {
+        const double passes = shape.model.ffn_gated ? 3.0 : 2.0;
+        again.gemm_s += denseShare * (layer.up_s + layer.down_s);
+        again.memory_s += denseShare * mem.time(0.0, passes * tokens * shape.ffn_hidden / tp * act);
+    }
+    if (moe.share <= 0.0)
+        return again;
+    if (modules.moe) {
+        again.gemm_s += moe.share * (moe.ffn_s + moe.remote_forward_s);
+        again.memory_s += moe.share * mem.time(0.0, moe.activation_bytes);
+        return again;
+    }
+    if (modules.moe_act)
+        again.memory_s += moe.share * mem.time(0.0, moe.routed_activation_bytes);
+    if (modules.shared_experts) {
+        again.gemm_s += moe.share * moe.shared_s;
+        again.memory_s += moe.share * mem.time(0.0, moe.shared_activation_bytes);
+    }
+    return again;
+}
 
 LayerCost layerCost(const ChunkShape& shape) {
     const Device& dev = shape.device;
@@ -352,9 +410,10 @@ LayerCost layerCost(const ChunkShape& shape) {
                   moe.share * moe.ffn_s;
     if (workload.recompute == Recompute::Full)
         layer.recompute_s = layer.forward_s;
-    else if (workload.recompute == Recompute::Selective)
-        layer.recompute_s = layer.attention.forward_s;
-    else if (workload.recompute == Recompute::SelectiveOps) // offloaded experts recomputed on their pool
+    else if (workload.recompute == Recompute::Selective) {
+        layer.selective = selectiveRecompute(shape, layer);
+        layer.recompute_s = layer.selective.total();
+    } else if (workload.recompute == Recompute::SelectiveOps) // offloaded experts recomputed on their pool
         layer.recompute_s =
             layer.selective_ops_gemm_s + layer.memory_forward_s + moe.share * moe.remote_forward_s;
     return layer;
@@ -392,7 +451,9 @@ void addLayerCompute(StageCost& cost, const ChunkShape& shape, const LayerCost& 
         cost.attention_s += layers * layer.attention.forward_s;
         cost.memory_bound_s += layers * layer.memory_forward_s;
     } else if (workload.recompute == Recompute::Selective) {
-        cost.attention_s += layers * layer.attention.forward_s;
+        cost.gemm_s += layers * layer.selective.gemm_s;
+        cost.attention_s += layers * layer.selective.attention_s;
+        cost.memory_bound_s += layers * layer.selective.memory_s;
     } else if (workload.recompute == Recompute::SelectiveOps) {
         cost.gemm_s += layers * layer.selective_ops_gemm_s;
         cost.memory_bound_s += layers * layer.memory_forward_s;
@@ -566,14 +627,17 @@ void addModelParallelTraffic(StageCost& cost, const ChunkShape& shape, const Moe
     }
     if (model.moe && moe.layers > 0 && workload.parallel.ep > 1) {
         // Expert parallelism: per MoE layer a dispatch and a combine all-to-all of the routed tokens in
-        // forward, two more in backward (and again for a recomputed forward). Each device's tokens are
-        // split over tensor ranks by sequence parallelism.
+        // forward, two more in backward (and again for a recomputed forward: the whole layer's, or the MoE
+        // layer's under selective recomputation). Each device's tokens are split over tensor ranks by
+        // sequence parallelism.
         cost.ep_bytes = tokens * static_cast<double>(model.moe->top_k) * hidden * act /
                         (workload.parallel.sequence_parallel ? tp : 1.0);
         const int perLayer = 2;
         cost.ep_collectives_forward = perLayer * static_cast<int>(moe.layers);
-        cost.ep_collectives_backward =
-            perLayer * static_cast<int>(moe.layers) * (workload.recompute == Recompute::Full ? 2 : 1);
+        const bool recomputed =
+            workload.recompute == Recompute::Full ||
+            (workload.recompute == Recompute::Selective && workload.recompute_modules.moe);
+        cost.ep_collectives_backward = perLayer * static_cast<int>(moe.layers) * (recomputed ? 2 : 1);
     }
     cost.layers = static_cast<int>(layers);
     cost.pp_bytes = tokens * hidden * act / tp;

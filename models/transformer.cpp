@@ -143,6 +143,31 @@ double logitsForwardFlops(const ModelShape& m, double tokens) {
     return 2.0 * tokens * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
 }
 
+namespace {
+
+// The FLOPs selective recomputation runs again in a step (Workload::RecomputeModules): the attention core
+// of every layer, the dense MLP of the dense layers, the router and experts of the MoE layers or only their
+// shared experts; the norms and the experts' activation function are memory-bound.
+double selectiveRecomputeFlops(const Workload& w, double tokens) {
+    const RecomputeModules& modules = w.recompute_modules;
+    const auto p = countParameters(w.model);
+    const auto moeLayers = static_cast<double>(w.model.moeLayers());
+    const double denseLayers = static_cast<double>(w.model.layers) - moeLayers;
+    double flops = 0.0;
+    if (modules.core_attn)
+        flops += static_cast<double>(w.model.layers) * layerForwardFlops(w.model, tokens).attention;
+    if (modules.mlp)
+        flops += denseLayers * 2.0 * tokens * p.ffn_per_layer;
+    if (modules.moe)
+        flops +=
+            moeLayers * 2.0 * tokens * (p.active_experts_per_layer + p.shared_per_layer + p.router_per_layer);
+    else if (modules.shared_experts)
+        flops += moeLayers * 2.0 * tokens * p.shared_per_layer;
+    return flops;
+}
+
+} // namespace
+
 StepFlops stepFlops(const Workload& w) {
     const double tokens = static_cast<double>(w.global_batch) * static_cast<double>(w.model.seq_len);
     const auto dense = layerForwardFlops(w.model, tokens);
@@ -158,7 +183,7 @@ StepFlops stepFlops(const Workload& w) {
         f.recompute = layersTotal;
         break;
     case Recompute::Selective:
-        f.recompute = static_cast<double>(w.model.layers) * dense.attention;
+        f.recompute = selectiveRecomputeFlops(w, tokens);
         break;
     case Recompute::SelectiveOps:
         f.recompute = denseLayers * selectiveOpsRecomputeFlops(w.model, tokens, false) +

@@ -40,6 +40,34 @@ public:
     }
 };
 
+// The optional recompute_modules column: Megatron-Core's --recompute-modules names, separated by spaces or
+// '+' ("layernorm moe_act"), in place of its default (the attention core alone); empty: the default.
+void readRecomputeModules(Row& row, Workload& w) {
+    std::string cell = row.text("recompute_modules");
+    if (cell.empty())
+        return;
+    std::replace(cell.begin(), cell.end(), '+', ' ');
+    std::istringstream names(cell);
+    RecomputeModules modules;
+    modules.core_attn = false;
+    const std::map<std::string, bool RecomputeModules::*> known = {
+        {"core_attn", &RecomputeModules::core_attn},
+        {"layernorm", &RecomputeModules::layernorm},
+        {"mlp", &RecomputeModules::mlp},
+        {"moe", &RecomputeModules::moe},
+        {"moe_act", &RecomputeModules::moe_act},
+        {"shared_experts", &RecomputeModules::shared_experts}};
+    for (std::string name; names >> name;) {
+        if (auto it = known.find(name); it != known.end())
+            modules.*(it->second) = true;
+        else
+            row.error("recompute_modules",
+                      "unknown module \"" + name +
+                          "\" (known: core_attn, layernorm, mlp, moe, moe_act, shared_experts)");
+    }
+    w.recompute_modules = modules;
+}
+
 // The scenario of one row: its pool and network, and the fields the row's columns give.
 void describeRowScenario(Row& row, ValidationCase& c, const std::string& where, Diagnostics& errors) {
     Scenario& s = c.scenario;
@@ -76,9 +104,15 @@ void describeRowScenario(Row& row, ValidationCase& c, const std::string& where, 
     // released configurations say; ungated ones (GPT-3 shapes, Nemotron-4) are given Megatron's default.
     w.model.dropout = !w.model.ffn_gated;
     const std::string recompute = row.text("recompute");
-    w.recompute = recompute == "full"        ? Recompute::Full
-                  : recompute == "selective" ? Recompute::Selective
-                                             : Recompute::None;
+    if (recompute == "full")
+        w.recompute = Recompute::Full;
+    else if (recompute == "selective")
+        w.recompute = Recompute::Selective;
+    else if (recompute == "none" || recompute.empty())
+        w.recompute = Recompute::None;
+    else
+        row.error("recompute", "unknown recomputation \"" + recompute + "\" (known: none, selective, full)");
+    readRecomputeModules(row, w);
     if (auto p = precisionFromString(row.text("precision")))
         w.precision = *p;
     else

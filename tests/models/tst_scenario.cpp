@@ -166,6 +166,29 @@ void addTrainingErrorRows() {
             d["workload"]["overlap"] = Json{{"param_gather", true}};
             d["workload"]["parallel"]["zero"] = 0;
         });
+    // Megatron-Core's --recompute-modules (the example recomputes fully).
+    row("recompute modules without selective recomputation",
+        "workload.recompute_modules: the modules apply to recompute \"selective\" (Megatron-Core "
+        "--recompute-granularity selective), got recompute \"full\"",
+        [](Json& d) {
+            d["workload"]["recompute_modules"] = Json{{"layernorm", true}};
+        });
+    row("selective recomputation of no module",
+        "workload.recompute_modules: selective recomputation of no module recomputes nothing: name one "
+        "(core_attn, layernorm, mlp, moe, moe_act, shared_experts) or set recompute \"none\"",
+        [](Json& d) {
+            d["workload"]["recompute"] = "selective";
+            d["workload"]["recompute_modules"] = Json{{"core_attn", false}};
+        });
+    row("MoE layer recomputed on a dense model",
+        "workload.recompute_modules.moe: the model has no routed experts (workload.model.moe)", [](Json& d) {
+            d["workload"]["recompute"] = "selective";
+            d["workload"]["recompute_modules"] = Json{{"moe", true}};
+        });
+    row("unknown recompute module", "workload.recompute_modules.mla_up_proj: unknown field", [](Json& d) {
+        d["workload"]["recompute"] = "selective";
+        d["workload"]["recompute_modules"] = Json{{"mla_up_proj", true}};
+    });
     row("bad gradient precision",
         "workload.gradient_precision: unsupported gradient precision \"fp8\" (known: fp32, bf16, fp16)",
         [](Json& d) { d["workload"]["gradient_precision"] = "fp8"; });

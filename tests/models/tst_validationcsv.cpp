@@ -168,6 +168,39 @@ private slots:
                  all.c_str());
     }
 
+    void recomputeModulesColumn() {
+        // Megatron-Core's --recompute-modules, names separated by spaces or '+', in place of the default (the
+        // attention core); an unknown name or an unknown recomputation is refused by line and column.
+        const std::string head =
+            "id,source,model,layers,hidden,heads,kv_heads,ffn_hidden,ffn_gated,vocab,seq_len,accelerator,"
+            "n_accel,accel_per_node,tp,pp,dp,micro_batch,global_batch,recompute,precision,step_time_s,"
+            "recompute_modules\n";
+        Diagnostics errors;
+        const auto cases = parseValidationCsv(
+            head + "a,x,m,4,64,4,4,256,0,100,32,h100-sxm,8,8,1,2,4,1,16,selective,bf16,1.0,layernorm mlp\n"
+                   "b,y,m,4,64,4,4,256,0,100,32,h100-sxm,8,8,1,2,4,1,16,selective,bf16,1.0,core_attn+mlp\n"
+                   "c,z,m,4,64,4,4,256,0,100,32,h100-sxm,8,8,1,2,4,1,16,selective,bf16,1.0,\n",
+            errors);
+        QVERIFY2(errors.empty(), joinDiagnostics(errors).c_str());
+        QCOMPARE(cases.size(), std::size_t(3));
+        const RecomputeModules normsAndMlp{false, true, true, false, false, false};
+        QVERIFY(cases[0].scenario.workload.recompute_modules == normsAndMlp);
+        QVERIFY(cases[1].scenario.workload.recompute_modules.core_attn);
+        QVERIFY(cases[1].scenario.workload.recompute_modules.mlp);
+        QVERIFY(cases[2].scenario.workload.recompute_modules == RecomputeModules{});
+        parseValidationCsv(
+            head +
+                "a,x,m,4,64,4,4,256,0,100,32,h100-sxm,8,8,1,2,4,1,16,selective,bf16,1.0,layernorm moe_att\n"
+                "b,y,m,4,64,4,4,256,0,100,32,h100-sxm,8,8,1,2,4,1,16,selectve,bf16,1.0,\n",
+            errors);
+        const std::string all = joinDiagnostics(errors);
+        QVERIFY2(all.find("line 2.recompute_modules: unknown module \"moe_att\"") != std::string::npos,
+                 all.c_str());
+        QVERIFY2(all.find("line 3.recompute: unknown recomputation \"selectve\" (known: none, selective, "
+                          "full)") != std::string::npos,
+                 all.c_str());
+    }
+
     void overrideSetsOneColumnEverywhere() {
         // `validate --vary` re-reads the file with one column set for every row: an existing column is
         // replaced, a missing one (vp here) added; the rest of each row, and the rules that read it, stay.

@@ -516,6 +516,60 @@ private slots:
                      2.0 * 32768.0 * (2.0 * 2048.0 * 2048.0 + 2.0 * 2.0 * 2048.0 * 1024.0 + 2048.0 * 8.0));
     }
 
+    // Megatron-Core's --recompute-modules, by hand, on the two-layer model (4096 tokens, hidden 2048, FFN
+    // 8192 ungated, tp 1). The norms instead of the attention core: two norms a layer, each reading and
+    // writing 4096 x 2048 x 2 B (67,108,864 B in all at 0.9 x 2 TB/s = 3.7282702e-5 s) and two kernels (8
+    // us): 4.5282702e-5 s a layer. The dense MLP: up and down, 2 x 4096 x 8192 x 2048 FLOP each at 0.8 x 1000
+    // TFLOP/s (1.7179869e-4 s + 4 us each), and its activation reading and writing 4096 x 8192 x 2 B
+    // (7.4565404e-5 s + 4 us): GEMMs 3.5159738e-4 s, memory-bound 7.8565404e-5 s a layer. Nothing of the
+    // attention core is recomputed.
+    void megatronRecomputeModulesByHand() {
+        Device d = handDevice();
+        d.efficiency.attention.value = 0.5;
+        const ResolvedScenario none = layerScenario(d);
+        ResolvedScenario modules = none;
+        Workload& w = modules.scenario.workload;
+        w.recompute = Recompute::Selective;
+        w.recompute_modules = {false, true, true, false, false, false};
+        const StageCost a = stageCost(none, 0), b = stageCost(modules, 0);
+        QCOMPARE(b.forward_s, a.forward_s);
+        QCOMPARE(b.attention_s, a.attention_s);
+        CHOREO_VERIFY_NEAR(b.gemm_s - a.gemm_s, 2.0 * 3.5159738e-4, 1e-10);
+        CHOREO_VERIFY_NEAR(b.memory_bound_s - a.memory_bound_s, 2.0 * (4.5282702e-5 + 7.8565404e-5), 1e-10);
+        QVERIFY(qAbs(b.recompute_s - (b.backward_s - a.backward_s)) < 1e-12);
+        // The default module, the attention core, is Megatron-LM's selective: the same cost as before.
+        ResolvedScenario core = none;
+        core.scenario.workload.recompute = Recompute::Selective;
+        const StageCost c = stageCost(core, 0);
+        QCOMPARE(c.gemm_s, a.gemm_s);
+        QVERIFY(c.attention_s > a.attention_s);
+        // The FLOPs: the two MLPs again, 2 x 2 x 32,768 tokens x 2 x 2048 x 8192.
+        QCOMPARE(choreo::models::stepFlops(w).recompute, 2.0 * 2.0 * 32768.0 * 2.0 * 2048.0 * 8192.0);
+        // The activations a layer keeps: without the norms' 16-bit outputs (2 x 2 B x sbh) and the MLP's
+        // intermediates (2 + 2 B x sbf, ungated), sbh = 4096 x 2048, sbf = 4096 x 8192.
+        CHOREO_VERIFY_NEAR(layerActivationBytes(none.workload()) - layerActivationBytes(w),
+                           4.0 * 4096.0 * 2048.0 + 4.0 * 4096.0 * 8192.0, 1.0);
+        // The MoE layer recomputed: its dispatch and combine run again in the backward, its routed tokens'
+        // intermediates are not kept, and its router and experts are in the FLOPs again (8 experts of FFN
+        // 1024, top 2, the first layer dense, ep 2).
+        ResolvedScenario moe = none;
+        Workload& m = moe.scenario.workload;
+        m.model.moe = MoeShape{8, 2, 1024, 0, 1};
+        m.parallel.ep = 2;
+        m.recompute = Recompute::Selective;
+        m.recompute_modules = {false, false, false, true, false, false};
+        ResolvedScenario moeKept = moe;
+        moeKept.scenario.workload.recompute = Recompute::None;
+        moeKept.scenario.workload.recompute_modules = {};
+        const StageCost e = stageCost(moe, 0), f = stageCost(moeKept, 0);
+        QCOMPARE(f.ep_collectives_backward, 2);
+        QCOMPARE(e.ep_collectives_backward, 4);
+        QVERIFY(e.recompute_s > 0.0 && e.gemm_s > f.gemm_s);
+        QVERIFY(layerActivationBytes(m) < layerActivationBytes(moeKept.workload()));
+        QCOMPARE(choreo::models::stepFlops(m).recompute,
+                 2.0 * 32768.0 * (2.0 * 2.0 * 2048.0 * 1024.0 + 2048.0 * 8.0));
+    }
+
     // The fp32 cross-entropy over the vocabulary, by hand: 38 bytes a logit forward (cast, max, subtract,
     // exp, sum, divide) and 14 backward (scale, cast back). Doubling the vocabulary of the two-layer model
     // from 32,000 to 64,000 adds 4096 tokens x 32,000 logits x 52 B = 6,815,744,000 B at 0.9 * 2 TB/s =
