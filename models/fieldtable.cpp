@@ -413,6 +413,18 @@ void addTrainingChoices(std::vector<FieldSpec>& t) {
                          "and writes the buffer (PyTorch autograd, Megatron-LM of 2021)")
                     .access([](auto& s) -> auto& { return s.workload.gradient_accumulation; })
                     .take());
+    t.push_back(
+        choice("workload.ep_dispatcher", g, "Expert dispatcher",
+               named({EpDispatcher::AllToAll, EpDispatcher::DeepEp}))
+            .labels({"all-to-all (NCCL)", "DeepEP / HybridEP"})
+            .omitted(std::string("alltoall"))
+            .csv("ep_dispatcher")
+            .tip("MoE with expert parallelism. All-to-all: every token-expert pair is sent "
+                 "(Megatron-Core's alltoall dispatcher). DeepEP / HybridEP: a token goes once to each "
+                 "device holding its experts, and once to another node, forwarded there over the "
+                 "scale-up fabric (Megatron-Core's flex dispatcher)")
+            .access([](auto& s) -> auto& { return s.workload.ep_dispatcher; })
+            .take());
     t.push_back(choice("workload.zero3_engine", g, "ZeRO-3 engine",
                        named({Zero3Engine::Layered, Zero3Engine::DeepSpeed2021}))
                     .omitted(std::string("layered"))
@@ -900,6 +912,7 @@ void markTrainingOnly(std::vector<FieldSpec>& t) {
                                             "workload.attention",
                                             "workload.gradient_accumulation",
                                             "workload.zero3_engine",
+                                            "workload.ep_dispatcher",
                                             "workload.fp8_recipe",
                                             "workload.master_weights",
                                             "workload.framework",

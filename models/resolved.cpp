@@ -216,6 +216,11 @@ void checkOverlap(const Workload& workload, Diagnostics& errors) {
                  "needs parallel.zero 0, 1 or 2 (the combined schedule is Megatron-Core's), got zero=" +
                      std::to_string(parallel.zero)});
     }
+    if (workload.ep_dispatcher == EpDispatcher::DeepEp && parallel.ep <= 1)
+        errors.push_back(
+            {"workload.ep_dispatcher", "DeepEP dispatches to the devices of expert parallelism: it needs a "
+                                       "Mixture-of-Experts model with parallel.ep above 1, got ep=" +
+                                           std::to_string(parallel.ep)});
     if (workload.overlap.param_gather && parallel.zero != 1 && parallel.zero != 2)
         errors.push_back(
             {"workload.overlap.param_gather",

@@ -247,6 +247,15 @@ std::string toString(GradientAccumulation accumulation);
 enum class Zero3Engine { Layered, DeepSpeed2021 };
 std::string toString(Zero3Engine engine);
 
+// How an MoE layer's tokens reach their experts' devices (expert parallelism). AllToAll: an all-to-all of
+// every token-expert pair (NCCL, Megatron-Core's alltoall dispatcher). DeepEp: DeepEP's normal kernels or
+// HybridEP (Megatron-Core's flex dispatcher): a token goes once to each device holding one of its experts,
+// and to another node once over the network, to the device of the same local rank, which forwards it over
+// the scale-up fabric to that node's devices holding its experts (DeepSeek-V3 report, section 3.2.2;
+// models::expertDispatchScale).
+enum class EpDispatcher { AllToAll, DeepEp };
+std::string toString(EpDispatcher dispatcher);
+
 // Parameter bytes DeepSpeed's ZeRO-3 of 2021 gathered per second and GPU, as measured by DeepSpeed's
 // developers (issue #1174, 2021-06-19: v0.3.16, PyTorch 1.8, one AWS p4d node, 8 A100s on NVLink): the
 // forward of a 5.1-billion-parameter BERT (hidden 2,560, 64 layers) took 480 ms under ZeRO-3 against
@@ -456,6 +465,7 @@ struct Workload {
     ParallelLayout parallel;
     Recompute recompute = Recompute::None;
     RecomputeModules recompute_modules; // with recompute "selective"
+    EpDispatcher ep_dispatcher = EpDispatcher::AllToAll;
     AttentionKernel attention = AttentionKernel::Fused;
     GradientAccumulation gradient_accumulation = GradientAccumulation::Fused;
     Zero3Engine zero3_engine = Zero3Engine::Layered;

@@ -51,6 +51,10 @@ std::string toString(Zero3Engine engine) {
     return engine == Zero3Engine::DeepSpeed2021 ? "deepspeed-2021" : "layered";
 }
 
+std::string toString(EpDispatcher dispatcher) {
+    return dispatcher == EpDispatcher::DeepEp ? "deepep" : "alltoall";
+}
+
 std::string toString(Fp8Recipe recipe) {
     return recipe == Fp8Recipe::Current ? "current" : "delayed";
 }

@@ -90,6 +90,41 @@ double offloadWaitSeconds(const std::vector<std::int64_t>& windows, double copy_
     return wait;
 }
 
+namespace {
+
+// The probability that a token's k experts, drawn evenly without replacement from `experts`, miss all of
+// `held` of them: C(experts - held, k) / C(experts, k).
+double missesAll(double experts, double held, std::int64_t k) {
+    double p = 1.0;
+    for (std::int64_t i = 0; i < k; ++i) {
+        const auto drawn = static_cast<double>(i);
+        p *= std::max(0.0, experts - held - drawn) / (experts - drawn);
+    }
+    return p;
+}
+
+} // namespace
+
+AllToAllScale expertDispatchScale(const Workload& workload, std::int64_t devicesPerNode) {
+    AllToAllScale scale;
+    const auto& moe = workload.model.moe;
+    const std::int64_t ep = workload.parallel.ep;
+    if (workload.ep_dispatcher != EpDispatcher::DeepEp || !moe || ep <= 1 || moe->top_k <= 0)
+        return scale;
+    const auto experts = static_cast<double>(moe->experts);
+    const std::int64_t k = moe->top_k;
+    const auto n = static_cast<double>(ep);
+    const double r = static_cast<double>(std::clamp<std::int64_t>(devicesPerNode, 1, ep));
+    const double perDevice = experts / n;
+    const double pDevice = 1.0 - missesAll(experts, perDevice, k);
+    const double pNode = 1.0 - missesAll(experts, perDevice * r, k);
+    const double pairTokens = static_cast<double>(k) / n; // tokens per peer, every token-expert pair sent
+    scale.same_node = (n / r) * pDevice / pairTokens;
+    if (n > r)
+        scale.other_node = (n / r - 1.0) * pNode / ((n - r) * pairTokens);
+    return scale;
+}
+
 double gradientReduceBytes(const Workload& workload) {
     return activationBytes(workload.gradientPrecision());
 }

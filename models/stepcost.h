@@ -165,4 +165,20 @@ inline double zero3FrameworkSeconds(const Workload& workload, double bytes) {
 // Bytes per gradient element in the data-parallel reduction (fp32 main grads except in fp16 training).
 double gradientReduceBytes(const Workload& workload);
 
+// What an expert-parallel all-to-all sends to one peer under the workload's dispatcher, as a share of what
+// an all-to-all of every token-expert pair sends it (StageCost::ep_bytes / ep): to a peer on the same node
+// and to one on another node. 1 and 1 for EpDispatcher::AllToAll. For DeepEp, with the E experts spread
+// evenly over the ep devices, r of them to a node, and each token's top k drawn evenly (balanced routing):
+// a device holds one of a token's experts with probability p_dev = 1 - C(E - E/ep, k) / C(E, k), a node
+// with p_node = 1 - C(E - E r/ep, k) / C(E, k). A device sends each token once to each peer holding one of
+// its experts on its node, and once to each other node that holds one, where the device of its local rank
+// forwards it to the node's other holders: per same-node peer (ep / r) p_dev tokens (its own and the
+// forwarded, from each node), per other node p_node, spread here over that node's r devices. Against k / ep
+// tokens per peer.
+struct AllToAllScale {
+    double same_node = 1.0;
+    double other_node = 1.0;
+};
+AllToAllScale expertDispatchScale(const Workload& workload, std::int64_t devicesPerNode);
+
 } // namespace choreo::models

@@ -240,6 +240,7 @@ struct ChunkLinks {
         const double share = cost.ep_bytes / static_cast<double>(parallel.ep);
         const std::int64_t self = workload.parallel.rank(0, 0, 0, stage);
         double scaleUp = 0.0, nic = 0.0, hop = 0.0, nicBps = 1e300;
+        std::int64_t sameNode = 1;
         // The peers, as the simulation's expert groups (ParallelLayout::expertGroupMember).
         for (std::int64_t member = 1; member < parallel.ep; ++member) {
             const std::int64_t peer =
@@ -247,11 +248,15 @@ struct ChunkLinks {
             hop = std::max(hop, links.spec.latency(self, peer));
             if (links.spec.sameNode(self, peer)) {
                 scaleUp += share;
+                ++sameNode;
             } else {
                 nic += share;
                 nicBps = std::min(nicBps, links.bandwidth(self, peer));
             }
         }
+        const models::AllToAllScale scale = models::expertDispatchScale(workload, sameNode);
+        scaleUp *= scale.same_node;
+        nic *= scale.other_node;
         const double time = std::max(scaleUp / links.spec.scale_up_Bps, nic > 0.0 ? nic / nicBps : 0.0);
         return count * (hop + time);
     }

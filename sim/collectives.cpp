@@ -112,7 +112,7 @@ TaskGraph::Id messageRounds(TaskGraph& graph, const std::vector<std::int64_t>& r
 // ends when the peers' flows would. `flow(from, to, bytes)` adds one.
 template <typename AddFlow>
 void representativeAllToAll(const Platform& platform, const std::vector<std::int64_t>& ranks, double bytes,
-                            AddFlow&& flow) {
+                            models::AllToAllScale scale, AddFlow&& flow) {
     const auto n = static_cast<std::int64_t>(ranks.size());
     std::int64_t peer[2] = {-1, -1}; // the first peer of each class: [0] same node, [1] other nodes
     double classBytes[2] = {0.0, 0.0};
@@ -120,7 +120,7 @@ void representativeAllToAll(const Platform& platform, const std::vector<std::int
         const int c = platform.sameNode(ranks.front(), ranks[static_cast<std::size_t>(j)]) ? 0 : 1;
         if (peer[c] < 0)
             peer[c] = j;
-        classBytes[c] += bytes;
+        classBytes[c] += bytes * (c == 0 ? scale.same_node : scale.other_node);
     }
     for (int c = 0; c < 2; ++c)
         if (peer[c] >= 0) {
@@ -181,12 +181,15 @@ TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fide
 
 TaskGraph::Id allToAll(TaskGraph& graph, const Platform& platform, Fidelity fidelity,
                        const std::vector<std::int64_t>& ranks, double bytes, int count, TaskGraph::Id after,
-                       Edges edges) {
+                       Edges edges, models::AllToAllScale scale) {
     const auto n = static_cast<std::int64_t>(ranks.size());
     if (n <= 1 || count <= 0 || bytes <= 0.0)
         return after;
     const double share = bytes / static_cast<double>(n);
     auto at = [&](std::int64_t i) { return ranks[static_cast<std::size_t>(i)]; };
+    auto pairShare = [&](std::int64_t i, std::int64_t j) {
+        return share * (platform.sameNode(at(i), at(j)) ? scale.same_node : scale.other_node);
+    };
     if (fidelity == Fidelity::Flow) {
         double hop = 0.0;
         for (std::int64_t i = 1; i < n; ++i)
@@ -203,13 +206,13 @@ TaskGraph::Id allToAll(TaskGraph& graph, const Platform& platform, Fidelity fide
             graph.depend(x, done);
         };
         if (edges == Edges::Representative && !platform.spec().sharedScaleOutLinks()) {
-            representativeAllToAll(platform, ranks, share * count, flow);
+            representativeAllToAll(platform, ranks, share * count, scale, flow);
             return done;
         }
         for (std::int64_t i = 0; i < n; ++i)
             for (std::int64_t j = 0; j < n; ++j)
                 if (i != j && (edges == Edges::All || i == 0 || j == 0))
-                    flow(i, j, share * count);
+                    flow(i, j, pairShare(i, j) * count);
         return done;
     }
     TaskGraph::Id previous = after;
@@ -218,7 +221,7 @@ TaskGraph::Id allToAll(TaskGraph& graph, const Platform& platform, Fidelity fide
         for (std::int64_t i = 0; i < n; ++i)
             for (std::int64_t j = 0; j < n; ++j)
                 if (i != j) {
-                    const TaskGraph::Id msg = graph.transfer(at(i), at(j), share);
+                    const TaskGraph::Id msg = graph.transfer(at(i), at(j), pairShare(i, j));
                     graph.depend(previous, msg);
                     graph.depend(msg, barrier);
                 }

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to sim: collectives as tasks of a TaskGraph.
 
+#include "models/stepcost.h"
 #include "sim/simulator.h"
 #include "sim/taskgraph.h"
 
@@ -45,10 +46,11 @@ TaskGraph::Id ringPass(TaskGraph& graph, const Platform& platform, Fidelity fide
 // combine), `count` times back to back, after `after`. Flow fidelity: one latency delay, then one flow per
 // simulated pair carrying all its traffic; Edges::All simulates every ordered pair, otherwise only the
 // pairs into and out of the first rank (its links carry what they would). Packet fidelity: every message
-// of every round, with a barrier between rounds. Returns the join that ends it.
+// of every round, with a barrier between rounds. `scale` scales what goes to a peer on the same node and to
+// one on another node (the dispatcher's, models::expertDispatchScale). Returns the join that ends it.
 TaskGraph::Id allToAll(TaskGraph& graph, const Platform& platform, Fidelity fidelity,
                        const std::vector<std::int64_t>& ranks, double bytes, int count, TaskGraph::Id after,
-                       Edges edges = Edges::All);
+                       Edges edges = Edges::All, models::AllToAllScale scale = {});
 
 // Ring steps of a collective over n ranks: 2(n-1) for all-reduce, n-1 otherwise.
 int ringSteps(Collective kind, std::int64_t n);

@@ -253,8 +253,12 @@ public:
                 if (std::find(firsts.begin(), firsts.end(), group.front()) != firsts.end())
                     continue;
                 firsts.push_back(group.front());
+                const auto sameNode = std::count_if(group.begin(), group.end(), [&](std::int64_t member) {
+                    return platform_.sameNode(group.front(), member);
+                });
                 done = join(done, allToAll(graph_, platform_, fidelity_, group, cost(chunk).ep_bytes, count,
-                                           after, folded_ ? Edges::Representative : Edges::All));
+                                           after, folded_ ? Edges::Representative : Edges::All,
+                                           models::expertDispatchScale(w_, sameNode)));
             }
         return done;
     }

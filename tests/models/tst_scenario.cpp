@@ -166,6 +166,13 @@ void addTrainingErrorRows() {
             d["workload"]["overlap"] = Json{{"param_gather", true}};
             d["workload"]["parallel"]["zero"] = 0;
         });
+    row("DeepEP without expert parallelism",
+        "workload.ep_dispatcher: DeepEP dispatches to the devices of expert parallelism: it needs a "
+        "Mixture-of-Experts model with parallel.ep above 1, got ep=1",
+        [](Json& d) { d["workload"]["ep_dispatcher"] = "deepep"; });
+    row("unknown expert dispatcher",
+        "workload.ep_dispatcher: unknown expert dispatcher \"nvshmem\" (known: alltoall, deepep)",
+        [](Json& d) { d["workload"]["ep_dispatcher"] = "nvshmem"; });
     // Megatron-Core's --recompute-modules (the example recomputes fully).
     row("recompute modules without selective recomputation",
         "workload.recompute_modules: the modules apply to recompute \"selective\" (Megatron-Core "

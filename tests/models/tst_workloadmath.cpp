@@ -570,6 +570,31 @@ private slots:
                  2.0 * 32768.0 * (2.0 * 2.0 * 2048.0 * 1024.0 + 2048.0 * 8.0));
     }
 
+    // DeepEP's dispatch against an all-to-all of every token-expert pair, by hand: 128 experts, top 8, ep 32
+    // over 4 nodes of 8 (4 experts a device, 32 a node). A device holds one of a token's experts with
+    // probability 1 - C(124, 8) / C(128, 8) = 1 - 0.77001969 = 0.22998031, a node with 1 - C(96, 8) /
+    // C(128, 8) = 0.90725273. Per same-node peer: 4 nodes x 0.22998031 tokens (its own and those forwarded
+    // from each other node) against 8 / 32, 3.6796850 times as much over the scale-up fabric; per other-node
+    // peer: 3 nodes x 0.90725273 tokens over the 24 of them against 8 / 32, 0.45362637 of the network bytes.
+    // Inside one node (ep 8, 16 experts a device): 0.66741961 of the bytes, a token sent once a device.
+    void deepEpDispatchByHand() {
+        Workload w = small();
+        w.model.moe = MoeShape{128, 8, 1024, 0, 0};
+        w.parallel.ep = 32;
+        QCOMPARE(expertDispatchScale(w, 8).same_node, 1.0); // the all-to-all dispatcher
+        w.ep_dispatcher = EpDispatcher::DeepEp;
+        const AllToAllScale across = expertDispatchScale(w, 8);
+        CHOREO_VERIFY_NEAR(across.same_node, 3.6796850, 1e-7);
+        CHOREO_VERIFY_NEAR(across.other_node, 0.45362637, 1e-8);
+        w.parallel.ep = 8;
+        const AllToAllScale inside = expertDispatchScale(w, 8);
+        CHOREO_VERIFY_NEAR(inside.same_node, 0.66741961, 1e-8);
+        QCOMPARE(inside.other_node, 1.0);
+        // Top 1 sends each token to one device whatever the dispatcher.
+        w.model.moe->top_k = 1;
+        CHOREO_VERIFY_NEAR(expertDispatchScale(w, 8).same_node, 1.0, 1e-12);
+    }
+
     // The fp32 cross-entropy over the vocabulary, by hand: 38 bytes a logit forward (cast, max, subtract,
     // exp, sum, divide) and 14 backward (scale, cast back). Doubling the vocabulary of the two-layer model
     // from 32,000 to 64,000 adds 4096 tokens x 32,000 logits x 52 B = 6,815,744,000 B at 0.9 * 2 TB/s =
