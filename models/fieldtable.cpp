@@ -1081,6 +1081,16 @@ std::vector<std::string> fieldKeysOf(std::string_view objectPath) {
     return keys;
 }
 
+std::string fieldKeysListed(std::string_view objectPath) {
+    std::string listed;
+    for (const auto& key : fieldKeysOf(objectPath)) {
+        if (!listed.empty())
+            listed += ", ";
+        listed += key;
+    }
+    return listed;
+}
+
 std::string checkFieldValue(const FieldSpec& field, const FieldValue& value) {
     double v = 0.0;
     if (const auto* n = std::get_if<std::int64_t>(&value))

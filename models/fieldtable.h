@@ -87,6 +87,8 @@ int fieldIndex(const FieldSpec& field);
 // The keys the table describes directly inside the object at `objectPath` ("workload.parallel"), and the
 // nested objects that hold fields of its own, in file order.
 std::vector<std::string> fieldKeysOf(std::string_view objectPath);
+// The same keys in one line, comma-separated ("core_attn, layernorm, mlp"), for messages.
+std::string fieldKeysListed(std::string_view objectPath);
 
 // Reads the fields whose parent is `objectPath` out of `object` into `s`, recording a Diagnostic per problem.
 // Messages name the object `shownPath` (a model preset's "presets[3].shape"); empty: `objectPath`.

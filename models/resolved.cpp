@@ -1,6 +1,7 @@
 #include "models/resolved.h"
 
 #include "models/bsp.h"
+#include "models/fieldtable.h"
 #include "models/framework.h"
 #include "models/jsonreader.h"
 #include "models/weightstreaming.h"
@@ -243,9 +244,8 @@ void checkRecomputeModules(const Workload& workload, Diagnostics& errors) {
     }
     if (!modules.core_attn && !modules.layernorm && !modules.mlp && !modules.moe && !modules.moe_act &&
         !modules.shared_experts)
-        errors.push_back({field, "selective recomputation of no module recomputes nothing: name one "
-                                 "(core_attn, layernorm, mlp, moe, moe_act, shared_experts) or set "
-                                 "recompute \"none\""});
+        errors.push_back({field, "selective recomputation of no module recomputes nothing: name one (" +
+                                     fieldKeysListed(field) + ") or set recompute \"none\""});
     const auto& moe = workload.model.moe;
     if ((modules.moe || modules.moe_act) && !moe)
         errors.push_back({field + (modules.moe ? ".moe" : ".moe_act"),

@@ -41,31 +41,27 @@ public:
 };
 
 // The optional recompute_modules column: Megatron-Core's --recompute-modules names, separated by spaces or
-// '+' ("layernorm moe_act"), in place of its default (the attention core alone); empty: the default.
-void readRecomputeModules(Row& row, Workload& w) {
+// '+' ("layernorm moe_act"), in place of its default (the attention core alone); empty: the default. The
+// names are the field table's flags under workload.recompute_modules.
+void readRecomputeModules(Row& row, Scenario& s) {
     std::string cell = row.text("recompute_modules");
     if (cell.empty())
         return;
     std::replace(cell.begin(), cell.end(), '+', ' ');
     std::istringstream names(cell);
-    RecomputeModules modules;
-    modules.core_attn = false;
-    const std::map<std::string, bool RecomputeModules::*> known = {
-        {"core_attn", &RecomputeModules::core_attn},
-        {"layernorm", &RecomputeModules::layernorm},
-        {"mlp", &RecomputeModules::mlp},
-        {"moe", &RecomputeModules::moe},
-        {"moe_act", &RecomputeModules::moe_act},
-        {"shared_experts", &RecomputeModules::shared_experts}};
+    s.workload.recompute_modules = RecomputeModules{};
+    s.workload.recompute_modules.core_attn = false;
+    const std::string object = "workload.recompute_modules";
     for (std::string name; names >> name;) {
-        if (auto it = known.find(name); it != known.end())
-            modules.*(it->second) = true;
+        std::string path = object;
+        path += '.';
+        path += name;
+        if (const FieldSpec* field = findField(path))
+            field->set(s, true);
         else
             row.error("recompute_modules",
-                      "unknown module \"" + name +
-                          "\" (known: core_attn, layernorm, mlp, moe, moe_act, shared_experts)");
+                      "unknown module \"" + name + "\" (known: " + fieldKeysListed(object) + ")");
     }
-    w.recompute_modules = modules;
 }
 
 // The scenario of one row: its pool and network, and the fields the row's columns give.
@@ -112,7 +108,7 @@ void describeRowScenario(Row& row, ValidationCase& c, const std::string& where, 
         w.recompute = Recompute::None;
     else
         row.error("recompute", "unknown recomputation \"" + recompute + "\" (known: none, selective, full)");
-    readRecomputeModules(row, w);
+    readRecomputeModules(row, s);
     if (auto p = precisionFromString(row.text("precision")))
         w.precision = *p;
     else
