@@ -193,10 +193,9 @@ struct MoeCost {
     double ffn_s = 0.0;  // router and experts, forward
     double experts_s = 0.0;
     double shared_s = 0.0;         // the shared experts' GEMMs, within experts_s
-    double activation_bytes = 0.0; // the three below
+    double activation_bytes = 0.0; // the two below and the permutation's
     double routed_activation_bytes = 0.0;
     double shared_activation_bytes = 0.0;
-    double permutation_bytes = 0.0;
     // Offloaded experts: one MoE layer's wait for the expert pool, forward and backward (ExpertWave), and
     // one dispatch's bytes and link.
     double remote_forward_s = 0.0;
@@ -257,9 +256,8 @@ MoeCost moeCost(const ChunkShape& shape) {
         const double activationPasses = model.ffn_gated ? 3.0 : 2.0;
         moe.routed_activation_bytes = activationPasses * routedHere * expertFfn / expertTp * act;
         moe.shared_activation_bytes = activationPasses * shared * tokens * expertFfn / tp * act;
-        moe.permutation_bytes = 4.0 * routed * hidden * act;
         moe.activation_bytes =
-            moe.routed_activation_bytes + moe.shared_activation_bytes + moe.permutation_bytes;
+            moe.routed_activation_bytes + moe.shared_activation_bytes + 4.0 * routed * hidden * act;
     }
     return moe;
 }

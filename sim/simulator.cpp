@@ -130,6 +130,14 @@ public:
         , groupEdges_(folded_ ? Edges::Representative : Edges::All) {
         for (std::int64_t c = 0; c < chunks_; ++c)
             costs_.push_back(models::stageCost(rs, c));
+        // Every expert group spans nodes alike: the dispatcher's scale of the first holds for all.
+        if (ep_ > 1) {
+            const auto group = expertGroup(0, 0);
+            const auto sameNode = std::count_if(group.begin(), group.end(), [&](std::int64_t member) {
+                return platform_.sameNode(group.front(), member);
+            });
+            dispatchScale_ = models::expertDispatchScale(w_, sameNode);
+        }
     }
 
     // Megatron's rank order and groups (models::ParallelLayout).
@@ -253,12 +261,9 @@ public:
                 if (std::find(firsts.begin(), firsts.end(), group.front()) != firsts.end())
                     continue;
                 firsts.push_back(group.front());
-                const auto sameNode = std::count_if(group.begin(), group.end(), [&](std::int64_t member) {
-                    return platform_.sameNode(group.front(), member);
-                });
-                done = join(done, allToAll(graph_, platform_, fidelity_, group, cost(chunk).ep_bytes, count,
-                                           after, folded_ ? Edges::Representative : Edges::All,
-                                           models::expertDispatchScale(w_, sameNode)));
+                done =
+                    join(done, allToAll(graph_, platform_, fidelity_, group, cost(chunk).ep_bytes, count,
+                                        after, folded_ ? Edges::Representative : Edges::All, dispatchScale_));
             }
         return done;
     }
@@ -817,6 +822,7 @@ private:
     bool folded_;
     std::int64_t activeTp_, activeCp_; // ranks simulated per tensor / context group
     Edges dpEdges_, groupEdges_;
+    models::AllToAllScale dispatchScale_; // the expert dispatcher's, on every expert group
     std::vector<models::StageCost> costs_;
     std::vector<std::vector<Op>> fwd_, bwd_; // [chunk][micro-batch]
     std::vector<Id> stageEnd_, lastBackwardOut_, optimizer_;
